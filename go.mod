@@ -1,0 +1,14 @@
+module github.com/diverse-select/diverse-select
+
+go 1.26
+
+require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/kljensen/snowball v0.10.0 // indirect
+	github.com/pkoukk/tiktoken-go-loader v0.0.2 // indirect
+	github.com/stretchr/testify v1.11.1 // indirect
+	github.com/weaviate/tiktoken-go v0.0.3 // indirect
+	github.com/weaviate/weaviate v1.38.11 // indirect
+	github.com/weaviate/weaviate-go-client/v5 v5.5.0 // indirect
+)

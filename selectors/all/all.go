@@ -1,0 +1,9 @@
+// Package all registers every built-in strategy with the selectors registry.
+// Import it for its side effect:
+//
+//	import _ "github.com/diverse-select/diverse-select/selectors/all"
+package all
+
+import (
+	_ "github.com/diverse-select/diverse-select/selectors/topk"
+)

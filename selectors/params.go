@@ -1,0 +1,210 @@
+package selectors
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Kind is the type of a strategy parameter.
+type Kind string
+
+const (
+	KindFloat  Kind = "float"
+	KindInt    Kind = "int"
+	KindBool   Kind = "bool"
+	KindString Kind = "string" // one of Enum
+)
+
+// ParamSpec declares one strategy parameter: its type, default and allowed
+// values. Specs drive validation, the GraphQL schema and the module's meta info.
+type ParamSpec struct {
+	Name string
+	Kind Kind
+	// Default is float64, int, bool or string according to Kind; nil means
+	// "unset" (the strategy then behaves as its documentation says, for
+	// example adagres calibrates beta when no fixed beta is given).
+	Default any
+	// Min and Max bound numeric values (inclusive unless MinOpen/MaxOpen).
+	Min, Max         float64
+	MinOpen, MaxOpen bool
+	// Enum lists the allowed values of a string parameter.
+	Enum []string
+	Doc  string
+}
+
+// Range describes the allowed values for error messages and documentation.
+func (s ParamSpec) Range() string {
+	switch s.Kind {
+	case KindBool:
+		return "true or false"
+	case KindString:
+		return "one of " + strings.Join(s.Enum, ", ")
+	}
+	lo, hi := "[", "]"
+	if s.MinOpen {
+		lo = "("
+	}
+	if s.MaxOpen {
+		hi = ")"
+	}
+	return fmt.Sprintf("%s %s%s, %s%s", s.Kind, lo, fmtBound(s.Min), fmtBound(s.Max), hi)
+}
+
+func fmtBound(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return fmt.Sprintf("%g", x)
+}
+
+// Params are validated parameter values, defaults filled in.
+type Params map[string]any
+
+// Float returns a float parameter (int values are widened).
+func (p Params) Float(name string) float64 {
+	switch v := p[name].(type) {
+	case float64:
+		return v
+	case int:
+		return float64(v)
+	}
+	return 0
+}
+
+// Int returns an int parameter.
+func (p Params) Int(name string) int {
+	v, _ := p[name].(int)
+	return v
+}
+
+// Bool returns a bool parameter.
+func (p Params) Bool(name string) bool {
+	v, _ := p[name].(bool)
+	return v
+}
+
+// String returns a string parameter.
+func (p Params) String(name string) string {
+	v, _ := p[name].(string)
+	return v
+}
+
+// Has reports whether the parameter has a value (given or defaulted).
+func (p Params) Has(name string) bool {
+	_, ok := p[name]
+	return ok
+}
+
+// ParamError names the parameter at fault and what is allowed.
+type ParamError struct {
+	Strategy string
+	Param    string
+	Msg      string
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("strategy %q: parameter %q: %s", e.Strategy, e.Param, e.Msg)
+}
+
+// ValidateParams checks raw values (as decoded from JSON or GraphQL: float64,
+// int, int64, bool, string) against specs and returns typed values with
+// defaults filled in. Unknown names and out-of-range values are errors.
+func ValidateParams(strategy string, specs []ParamSpec, raw map[string]any) (Params, error) {
+	byName := make(map[string]ParamSpec, len(specs))
+	for _, s := range specs {
+		byName[s.Name] = s
+	}
+	out := Params{}
+	for _, s := range specs {
+		if s.Default != nil {
+			out[s.Name] = s.Default
+		}
+	}
+	names := make([]string, 0, len(raw))
+	for k := range raw {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		spec, ok := byName[name]
+		if !ok {
+			allowed := make([]string, len(specs))
+			for i, s := range specs {
+				allowed[i] = s.Name
+			}
+			msg := "unknown parameter; this strategy has no parameters"
+			if len(allowed) > 0 {
+				msg = "unknown parameter; allowed: " + strings.Join(allowed, ", ")
+			}
+			return nil, &ParamError{strategy, name, msg}
+		}
+		v, err := coerce(spec, raw[name])
+		if err != nil {
+			return nil, &ParamError{strategy, name, err.Error()}
+		}
+		if v == nil {
+			continue // explicit null keeps the default
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+func coerce(s ParamSpec, v any) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	want := func() error { return fmt.Errorf("got %v (%T), want %s", v, v, s.Range()) }
+	switch s.Kind {
+	case KindBool:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, want()
+		}
+		return b, nil
+	case KindString:
+		str, ok := v.(string)
+		if !ok {
+			return nil, want()
+		}
+		for _, e := range s.Enum {
+			if e == str {
+				return str, nil
+			}
+		}
+		return nil, want()
+	}
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	default:
+		return nil, want()
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, want()
+	}
+	if f < s.Min || f > s.Max || (s.MinOpen && f == s.Min) || (s.MaxOpen && f == s.Max) {
+		return nil, want()
+	}
+	if s.Kind == KindInt {
+		if f != math.Trunc(f) {
+			return nil, want()
+		}
+		return int(f), nil
+	}
+	return f, nil
+}

@@ -1,0 +1,117 @@
+package selectors
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Strategy selects a subset of a problem's candidates.
+//
+// Select receives a validated problem (Run has already applied the dedup
+// pre-pass) and returns items in selection order, with Rank, Gain, Relevance,
+// Redundancy and Tokens filled in; it must honour p.Budget and p.K(), be
+// deterministic, and check ctx in its loops. Run fills Result.TokensUsed,
+// Budget and Strategy and applies the output order.
+type Strategy interface {
+	Select(ctx context.Context, p *Problem) (*Result, error)
+}
+
+// Definition describes a strategy in the registry.
+type Definition struct {
+	Name string
+	// Doc is a one-line summary shown in the module's meta info.
+	Doc string
+	// Params are the strategy's own parameters.
+	Params []ParamSpec
+	// NeedsVectors is true when the strategy compares candidate vectors.
+	NeedsVectors bool
+	// NeedsText is true when the strategy reads candidate texts.
+	NeedsText bool
+	// New builds the strategy from validated parameters.
+	New func(p Params) (Strategy, error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Definition{}
+)
+
+// Register adds a strategy definition; it panics on a duplicate or malformed
+// definition, since that is a programming error found at start-up.
+func Register(d Definition) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if d.Name == "" || d.New == nil {
+		panic("selectors: Register needs a Name and a New function")
+	}
+	if _, dup := registry[d.Name]; dup {
+		panic("selectors: strategy registered twice: " + d.Name)
+	}
+	registry[d.Name] = d
+}
+
+// Lookup returns the definition of a strategy by name.
+func Lookup(name string) (Definition, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	d, ok := registry[name]
+	return d, ok
+}
+
+// Names returns the registered strategy names, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Definitions returns every registered definition, sorted by name.
+func Definitions() []Definition {
+	names := Names()
+	out := make([]Definition, len(names))
+	for i, n := range names {
+		out[i], _ = Lookup(n)
+	}
+	return out
+}
+
+// UnknownStrategyError names the strategy asked for and the ones available.
+type UnknownStrategyError struct{ Name string }
+
+func (e *UnknownStrategyError) Error() string {
+	return fmt.Sprintf("unknown strategy %q; allowed: %s", e.Name, strings.Join(Names(), ", "))
+}
+
+// Selector is a configured strategy, ready to Run on problems. It is
+// immutable and safe for concurrent use.
+type Selector struct {
+	Def    Definition
+	Params Params
+	impl   Strategy
+}
+
+// New builds a selector by strategy name from raw parameter values (as
+// decoded from JSON or GraphQL), validating them against the strategy's specs.
+func New(name string, raw map[string]any) (*Selector, error) {
+	d, ok := Lookup(name)
+	if !ok {
+		return nil, &UnknownStrategyError{name}
+	}
+	params, err := ValidateParams(name, d.Params, raw)
+	if err != nil {
+		return nil, err
+	}
+	impl, err := d.New(params)
+	if err != nil {
+		return nil, err
+	}
+	return &Selector{Def: d, Params: params, impl: impl}, nil
+}

@@ -1,0 +1,161 @@
+package selectors
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+)
+
+// Run validates p, applies the dedupThreshold pre-pass, runs the strategy,
+// checks its selection against the constraints, and returns the items in the
+// requested order. A strategy bug surfaces as an error, never as a panic.
+func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("strategy %q panicked: %v\n%s", s.Def.Name, r, debug.Stack())
+		}
+	}()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if (s.Def.NeedsVectors || p.DedupThreshold > 0) && len(p.Candidates) > 0 && !p.HasVectors() {
+		return nil, invalid("strategy %q needs a vector for every candidate", s.Def.Name)
+	}
+	work, kept := p, []int(nil)
+	if p.DedupThreshold > 0 {
+		work, kept = dedup(p)
+	}
+	if len(work.Candidates) == 0 {
+		return &Result{Strategy: s.Def.Name, Items: []Item{}, Budget: p.Budget, Removed: len(p.Candidates), Stats: map[string]float64{}}, nil
+	}
+	res, err = s.impl.Select(ctx, work)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSelection(work, res); err != nil {
+		return nil, fmt.Errorf("strategy %q: %w", s.Def.Name, err)
+	}
+	if kept != nil {
+		for i := range res.Items {
+			res.Items[i].Index = kept[res.Items[i].Index]
+		}
+		res.Removed = len(p.Candidates) - len(kept)
+	}
+	res.Strategy = s.Def.Name
+	res.Budget = p.Budget
+	res.TokensUsed = 0
+	for i := range res.Items {
+		res.Items[i].Rank = i + 1
+		res.TokensUsed += res.Items[i].Tokens
+	}
+	if res.Stats == nil {
+		res.Stats = map[string]float64{}
+	}
+	applyOrder(p.Order, res.Items)
+	return res, nil
+}
+
+// CheckSelection verifies that items are distinct, in range, within K and within budget.
+func checkSelection(p *Problem, res *Result) error {
+	if res == nil {
+		return fmt.Errorf("returned no result")
+	}
+	if len(res.Items) > p.K() {
+		return fmt.Errorf("selected %d items, more than maxResults %d", len(res.Items), p.K())
+	}
+	seen := make(map[int]bool, len(res.Items))
+	used := 0
+	for _, it := range res.Items {
+		if it.Index < 0 || it.Index >= len(p.Candidates) {
+			return fmt.Errorf("selected index %d out of range [0,%d)", it.Index, len(p.Candidates))
+		}
+		if seen[it.Index] {
+			return fmt.Errorf("selected index %d twice", it.Index)
+		}
+		seen[it.Index] = true
+		used += p.Candidates[it.Index].Tokens
+	}
+	if p.Budget > 0 && used > p.Budget {
+		return fmt.Errorf("selection uses %d tokens, budget is %d", used, p.Budget)
+	}
+	return nil
+}
+
+// dedup removes every candidate whose cosine to a more relevant candidate
+// (ties: earlier retrieval rank) is >= the threshold. It returns the reduced
+// problem and the original indices of the kept candidates.
+func dedup(p *Problem) (*Problem, []int) {
+	sims := similaritiesFor(p)
+	order := ByRelevance(p.Candidates)
+	row := make([]float32, len(p.Candidates))
+	removed := make([]bool, len(p.Candidates))
+	for pos, i := range order {
+		sims.Row(i, row)
+		for _, j := range order[pos+1:] {
+			if float64(row[j]) >= p.DedupThreshold {
+				removed[j] = true
+			}
+		}
+	}
+	var kept []int
+	for i := range p.Candidates {
+		if !removed[i] {
+			kept = append(kept, i)
+		}
+	}
+	q := *p
+	q.Candidates = make([]Candidate, len(kept))
+	for k, i := range kept {
+		q.Candidates[k] = p.Candidates[i]
+	}
+	q.Similarities = nil
+	return &q, kept
+}
+
+// ByRelevance returns candidate indices by decreasing relevance, ties broken
+// by lower original index: the tie rule every strategy follows.
+func ByRelevance(c []Candidate) []int {
+	idx := make([]int, len(c))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return c[idx[a]].Relevance > c[idx[b]].Relevance })
+	return idx
+}
+
+// Better reports whether candidate a beats candidate b at equal score: higher
+// relevance first, then lower original index.
+func Better(c []Candidate, a, b int) bool {
+	if c[a].Relevance != c[b].Relevance {
+		return c[a].Relevance > c[b].Relevance
+	}
+	return a < b
+}
+
+// applyOrder reorders items (given in selection order) as requested.
+func applyOrder(o Order, items []Item) {
+	switch o {
+	case OrderRelevance:
+		sort.SliceStable(items, func(a, b int) bool {
+			if items[a].Relevance != items[b].Relevance {
+				return items[a].Relevance > items[b].Relevance
+			}
+			return items[a].Index < items[b].Index
+		})
+	case OrderEdges:
+		// Selection order is usefulness order: ranks 1,3,5,... fill the list
+		// from the front, ranks 2,4,6,... from the back.
+		src := append([]Item(nil), items...)
+		front, back := 0, len(items)-1
+		for k, it := range src {
+			if k%2 == 0 {
+				items[front] = it
+				front++
+			} else {
+				items[back] = it
+				back--
+			}
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package selectors
+
+import "math"
+
+// Similarities gives the cosine similarity between the candidates of one
+// problem. Greedy strategies that need only k rows (mmr, adagres) call Row;
+// strategies that need the whole matrix (facility, dpp) call Matrix.
+// Implementations must be safe for use by one goroutine at a time.
+type Similarities interface {
+	// Len is the number of candidates.
+	Len() int
+	// Row writes cos(i, j) for every j into dst, which has length Len().
+	Row(i int, dst []float32)
+	// Matrix returns the full row-major Len() x Len() matrix of cosines.
+	Matrix() []float32
+	// At returns cos(i, j).
+	At(i, j int) float32
+}
+
+// DenseSimilarities is the default, dependency-free engine: the candidates'
+// vectors packed contiguously and L2-normalised once. Zero vectors stay zero
+// and so have cosine 0 with everything.
+type DenseSimilarities struct {
+	n, dim int
+	unit   []float32 // n*dim, row-major
+	matrix []float32 // built on first Matrix call
+}
+
+// NewDenseSimilarities packs and normalises vectors (all of one dimension).
+func NewDenseSimilarities(vectors [][]float32) *DenseSimilarities {
+	n := len(vectors)
+	dim := 0
+	if n > 0 {
+		dim = len(vectors[0])
+	}
+	s := &DenseSimilarities{n: n, dim: dim, unit: make([]float32, n*dim)}
+	for i, v := range vectors {
+		row := s.unit[i*dim : (i+1)*dim]
+		var norm float64
+		for _, x := range v {
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 {
+			continue
+		}
+		inv := 1 / math.Sqrt(norm)
+		for j, x := range v {
+			row[j] = float32(float64(x) * inv)
+		}
+	}
+	return s
+}
+
+// Len implements Similarities.
+func (s *DenseSimilarities) Len() int { return s.n }
+
+// Unit returns the normalised vector of candidate i (shared, do not modify).
+func (s *DenseSimilarities) Unit(i int) []float32 { return s.unit[i*s.dim : (i+1)*s.dim] }
+
+// Row implements Similarities.
+func (s *DenseSimilarities) Row(i int, dst []float32) {
+	if s.matrix != nil {
+		copy(dst, s.matrix[i*s.n:(i+1)*s.n])
+		return
+	}
+	a := s.Unit(i)
+	for j := 0; j < s.n; j++ {
+		dst[j] = dot(a, s.Unit(j))
+	}
+}
+
+// Matrix implements Similarities; the matrix is computed once, using symmetry.
+func (s *DenseSimilarities) Matrix() []float32 {
+	if s.matrix != nil {
+		return s.matrix
+	}
+	m := make([]float32, s.n*s.n)
+	for i := 0; i < s.n; i++ {
+		a := s.Unit(i)
+		for j := i; j < s.n; j++ {
+			d := dot(a, s.Unit(j))
+			m[i*s.n+j] = d
+			m[j*s.n+i] = d
+		}
+	}
+	s.matrix = m
+	return m
+}
+
+// At implements Similarities.
+func (s *DenseSimilarities) At(i, j int) float32 {
+	if s.matrix != nil {
+		return s.matrix[i*s.n+j]
+	}
+	return dot(s.Unit(i), s.Unit(j))
+}
+
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	n := len(a)
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		s0 += a[j] * b[j]
+		s1 += a[j+1] * b[j+1]
+		s2 += a[j+2] * b[j+2]
+		s3 += a[j+3] * b[j+3]
+	}
+	for ; j < n; j++ {
+		s0 += a[j] * b[j]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// similaritiesFor returns the problem's engine, building the default one when needed.
+func similaritiesFor(p *Problem) Similarities {
+	if p.Similarities != nil {
+		return p.Similarities
+	}
+	vecs := make([][]float32, len(p.Candidates))
+	for i, c := range p.Candidates {
+		vecs[i] = c.Vector
+	}
+	p.Similarities = NewDenseSimilarities(vecs)
+	return p.Similarities
+}
