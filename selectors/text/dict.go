@@ -1,0 +1,113 @@
+package text
+
+import (
+	"slices"
+	"strings"
+)
+
+// Dict interns terms and n-grams of terms into dense int32 ids, one id
+// space for all orders: a unigram, a bigram and a trigram are distinct
+// concepts even when made of the same terms. Not safe for concurrent use.
+type Dict struct {
+	terms map[string]int32
+	bi    map[[2]int32]int32
+	tri   map[[3]int32]int32
+	keys  []gram // by id
+	names []string
+}
+
+type gram struct {
+	n    uint8
+	part [3]int32 // term ids (for a unigram, part[0] is its own id)
+}
+
+// NewDict returns an empty dictionary.
+func NewDict() *Dict {
+	return &Dict{terms: map[string]int32{}, bi: map[[2]int32]int32{}, tri: map[[3]int32]int32{}}
+}
+
+// Len is the number of ids handed out.
+func (d *Dict) Len() int { return len(d.keys) }
+
+// Term returns the id of a term, interning it when new.
+func (d *Dict) Term(t string) int32 {
+	if id, ok := d.terms[t]; ok {
+		return id
+	}
+	id := int32(len(d.keys))
+	t = strings.Clone(t)
+	d.terms[t] = id
+	d.keys = append(d.keys, gram{n: 1, part: [3]int32{id}})
+	d.names = append(d.names, t)
+	return id
+}
+
+// LookupTerm returns the id of a known term without interning.
+func (d *Dict) LookupTerm(t string) (int32, bool) {
+	id, ok := d.terms[t]
+	return id, ok
+}
+
+// Bigram returns the id of the bigram (a, b) of term ids, interning it.
+func (d *Dict) Bigram(a, b int32) int32 {
+	k := [2]int32{a, b}
+	if id, ok := d.bi[k]; ok {
+		return id
+	}
+	id := int32(len(d.keys))
+	d.bi[k] = id
+	d.keys = append(d.keys, gram{n: 2, part: [3]int32{a, b}})
+	d.names = append(d.names, "")
+	return id
+}
+
+// Trigram returns the id of the trigram (a, b, c) of term ids, interning it.
+func (d *Dict) Trigram(a, b, c int32) int32 {
+	k := [3]int32{a, b, c}
+	if id, ok := d.tri[k]; ok {
+		return id
+	}
+	id := int32(len(d.keys))
+	d.tri[k] = id
+	d.keys = append(d.keys, gram{n: 3, part: k})
+	d.names = append(d.names, "")
+	return id
+}
+
+// Order is the n-gram order (1, 2 or 3) of an id.
+func (d *Dict) Order(id int32) int { return int(d.keys[id].n) }
+
+// String is the n-gram of an id as its terms joined by spaces.
+func (d *Dict) String(id int32) string {
+	g := d.keys[id]
+	if g.n == 1 {
+		return d.names[id]
+	}
+	parts := make([]string, g.n)
+	for i := range parts {
+		parts[i] = d.names[g.part[i]]
+	}
+	return strings.Join(parts, " ")
+}
+
+// NGrams appends to dst the set of n-gram ids of orders 1..maxN (maxN is
+// clamped to [1,3]) over the term id sequence terms, interning new n-grams.
+// The appended ids are sorted and distinct: a set, ready for coverage and
+// document-frequency counting.
+func (d *Dict) NGrams(dst []int32, terms []int32, maxN int) []int32 {
+	start := len(dst)
+	dst = append(dst, terms...)
+	if maxN >= 2 {
+		for i := 1; i < len(terms); i++ {
+			dst = append(dst, d.Bigram(terms[i-1], terms[i]))
+		}
+	}
+	if maxN >= 3 {
+		for i := 2; i < len(terms); i++ {
+			dst = append(dst, d.Trigram(terms[i-2], terms[i-1], terms[i]))
+		}
+	}
+	set := dst[start:]
+	slices.Sort(set)
+	return dst[:start+len(slices.Compact(set))]
+}

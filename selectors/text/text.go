@@ -1,0 +1,131 @@
+// Package text turns chunk texts into the concepts the text-based strategies
+// compare: word tokens, "terms" (tokens, lower-cased, English stopwords
+// removed, at least two characters, Snowball English stem), and n-grams of
+// adjacent terms.
+//
+// N-grams are interned into dense int32 ids by a Dict rather than joined
+// into strings or hashed to uint64: interning is exact (no hash collisions),
+// costs one map lookup per n-gram at extraction time and no string building,
+// and dense ids let the strategies keep weights, document frequencies and
+// "covered" flags in plain slices instead of maps in their hot loops.
+package text
+
+import (
+	"iter"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// Tokens yields the lower-cased word tokens of s: maximal runs of Unicode
+// letters and digits (combining marks are kept inside a word, so decomposed
+// accents do not split it). A token that is already lower-case is yielded
+// as a substring of s, without allocation.
+func Tokens(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start, lower := -1, true
+		for i := 0; i <= len(s); {
+			r, size := utf8.RuneError, 1
+			if i < len(s) {
+				r, size = utf8.DecodeRuneInString(s[i:])
+			}
+			inWord := i < len(s) && (isWordRune(r) || (start >= 0 && unicode.Is(unicode.M, r)))
+			switch {
+			case inWord && start < 0:
+				start, lower = i, true
+				fallthrough
+			case inWord:
+				if lower && unicode.ToLower(r) != r {
+					lower = false
+				}
+			case start >= 0:
+				tok := s[start:i]
+				if !lower {
+					tok = strings.ToLower(tok)
+				}
+				start = -1
+				if !yield(tok) {
+					return
+				}
+			}
+			i += size
+		}
+	}
+}
+
+// Stem returns the Snowball (Porter2) English stem of a lower-case word.
+func Stem(w string) string { return english.Stem(w, true) }
+
+// keep reports whether a lower-cased token is a term candidate: not a
+// stopword and at least two characters (runes, not bytes) long.
+func keep(tok string) bool {
+	if len(tok) < 2 || IsStopword(tok) {
+		return false
+	}
+	return utf8.RuneCountInString(tok) >= 2
+}
+
+// Terms appends the terms of s to dst: tokens, stopwords removed, length
+// >= 2, stemmed. For many texts use an Analyzer, which caches stems.
+func Terms(dst []string, s string) []string {
+	for tok := range Tokens(s) {
+		if keep(tok) {
+			dst = append(dst, Stem(tok))
+		}
+	}
+	return dst
+}
+
+// Bigrams appends the adjacent-term bigrams of terms to dst, each as the two
+// terms joined by a space (for display and tests; strategies use Dict ids).
+func Bigrams(dst []string, terms []string) []string {
+	for i := 1; i < len(terms); i++ {
+		dst = append(dst, terms[i-1]+" "+terms[i])
+	}
+	return dst
+}
+
+// Analyzer extracts terms with a stem cache: a pool of chunks on one topic
+// repeats most words, and stemming dominates extraction. It is not safe
+// for concurrent use; use one per selection run.
+type Analyzer struct {
+	stems map[string]string
+}
+
+// NewAnalyzer returns an Analyzer with an empty stem cache.
+func NewAnalyzer() *Analyzer { return &Analyzer{stems: make(map[string]string)} }
+
+func (a *Analyzer) stem(tok string) string {
+	if s, ok := a.stems[tok]; ok {
+		return s
+	}
+	s := Stem(tok)
+	// Clone the key: tok may be a substring of a large text we must not retain.
+	a.stems[strings.Clone(tok)] = s
+	return s
+}
+
+// Terms appends the terms of s to dst, like the package function Terms.
+func (a *Analyzer) Terms(dst []string, s string) []string {
+	for tok := range Tokens(s) {
+		if keep(tok) {
+			dst = append(dst, a.stem(tok))
+		}
+	}
+	return dst
+}
+
+// TermIDs appends the ids of the terms of s, in text order, interning new
+// terms into d.
+func (a *Analyzer) TermIDs(dst []int32, d *Dict, s string) []int32 {
+	for tok := range Tokens(s) {
+		if keep(tok) {
+			dst = append(dst, d.Term(a.stem(tok)))
+		}
+	}
+	return dst
+}

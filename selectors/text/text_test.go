@@ -1,0 +1,145 @@
+package text
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func collect(s string) []string {
+	var out []string
+	for tok := range Tokens(s) {
+		out = append(out, tok)
+	}
+	return out
+}
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"empty", "", nil},
+		{"only punctuation", " ,.;!? -- ", nil},
+		{"ascii", "Hello, World!", []string{"hello", "world"}},
+		{"digits join letters", "42x 3.14", []string{"42x", "3", "14"}},
+		{"apostrophe splits", "don't", []string{"don", "t"}},
+		{"unicode upper", "Größe CAFÉ", []string{"größe", "café"}},
+		{"combining mark stays in word", "cafe\u0301s", []string{"cafe\u0301s"}},
+		{"cjk run", "東京タワー です", []string{"東京タワー", "です"}},
+		{"invalid utf8 separates", "ab\xffcd", []string{"ab", "cd"}},
+		{"trailing token", "end", []string{"end"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, collect(tc.in))
+		})
+	}
+}
+
+func TestTokensLowerCaseTextDoesNotAllocate(t *testing.T) {
+	s := "a lower case text with several words and 123 numbers"
+	allocs := testing.AllocsPerRun(100, func() {
+		for range Tokens(s) {
+		}
+	})
+	assert.Zero(t, allocs)
+}
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"stopwords and stems", "The quick brown foxes are running", []string{"quick", "brown", "fox", "run"}},
+		{"length rule in runes", "a I x 12 é éé", []string{"12", "éé"}},
+		{"snowball", "generously connected connection lazy", []string{"generous", "connect", "connect", "lazi"}},
+		{"all stopwords", "the of and to", nil},
+	}
+	an := NewAnalyzer()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Terms(nil, tc.in))
+			assert.Equal(t, tc.want, an.Terms(nil, tc.in), "cached analyzer agrees")
+		})
+	}
+}
+
+func TestStopwordList(t *testing.T) {
+	assert.GreaterOrEqual(t, StopwordCount(), 160)
+	for _, w := range []string{"the", "and", "of", "which", "yourselves"} {
+		assert.True(t, IsStopword(w), w)
+	}
+	for _, w := range []string{"statin", "effect", "The"} {
+		assert.False(t, IsStopword(w), w)
+	}
+}
+
+func TestBigrams(t *testing.T) {
+	assert.Equal(t, []string{"side effect", "effect statin"}, Bigrams(nil, []string{"side", "effect", "statin"}))
+	assert.Empty(t, Bigrams(nil, []string{"one"}))
+}
+
+func TestNGrams(t *testing.T) {
+	d := NewDict()
+	an := NewAnalyzer()
+	ids := an.TermIDs(nil, d, "Side effects of statins: side effects!")
+	require.Len(t, ids, 5) // side effect statin side effect
+	names := func(set []int32) []string {
+		var out []string
+		for _, id := range set {
+			out = append(out, d.String(id))
+		}
+		slices.Sort(out)
+		return out
+	}
+	tests := []struct {
+		maxN int
+		want []string
+	}{
+		{1, []string{"effect", "side", "statin"}},
+		{2, []string{"effect", "effect statin", "side", "side effect", "statin", "statin side"}},
+		{3, []string{"effect", "effect statin", "effect statin side", "side", "side effect",
+			"side effect statin", "statin", "statin side", "statin side effect"}},
+	}
+	for _, tc := range tests {
+		set := d.NGrams(nil, ids, tc.maxN)
+		assert.True(t, slices.IsSorted(set))
+		assert.Equal(t, tc.want, names(set), "maxN %d", tc.maxN)
+		for _, id := range set {
+			assert.Equal(t, len(splitSpaces(d.String(id))), d.Order(id))
+		}
+	}
+	// Interning is stable: the same text gives the same ids.
+	again := an.TermIDs(nil, d, "side effects of statins side effects")
+	assert.Equal(t, ids, again)
+	_, ok := d.LookupTerm("unseen")
+	assert.False(t, ok)
+}
+
+func splitSpaces(s string) []string {
+	var out []string
+	for tok := range Tokens(s) {
+		out = append(out, tok)
+	}
+	return out
+}
+
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"", "The quick brown fox", "ab\xffcd\u0301", "''''", "東京 タワー"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := NewDict()
+		ids := NewAnalyzer().TermIDs(nil, d, s)
+		set := d.NGrams(nil, ids, 3)
+		if !slices.IsSorted(set) {
+			t.Fatal("n-gram set not sorted")
+		}
+		if len(Terms(nil, s)) != len(ids) {
+			t.Fatal("Terms and TermIDs disagree")
+		}
+	})
+}
