@@ -1,0 +1,88 @@
+// Package embed turns text into fixed-length, L2-normalised float32 vectors
+// without a neural model, so that diverse-select can be demonstrated and
+// evaluated on a machine with no GPU and no model downloads.
+//
+// Two embedders are provided:
+//
+//   - Hash: signed feature hashing of lower-cased word unigrams and bigrams.
+//     Needs no data files; near-duplicate texts get near-identical vectors,
+//     which is exactly what a diversity selector has to cope with.
+//   - GloVe: a SIF-weighted average of pre-trained word vectors read from a
+//     words.txt + vectors.f16 directory, which also captures paraphrases.
+//
+// Both are deterministic and safe for concurrent use. NewHandler serves any
+// Embedder over the HTTP inference protocol of Weaviate's
+// text2vec-transformers module (see docs/embedder.md).
+package embed
+
+import (
+	"fmt"
+	"math"
+)
+
+// Embedder maps a text to a unit-length vector of Dims() values.
+// Implementations must be safe for concurrent use.
+type Embedder interface {
+	// Embed returns a new slice of length Dims() with L2 norm 1.
+	Embed(text string) []float32
+	// Dims is the length of every vector Embed returns.
+	Dims() int
+	// Mode names the embedding method ("hash" or "glove").
+	Mode() string
+}
+
+// Mode names accepted by New.
+const (
+	ModeHash  = "hash"
+	ModeGloVe = "glove"
+)
+
+// DefaultHashDims is the default vector length of the hash embedder.
+const DefaultHashDims = 256
+
+// New builds the embedder for mode. dims is used by the hash mode only;
+// gloveDir is used by the glove mode only, whose dimension comes from the
+// files.
+func New(mode string, dims int, gloveDir string) (Embedder, error) {
+	switch mode {
+	case ModeHash:
+		return NewHash(dims)
+	case ModeGloVe:
+		return LoadGloVe(gloveDir)
+	default:
+		return nil, fmt.Errorf("embed: unknown mode %q (want %q or %q)", mode, ModeHash, ModeGloVe)
+	}
+}
+
+// normalize scales v to unit L2 norm and converts it to float32. It reports
+// false when v is zero (or not finite) and cannot be normalised.
+func normalize(v []float64) ([]float32, bool) {
+	var ss float64
+	for _, x := range v {
+		ss += x * x
+	}
+	norm := math.Sqrt(ss)
+	if norm == 0 || math.IsInf(norm, 0) || math.IsNaN(norm) {
+		return nil, false
+	}
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x / norm)
+	}
+	return out, true
+}
+
+// Cosine returns the cosine similarity of a and b (0 if either is zero).
+// It is a convenience for tests and evaluation code.
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

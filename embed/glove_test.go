@@ -1,0 +1,229 @@
+package embed
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Half-float bit patterns used to build the tiny test vocabulary.
+const (
+	h0    = 0x0000 // 0
+	hHalf = 0x3800 // 0.5
+	hQtr  = 0x3400 // 0.25
+	h1    = 0x3c00 // 1
+	hM1   = 0xbc00 // -1
+	h2    = 0x4000 // 2
+)
+
+// tinyWords is a frequency-ordered vocabulary of 4-dim vectors; "cat" is
+// repeated at the end to check that the first (most frequent) row wins.
+var tinyWords = []struct {
+	word string
+	vec  [4]uint16
+}{
+	{"the", [4]uint16{hHalf, hHalf, hHalf, hHalf}},
+	{"cat", [4]uint16{h1, h0, h0, h0}},
+	{"dog", [4]uint16{h1, hHalf, h0, h0}},
+	{"sat", [4]uint16{h0, h1, h0, h0}},
+	{"mat", [4]uint16{h0, hHalf, hQtr, h0}},
+	{"car", [4]uint16{h0, h0, h0, h1}},
+	{"engine", [4]uint16{h0, h0, hM1, h2}},
+	{"cat", [4]uint16{hM1, hM1, hM1, hM1}},
+}
+
+// writeTinyGloVe writes tinyWords in the words.txt + vectors.f16 format.
+func writeTinyGloVe(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var words strings.Builder
+	var vecs []byte
+	for _, w := range tinyWords {
+		words.WriteString(w.word + "\n")
+		for _, h := range w.vec {
+			vecs = binary.LittleEndian.AppendUint16(vecs, h)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "words.txt"), []byte(words.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vectors.f16"), vecs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func loadTiny(t *testing.T) *GloVe {
+	t.Helper()
+	g, err := LoadGloVe(writeTinyGloVe(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestLoadGloVeTiny(t *testing.T) {
+	g := loadTiny(t)
+	if g.Dims() != 4 || g.Mode() != ModeGloVe {
+		t.Fatalf("dims %d mode %q, want 4 glove", g.Dims(), g.Mode())
+	}
+	if g.Vocabulary() != 7 {
+		t.Errorf("vocabulary %d, want 7 (duplicate cat dropped)", g.Vocabulary())
+	}
+	if !g.Known("engine") || g.Known("Engine") || g.Known("zebra") {
+		t.Errorf("Known: engine/Engine/zebra wrong")
+	}
+}
+
+func TestGloVeEmbed(t *testing.T) {
+	g := loadTiny(t)
+	// SIF weights for ranks 0 ("the") and 1 ("cat") of an 8-word vocabulary
+	// under the Zipf estimate p(r) = 1/((r+1) H_8).
+	h8 := 1 + 1.0/2 + 1.0/3 + 1.0/4 + 1.0/5 + 1.0/6 + 1.0/7 + 1.0/8
+	wThe := 1e-3 / (1e-3 + 1/(1*h8))
+	wCat := 1e-3 / (1e-3 + 1/(2*h8))
+	unit := func(v ...float64) []float32 {
+		var ss float64
+		for _, x := range v {
+			ss += x * x
+		}
+		out := make([]float32, len(v))
+		for i, x := range v {
+			out[i] = float32(x / math.Sqrt(ss))
+		}
+		return out
+	}
+	tests := []struct {
+		name, text string
+		want       []float32
+	}{
+		{"single word is its unit vector", "cat", unit(1, 0, 0, 0)},
+		{"case and punctuation ignored", "CAT!!", unit(1, 0, 0, 0)},
+		{"unknown words skipped", "zebra cat okapi", unit(1, 0, 0, 0)},
+		{"first row wins for repeated word", "cat cat", unit(1, 0, 0, 0)},
+		{"SIF weights", "the cat", unit(wCat+0.5*wThe, 0.5*wThe, 0.5*wThe, 0.5*wThe)},
+		{"no known word falls back to hash", "zebra okapi", mustHash(t, 4).Embed("zebra okapi")},
+		{"empty text falls back to hash", "", mustHash(t, 4).Embed("")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := g.Embed(tt.text)
+			assertUnit(t, got, 4)
+			for i := range tt.want {
+				if math.Abs(float64(got[i]-tt.want[i])) > 1e-6 {
+					t.Fatalf("Embed(%q) = %v, want %v", tt.text, got, tt.want)
+				}
+			}
+			if again := g.Embed(tt.text); !reflect.DeepEqual(got, again) {
+				t.Errorf("not deterministic")
+			}
+		})
+	}
+}
+
+func TestGloVeSimilarity(t *testing.T) {
+	g := loadTiny(t)
+	a := g.Embed("the cat sat on the mat")
+	near := g.Embed("the dog sat on a mat")
+	far := g.Embed("the car engine")
+	if cn, cf := Cosine(a, near), Cosine(a, far); cn <= cf || cn < 0.8 {
+		t.Errorf("near %.3f, far %.3f: want near > far and near >= 0.8", cn, cf)
+	}
+}
+
+func TestZipfSIFWeights(t *testing.T) {
+	w := zipfSIFWeights(100000)
+	for r := 1; r < len(w); r++ {
+		// Non-decreasing: neighbouring ranks round to the same float32.
+		if w[r] < w[r-1] || w[r] > 1 {
+			t.Fatalf("weights not non-decreasing in (0,1] at rank %d: %v, %v", r, w[r-1], w[r])
+		}
+	}
+	tests := []struct {
+		rank     int
+		lo, high float32
+	}{
+		{0, 0.011, 0.013},    // "the": p ~ 0.083
+		{999, 0.92, 0.93},    // p ~ 8.3e-5
+		{9999, 0.991, 0.993}, // p ~ 8.3e-6
+	}
+	for _, tt := range tests {
+		if w[tt.rank] < tt.lo || w[tt.rank] > tt.high {
+			t.Errorf("weight at rank %d = %v, want in [%v, %v]", tt.rank, w[tt.rank], tt.lo, tt.high)
+		}
+	}
+}
+
+func TestLoadGloVeErrors(t *testing.T) {
+	write := func(t *testing.T, words string, vecBytes int) string {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "words.txt"), []byte(words), 0o644)
+		if vecBytes >= 0 {
+			os.WriteFile(filepath.Join(dir, "vectors.f16"), make([]byte, vecBytes), 0o644)
+		}
+		return dir
+	}
+	tests := []struct {
+		name     string
+		words    string
+		vecBytes int // -1: no file
+	}{
+		{"missing vectors", "a\nb\n", -1},
+		{"empty words", "", 8},
+		{"odd byte count", "a\nb\n", 7},
+		{"rows do not divide", "a\nb\nc\n", 8},
+		{"empty vectors", "a\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := LoadGloVe(write(t, tt.words, tt.vecBytes)); err == nil {
+				t.Error("want error")
+			}
+		})
+	}
+	if _, err := LoadGloVe(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("missing dir: want error")
+	}
+}
+
+func mustHash(t *testing.T, dims int) *Hash {
+	t.Helper()
+	h, err := NewHash(dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestEmbedDims(t *testing.T) {
+	g := loadTiny(t)
+	h := mustHash(t, 16)
+	tests := []struct {
+		name string
+		e    Embedder
+		text string
+		n    int
+		want []float32
+	}{
+		{"full length is Embed", g, "the cat", 4, g.Embed("the cat")},
+		{"glove prefix renormalised", g, "dog", 1, []float32{1}},
+		{"glove prefix of two", g, "dog", 2, []float32{float32(1 / math.Sqrt(1.25)), float32(0.5 / math.Sqrt(1.25))}},
+		{"glove zero prefix falls back to hash", g, "car", 2, mustHash(t, 2).Embed("car")},
+		{"hash rehashes into n slots", h, "This is my text", 4, mustHash(t, 4).Embed("This is my text")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := EmbedDims(tt.e, tt.text, tt.n)
+			assertUnit(t, got, tt.n)
+			for i := range tt.want {
+				if math.Abs(float64(got[i]-tt.want[i])) > 1e-6 {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
