@@ -123,3 +123,8 @@ func similaritiesFor(p *Problem) Similarities {
 	p.Similarities = NewDenseSimilarities(vecs)
 	return p.Similarities
 }
+
+// Sims returns the problem's similarity engine, building (and keeping) the
+// default dense one from the candidates' vectors when none was supplied.
+// Strategies call it from Select; Run has already checked the vectors.
+func (p *Problem) Sims() Similarities { return similaritiesFor(p) }
