@@ -1,0 +1,67 @@
+package facility
+
+import (
+	"context"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// lazyGreedy maximises f by lazy greedy (Minoux 1978): stale gains are upper
+// bounds since f is submodular, so only the top of the queue is re-evaluated.
+// With a budget the key is gain/tokens (density greedy) and items that no
+// longer fit are dropped. The selection is identical to naive greedy's,
+// ties included: the queue orders by key, then higher relevance, then lower
+// index, and a re-evaluated item is taken only if it still beats the next
+// bound under that order. Floating-point gains are monotone too (each term
+// max(0, k-cur) only shrinks as cur grows), so bounds stay valid.
+func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]selectors.Item, error) {
+	c := p.Candidates
+	n, k := len(c), p.K()
+	density := p.Budget > 0
+	key := func(i int, g float64) float64 {
+		if density {
+			return g / float64(c[i].Tokens)
+		}
+		return g
+	}
+	cur := make([]float32, n)
+	fresh := make([]int, n) // fresh[i] == len(items)+1 when i's entry is current
+	h := newQueue(c, n)
+	for i := range c {
+		if p.Fits(0, c[i].Tokens) {
+			g := o.gain(i, cur)
+			h.push(entry{key(i, g), g, i})
+			fresh[i] = 1
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	items := make([]selectors.Item, 0, min(k, 64))
+	used := 0
+	for len(items) < k && h.len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		top := h.pop()
+		i := top.idx
+		if !p.Fits(used, c[i].Tokens) {
+			continue // the budget only shrinks: it never fits again
+		}
+		if fresh[i] != len(items)+1 {
+			fresh[i] = len(items) + 1
+			g := o.gain(i, cur)
+			h.push(entry{key(i, g), g, i})
+			continue
+		}
+		g := top.gain
+		if !(g > 0) {
+			break // nothing left to gain
+		}
+		items = append(items, selectors.Item{Index: i, Gain: g, Relevance: c[i].Relevance,
+			Redundancy: o.w2 * o.k.covered(i, cur), Tokens: c[i].Tokens})
+		used += c[i].Tokens
+		o.k.update(i, cur)
+	}
+	return items, nil
+}
