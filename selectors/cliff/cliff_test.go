@@ -76,8 +76,8 @@ func TestParams(t *testing.T) {
 }
 
 func TestProperties(t *testing.T) {
-	textprob.CheckProperties(t, Name, nil, 0)
-	textprob.CheckProperties(t, Name, map[string]any{"minK": 3, "g": 0.05}, 0)
+	textprob.CheckProperties(t, Name, nil, 0, 0)
+	textprob.CheckProperties(t, Name, map[string]any{"minK": 3, "g": 0.05}, 0, 0)
 }
 
 func FuzzCliff(f *testing.F) {

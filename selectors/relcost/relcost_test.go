@@ -58,7 +58,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestProperties(t *testing.T) {
-	textprob.CheckProperties(t, Name, nil, 0)
+	textprob.CheckProperties(t, Name, nil, 0, 0)
 }
 
 func FuzzRelcost(f *testing.F) {

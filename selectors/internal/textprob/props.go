@@ -12,8 +12,8 @@ import (
 // many shapes (N from 0 to 40, no budget, tight and loose budgets, budgets
 // below every item, K from 1 to none) and fails t unless every result is a
 // valid selection (Check) and running the same input twice gives identical
-// results. dim > 0 gives the candidates vectors.
-func CheckProperties(t *testing.T, name string, params map[string]any, dim int) {
+// results. dim > 0 gives the candidates vectors; maxN > 0 skips larger pools.
+func CheckProperties(t *testing.T, name string, params map[string]any, dim, maxN int) {
 	t.Helper()
 	sel, err := selectors.New(name, params)
 	if err != nil {
@@ -21,6 +21,9 @@ func CheckProperties(t *testing.T, name string, params map[string]any, dim int) 
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 5, 12, 40} {
+		if maxN > 0 && n > maxN {
+			continue
+		}
 		for _, budget := range []int{0, 1, 10, 60, 400} {
 			for _, k := range []int{0, 1, 3} {
 				o := Options{N: n, Budget: budget, MaxResults: k, Dim: dim, Sources: true}

@@ -1,0 +1,110 @@
+package knapsack
+
+import (
+	"math/rand/v2"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+const (
+	kmeansIterations = 20
+	kmeansSeed1      = 0x5eed
+	kmeansSeed2      = 0xc0ffee
+)
+
+// kmeans clusters the n unit vectors of u (dimension dim) into m clusters:
+// k-means++ seeding from a fixed seed, then at most 20 Lloyd iterations
+// (stopping early at a fixed point, which changes nothing). Ties go to the
+// lower cluster index; an empty cluster keeps its centre. Zero vectors stay
+// zero and cluster like any point. Deterministic for a given input.
+func kmeans(u *selectors.DenseSimilarities, n, dim, m int) []int {
+	rng := rand.New(rand.NewPCG(kmeansSeed1, kmeansSeed2))
+	centres := make([]float64, m*dim)
+	setCentre := func(c, i int) {
+		for j, x := range u.Unit(i) {
+			centres[c*dim+j] = float64(x)
+		}
+	}
+	dist := func(i, c int) float64 {
+		var s float64
+		for j, x := range u.Unit(i) {
+			d := float64(x) - centres[c*dim+j]
+			s += d * d
+		}
+		return s
+	}
+	// k-means++: the first centre uniformly, then by squared distance.
+	first := rng.IntN(n)
+	setCentre(0, first)
+	chosen := make([]bool, n)
+	chosen[first] = true
+	d2 := make([]float64, n)
+	for i := range d2 {
+		d2[i] = dist(i, 0)
+	}
+	for c := 1; c < m; c++ {
+		var total float64
+		for _, d := range d2 {
+			total += d
+		}
+		pick := -1
+		if total > 0 {
+			x := rng.Float64() * total
+			for i, d := range d2 {
+				if x -= d; x < 0 && d > 0 {
+					pick = i
+					break
+				}
+			}
+		}
+		if pick < 0 { // all points sit on centres, or rounding ran out: take the farthest unused (first on ties)
+			for i := range chosen {
+				if !chosen[i] && (pick < 0 || d2[i] > d2[pick]) {
+					pick = i
+				}
+			}
+		}
+		chosen[pick] = true
+		setCentre(c, pick)
+		for i := range d2 {
+			d2[i] = min(d2[i], dist(i, c))
+		}
+	}
+	labels := make([]int, n)
+	sums := make([]float64, m*dim)
+	counts := make([]int, m)
+	for it := 0; it < kmeansIterations; it++ {
+		changed := it == 0
+		for i := range labels {
+			best, bestD := 0, dist(i, 0)
+			for c := 1; c < m; c++ {
+				if d := dist(i, c); d < bestD {
+					best, bestD = c, d
+				}
+			}
+			if labels[i] != best {
+				labels[i], changed = best, true
+			}
+		}
+		if !changed {
+			break
+		}
+		clear(sums)
+		clear(counts)
+		for i, l := range labels {
+			counts[l]++
+			for j, x := range u.Unit(i) {
+				sums[l*dim+j] += float64(x)
+			}
+		}
+		for c := 0; c < m; c++ {
+			if counts[c] == 0 {
+				continue
+			}
+			for j := 0; j < dim; j++ {
+				centres[c*dim+j] = sums[c*dim+j] / float64(counts[c])
+			}
+		}
+	}
+	return labels
+}
