@@ -1,0 +1,209 @@
+// Command patch-weaviate prepares the Weaviate build with diverse-select built in.
+//
+// Weaviate has no plugin loader, so the project builds its own server binary
+// from the pinned Weaviate source (the version required in go.mod, the one
+// place it is pinned). patch-weaviate:
+//
+//  1. takes that source from the Go module cache and copies it to
+//     <out>/weaviate (the go command refuses overlays inside the module cache);
+//  2. inserts the statements of the Patches table after their anchors,
+//     verifying every anchor first and failing with the anchor's name and
+//     file when a Weaviate upgrade moved it, and adds our glue files;
+//  3. writes <out>/go.work using both the copy and this repository, so the
+//     copy's glue can import our module package.
+//
+// A stamp (version, patch table, glue) makes a second run a no-op, so
+// rebuilds after changing only our code stay incremental.
+//
+// Usage:
+//
+//	patch-weaviate -out build          prepare build/weaviate and build/go.work
+//	patch-weaviate -list               print the patch table
+//	patch-weaviate -packages           print the patched Go packages
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+const weaviateModule = "github.com/weaviate/weaviate"
+
+func main() {
+	out := flag.String("out", "build", "build folder (receives weaviate/ and go.work)")
+	repo := flag.String("repo", ".", "root of the diverse-select repository")
+	list := flag.Bool("list", false, "print the patch table and exit")
+	pkgs := flag.Bool("packages", false, "print the patched Go packages (import paths) and exit")
+	flag.Parse()
+	switch {
+	case *list:
+		for _, p := range Patches {
+			fmt.Printf("%s\t%s\t%s\tafter %q\tinsert %q\n\t%s\n", p.ID, p.File, p.Func, p.Anchor, p.Insert, p.Why)
+		}
+		return
+	case *pkgs:
+		seen := map[string]bool{}
+		for _, p := range Patches {
+			if !seen[p.Package()] {
+				seen[p.Package()] = true
+				fmt.Println(weaviateModule + "/" + p.Package())
+			}
+		}
+		return
+	}
+	if err := run(*repo, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(repo, out string) error {
+	version, dir, err := pinnedSource(repo)
+	if err != nil {
+		return err
+	}
+	stamp, err := stampFor(version)
+	if err != nil {
+		return err
+	}
+	tree := filepath.Join(out, "weaviate")
+	stampFile := filepath.Join(tree, ".diverse-select-stamp")
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == stamp {
+		fmt.Printf("patch-weaviate: %s already patched (%s)\n", tree, version)
+	} else {
+		if err := os.RemoveAll(tree); err != nil {
+			return err
+		}
+		if err := copyTree(dir, tree); err != nil {
+			return fmt.Errorf("copy Weaviate %s source: %w", version, err)
+		}
+		if err := Apply(tree, Patches); err != nil {
+			return err
+		}
+		if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("patch-weaviate: Weaviate %s copied to %s, %d patches applied\n", version, tree, len(Patches))
+	}
+	return writeWorkspace(repo, out, tree)
+}
+
+// pinnedSource returns the Weaviate version go.mod requires and its source
+// folder in the module cache, downloading it if needed.
+func pinnedSource(repo string) (string, string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", weaviateModule)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	v, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go list -m %s: %w", weaviateModule, err)
+	}
+	version := strings.TrimSpace(string(v))
+	cmd = exec.Command("go", "mod", "download", "-json", weaviateModule+"@"+version)
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	raw, err := cmd.Output()
+	if err != nil {
+		return "", "", fmt.Errorf("go mod download %s@%s: %w", weaviateModule, version, err)
+	}
+	var info struct{ Dir, Error string }
+	if err := json.Unmarshal(raw, &info); err != nil || info.Dir == "" {
+		return "", "", fmt.Errorf("go mod download %s@%s: no source folder (%s)", weaviateModule, version, info.Error)
+	}
+	return version, info.Dir, nil
+}
+
+// stampFor identifies a patched tree: the version, the patch table and the glue.
+func stampFor(version string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%#v\n", version, Patches)
+	err := fs.WalkDir(glueFS, "glue", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := glueFS.ReadFile(path)
+		h.Write([]byte(path))
+		h.Write(b)
+		return err
+	})
+	return version + " " + hex.EncodeToString(h.Sum(nil)), err
+}
+
+// copyTree copies a read-only module-cache folder into a writable one.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		outf, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, info.Mode().Perm()|0o200)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(outf, in); err != nil {
+			outf.Close()
+			return err
+		}
+		return outf.Close()
+	})
+}
+
+var goDirective = regexp.MustCompile(`(?m)^go (\S+)`)
+
+// writeWorkspace writes out/go.work using the Weaviate copy and our module.
+func writeWorkspace(repo, out, tree string) error {
+	mod, err := os.ReadFile(filepath.Join(tree, "go.mod"))
+	if err != nil {
+		return err
+	}
+	m := goDirective.FindSubmatch(mod)
+	if m == nil {
+		return fmt.Errorf("%s/go.mod has no go directive", tree)
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	absRepo, err := filepath.Abs(repo)
+	if err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(absOut, absRepo)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// Written by cmd/patch-weaviate. DO NOT EDIT.\ngo %s\n\nuse (\n\t./weaviate\n\t%s\n)\n", m[1], filepath.ToSlash(rel))
+	path := filepath.Join(out, "go.work")
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b.Bytes()) {
+		return nil
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}

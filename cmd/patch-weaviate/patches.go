@@ -1,0 +1,46 @@
+package main
+
+// Patches is every change we make to Weaviate's source: one statement
+// inserted after a named anchor statement, plus a glue file of ours added to
+// the same package. The README's "What we change in Weaviate and why" lists
+// the same table; `patch-weaviate -list` prints it, and `-packages` prints the
+// patched packages (make test-weaviate runs their tests).
+var Patches = []Patch{
+	{
+		ID:       "register",
+		File:     "adapters/handlers/rest/configure_api.go",
+		Func:     "registerModules",
+		Anchor:   "appState.Modules = modules.NewProvider(appState.Logger, appState.ServerConfig.Config)",
+		Insert:   "registerExtraModules(appState)",
+		Glue:     "rest_register.go.txt",
+		GlueName: "zz_diverse_select_register.go",
+		Why: "Weaviate has no plugin loader: registerModules is a hard-coded list. " +
+			"This registers diverse-select when ENABLE_MODULES names it, before Init, validation and the GraphQL build.",
+	},
+	{
+		ID:       "route",
+		File:     "adapters/handlers/graphql/local/get/class_builder_fields.go",
+		Func:     "resolveGet",
+		Anchor:   "extractedParams, extractedCombinations := r.modulesProvider.ExtractSearchParams(p.Args, className)",
+		Insert:   "if pagination, err = liftPostProcessorArgs(className, tenant, p.Args, extractedParams, extractedCombinations, &properties, &addlProps, pagination); err != nil {\n\treturn nil, err\n}",
+		Glue:     "get_postprocess.go.txt",
+		GlueName: "zz_diverse_select_postprocess.go",
+		Why: "Weaviate treats every top-level module argument as a vector searcher. This moves the diverseSelect " +
+			"argument to the result hooks, widens the search limit to the candidate pool, asks for the vectors and " +
+			"properties the selection needs (named vectors, hybrid, unselected text) and hands over the tenant; a bad argument is a GraphQL error.",
+	},
+	{
+		ID:       "mutable-config",
+		File:     "usecases/schema/parser.go",
+		Func:     "validateModuleConfigsParityAndImmutables",
+		Anchor:   "for module := range updatedModConf {",
+		Count:    2,
+		Nth:      1,
+		Insert:   "if moduleConfigIsMutable(p.modules, module) {\n\tcontinue\n}",
+		Glue:     "schema_mutable.go.txt",
+		GlueName: "zz_diverse_select_mutable.go",
+		Why: "Weaviate refuses config updates for modules that are neither generative nor reranker. This lets a " +
+			"module opt in (diverse-select does), so a class's selection defaults can be changed; the new config " +
+			"is still validated by the module.",
+	},
+}

@@ -1,0 +1,287 @@
+// Package stack starts the real processes diverse-select runs with - the local
+// embedding server and the Weaviate server built by `make build` - on
+// 127.0.0.1, waits until they are ready, and stops them cleanly. The demo
+// (make run), the integration tests and the bench command all use it, so
+// they exercise the same set-up a user runs.
+package stack
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Options configures a stack. Zero ports are chosen free at start.
+type Options struct {
+	// BinDir holds weaviate-server and embedder (default: <repo>/bin).
+	BinDir string
+	// DataDir is the Weaviate persistence folder (created; default: a temp folder).
+	DataDir string
+	// EmbedderArgs are extra embedder flags, e.g. -mode glove -glove-dir DIR.
+	EmbedderArgs []string
+	// Env adds or overrides Weaviate environment variables.
+	Env map[string]string
+	// HTTPPort, GRPCPort and EmbedderPort; 0 = a free port.
+	HTTPPort, GRPCPort, EmbedderPort int
+	// Log receives both processes' output (default: discarded).
+	Log io.Writer
+	// ReadyTimeout bounds the wait for readiness (default 2 minutes).
+	ReadyTimeout time.Duration
+}
+
+// Stack is a running embedder + Weaviate pair.
+type Stack struct {
+	HTTPURL     string // http://127.0.0.1:PORT
+	GRPCAddr    string // 127.0.0.1:PORT
+	EmbedderURL string
+	HTTPPort    int
+	GRPCPort    int
+	DataDir     string
+	embedder    *proc
+	weaviate    *proc
+	cleanupData bool
+}
+
+// proc is a started process whose exit is watched by one Wait call.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startProc(c *exec.Cmd) (*proc, error) {
+	if err := c.Start(); err != nil {
+		return nil, err
+	}
+	p := &proc{cmd: c, done: make(chan struct{})}
+	go func() { _ = c.Wait(); close(p.done) }()
+	return p, nil
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// RepoRoot finds the repository root (the folder holding go.mod) from the
+// working directory upwards.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// FreePort returns a TCP port that was free on 127.0.0.1 a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start launches the embedder and Weaviate and waits until both are ready.
+func Start(ctx context.Context, o Options) (*Stack, error) {
+	if o.BinDir == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return nil, err
+		}
+		o.BinDir = filepath.Join(root, "bin")
+	}
+	for _, b := range []string{"weaviate-server", "embedder"} {
+		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run `make build` first (make test and make run do)", b, o.BinDir)
+		}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 2 * time.Minute
+	}
+	s := &Stack{DataDir: o.DataDir}
+	if s.DataDir == "" {
+		dir, err := os.MkdirTemp("", "diverse-select-weaviate-")
+		if err != nil {
+			return nil, err
+		}
+		s.DataDir, s.cleanupData = dir, true
+	}
+	ports := []*int{&o.HTTPPort, &o.GRPCPort, &o.EmbedderPort}
+	for _, p := range ports {
+		if *p == 0 {
+			free, err := FreePort()
+			if err != nil {
+				return nil, err
+			}
+			*p = free
+		}
+	}
+	// Gossip, data and raft ports: four more free ports.
+	var internal [4]int
+	for i := range internal {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		internal[i] = p
+	}
+	s.HTTPPort, s.GRPCPort = o.HTTPPort, o.GRPCPort
+	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
+	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
+	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)
+
+	args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", o.EmbedderPort)}, o.EmbedderArgs...)
+	emb := exec.Command(filepath.Join(o.BinDir, "embedder"), args...)
+	emb.Stdout, emb.Stderr = prefixed(o.Log, "embedder | "), prefixed(o.Log, "embedder | ")
+	var err error
+	if s.embedder, err = startProc(emb); err != nil {
+		return nil, fmt.Errorf("start embedder: %w", err)
+	}
+	if err := waitReady(ctx, s.EmbedderURL+"/.well-known/ready", o.ReadyTimeout, s.embedder); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+
+	env := map[string]string{
+		"PERSISTENCE_DATA_PATH":                   s.DataDir,
+		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED": "true",
+		"DEFAULT_VECTORIZER_MODULE":               "none",
+		"ENABLE_MODULES":                          "text2vec-transformers,diverse-select",
+		"TRANSFORMERS_INFERENCE_API":              s.EmbedderURL,
+		"CLUSTER_HOSTNAME":                        "node1",
+		"CLUSTER_IN_LOCALHOST":                    "true",
+		"CLUSTER_GOSSIP_BIND_PORT":                strconv.Itoa(internal[0]),
+		"CLUSTER_DATA_BIND_PORT":                  strconv.Itoa(internal[1]),
+		"RAFT_PORT":                               strconv.Itoa(internal[2]),
+		"RAFT_INTERNAL_RPC_PORT":                  strconv.Itoa(internal[3]),
+		"RAFT_BOOTSTRAP_EXPECT":                   "1",
+		"GRPC_PORT":                               strconv.Itoa(o.GRPCPort),
+		"DISABLE_TELEMETRY":                       "true",
+		"LOG_LEVEL":                               "info",
+		"QUERY_DEFAULTS_LIMIT":                    "25",
+	}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	wv := exec.Command(filepath.Join(o.BinDir, "weaviate-server"),
+		"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
+	wv.Env = os.Environ()
+	for k, v := range env {
+		wv.Env = append(wv.Env, k+"="+v)
+	}
+	wv.Stdout, wv.Stderr = prefixed(o.Log, "weaviate | "), prefixed(o.Log, "weaviate | ")
+	if s.weaviate, err = startProc(wv); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("start weaviate: %w", err)
+	}
+	if err := waitReady(ctx, s.HTTPURL+"/v1/.well-known/ready", o.ReadyTimeout, s.weaviate); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("weaviate: %w", err)
+	}
+	return s, nil
+}
+
+// Alive reports whether the Weaviate process is still running.
+func (s *Stack) Alive() bool { return s.weaviate != nil && !s.weaviate.exited() }
+
+// Stop ends both processes (SIGTERM, then SIGKILL after 20 s) and removes a
+// temporary data folder.
+func (s *Stack) Stop() {
+	for _, p := range []*proc{s.weaviate, s.embedder} {
+		p.stop()
+	}
+	if s.cleanupData {
+		os.RemoveAll(s.DataDir)
+	}
+}
+
+func (p *proc) stop() {
+	if p == nil || p.exited() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func waitReady(ctx context.Context, url string, timeout time.Duration, p *proc) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for time.Now().Before(deadline) {
+		if p.exited() {
+			return errors.New("process exited before it was ready (see its log)")
+		}
+		resp, err := client.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(150 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("not ready at %s after %s", url, timeout)
+}
+
+// prefixed writes each line to w with a prefix.
+func prefixed(w io.Writer, prefix string) io.Writer {
+	if w == io.Discard {
+		return w
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		buf := make([]byte, 0, 4096)
+		chunk := make([]byte, 4096)
+		for {
+			n, err := pr.Read(chunk)
+			buf = append(buf, chunk[:n]...)
+			for {
+				i := strings.IndexByte(string(buf), '\n')
+				if i < 0 {
+					break
+				}
+				fmt.Fprintf(w, "%s%s\n", prefix, buf[:i])
+				buf = buf[i+1:]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return pw
+}

@@ -1,0 +1,144 @@
+package diverseselect
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tailor-platform/graphql"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// commonArgs are the GraphQL types of the keys every strategy accepts.
+var commonArgs = map[string]struct {
+	typ graphql.Input
+	doc string
+}{
+	config.KeyStrategy:            {graphql.String, "selection strategy (see /v1/meta for the list and their parameters)"},
+	config.KeyTokenBudget:         {graphql.Int, "token budget of the selection; 0 = none"},
+	config.KeyCandidates:          {graphql.Int, "candidate pool retrieved before selection (top-level argument only)"},
+	config.KeyMaxResults:          {graphql.Int, "most items selected; 0 = no limit"},
+	config.KeyTextProperty:        {graphql.String, "text property whose tokens are counted and whose text the text strategies read"},
+	config.KeyExtraTextProperties: {graphql.NewList(graphql.String), "more text properties counted with textProperty"},
+	config.KeyTokenizer:           {graphql.String, "token counter: cl100k_base, o200k_base, words, chars"},
+	config.KeyTokenProperty:       {graphql.String, "int property that already holds each object's token count"},
+	config.KeyTargetVector:        {graphql.String, "named vector compared between candidates"},
+	config.KeySourceProperty:      {graphql.String, "property naming each object's source (URL or document), for ngram"},
+	config.KeyOrder:               {graphql.String, "output order: selection, relevance, edges"},
+	config.KeyDedupThreshold:      {graphql.Float, "drop candidates whose cosine to a more relevant one is >= this, before selection"},
+	config.KeyQuery:               {graphql.String, "query text for the strategies that read it (default: the nearText concepts or the bm25/hybrid query)"},
+}
+
+// strategyArgs returns the union of every registered strategy's parameters
+// as GraphQL input types. A name used by several strategies must have one
+// type (a test checks it); int and float mixes become Float.
+func strategyArgs() map[string]graphql.Input {
+	kinds := map[string]selectors.Kind{}
+	for _, d := range selectors.Definitions() {
+		for _, p := range d.Params {
+			if k, ok := kinds[p.Name]; ok && k != p.Kind {
+				if (k == selectors.KindInt || k == selectors.KindFloat) && (p.Kind == selectors.KindInt || p.Kind == selectors.KindFloat) {
+					kinds[p.Name] = selectors.KindFloat
+					continue
+				}
+				panic(fmt.Sprintf("diverse-select: parameter %q has kinds %s and %s", p.Name, k, p.Kind))
+			}
+			kinds[p.Name] = p.Kind
+		}
+	}
+	out := map[string]graphql.Input{}
+	for name, k := range kinds {
+		if _, common := commonArgs[name]; common {
+			panic(fmt.Sprintf("diverse-select: strategy parameter %q shadows a common key", name))
+		}
+		switch k {
+		case selectors.KindFloat:
+			out[name] = graphql.Float
+		case selectors.KindInt:
+			out[name] = graphql.Int
+		case selectors.KindBool:
+			out[name] = graphql.Boolean
+		default:
+			out[name] = graphql.String
+		}
+	}
+	return out
+}
+
+// getArgument is the top-level Get argument diverseSelect: {...} of a class.
+func getArgument(className string) *graphql.ArgumentConfig {
+	fields := graphql.InputObjectConfigFieldMap{}
+	for name, a := range commonArgs {
+		fields[name] = &graphql.InputObjectFieldConfig{Type: a.typ, Description: a.doc}
+	}
+	for name, typ := range strategyArgs() {
+		fields[name] = &graphql.InputObjectFieldConfig{Type: typ, Description: "strategy parameter (see /v1/meta)"}
+	}
+	return &graphql.ArgumentConfig{
+		Description: "select the best set of results for a language model's context: relevant, non-redundant, within a token budget",
+		Type: graphql.NewInputObject(graphql.InputObjectConfig{
+			Name:   className + "DiverseSelectInpObj",
+			Fields: fields,
+		}),
+	}
+}
+
+// additionalField is _additional { diverseSelect(...) { ... } } of a class.
+func additionalField(className string) *graphql.Field {
+	args := graphql.FieldConfigArgument{}
+	for name, a := range commonArgs {
+		if name == config.KeyCandidates {
+			continue // in this form the query limit is the pool
+		}
+		args[name] = &graphql.ArgumentConfig{Type: a.typ, Description: a.doc}
+	}
+	for name, typ := range strategyArgs() {
+		args[name] = &graphql.ArgumentConfig{Type: typ, Description: "strategy parameter (see /v1/meta)"}
+	}
+	stat := graphql.NewObject(graphql.ObjectConfig{
+		Name: className + "AdditionalDiverseSelectStat",
+		Fields: graphql.Fields{
+			"name":  &graphql.Field{Type: graphql.String},
+			"value": &graphql.Field{Type: graphql.Float},
+		},
+	})
+	return &graphql.Field{
+		Args:        args,
+		Description: "why this object was selected, and the figures of the whole selection",
+		Type: graphql.NewObject(graphql.ObjectConfig{
+			Name: className + "AdditionalDiverseSelect",
+			Fields: graphql.Fields{
+				"rank":       &graphql.Field{Type: graphql.Int, Description: "1-based position in selection order"},
+				"gain":       &graphql.Field{Type: graphql.Float, Description: "marginal gain when selected"},
+				"relevance":  &graphql.Field{Type: graphql.Float, Description: "relevance the strategy used"},
+				"redundancy": &graphql.Field{Type: graphql.Float, Description: "redundancy with earlier picks, as the strategy defines it"},
+				"tokens":     &graphql.Field{Type: graphql.Int, Description: "token cost"},
+				"strategy":   &graphql.Field{Type: graphql.String},
+				"objective":  &graphql.Field{Type: graphql.Float, Description: "objective value of the selected set"},
+				"tokensUsed": &graphql.Field{Type: graphql.Int},
+				"budget":     &graphql.Field{Type: graphql.Int, Description: "token budget (0 = none)"},
+				"candidates": &graphql.Field{Type: graphql.Int, Description: "size of the candidate pool"},
+				"selected":   &graphql.Field{Type: graphql.Int},
+				"removed":    &graphql.Field{Type: graphql.Int, Description: "candidates removed by dedupThreshold"},
+				"beta":       &graphql.Field{Type: graphql.Float, Description: "calibrated redundancy weight (adagres)"},
+				"stats":      &graphql.Field{Type: graphql.NewList(stat), Description: "the strategy's calibrated parameters"},
+			},
+		}),
+	}
+}
+
+// statsList turns a strategy's calibrated parameters into GraphQL values,
+// sorted by name.
+func statsList(m map[string]float64) []map[string]any {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]map[string]any, len(names))
+	for i, k := range names {
+		out[i] = map[string]any{"name": k, "value": finite(m[k])}
+	}
+	return out
+}

@@ -1,0 +1,264 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// selectHook is the result hook Weaviate's explorer runs on the merged
+// candidate list: it returns only the selected objects, in the requested
+// order, each with its explanation in _additional.diverseSelect.
+func (m *Module) selectHook(ctx context.Context, in []search.Result, params any, _ *int,
+	_ map[string]any, _ moduletools.ClassConfig,
+) (out []search.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.logger.WithField("panic", p).WithField("stack", string(debug.Stack())).Error("diverse-select: selection panicked")
+			out, err = nil, fmt.Errorf("diverseSelect: internal error (logged by the server): %v", p)
+		}
+	}()
+	r, ok := params.(*Request)
+	if !ok || r == nil {
+		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(in) == 0 {
+		return in, nil
+	}
+	if !r.prepared {
+		// Reached without the Get resolver's preparation (another API path):
+		// resolve from the class and judge relevance by what the results carry.
+		class := m.classByName(in[0].ClassName)
+		if class == nil {
+			return nil, fmt.Errorf("diverseSelect: class %q not found", in[0].ClassName)
+		}
+		if err := r.resolveClass(class); err != nil {
+			return nil, err
+		}
+		if err := r.resolveTarget(class, nil); err != nil {
+			return nil, err
+		}
+		r.source = fromDistance
+		if in[0].Dist == 0 && in[0].Score != 0 {
+			r.source = fromScore
+		}
+	}
+	start := time.Now()
+	problem, err := m.problem(r, in)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.eff.Selector.Run(ctx, problem)
+	if err != nil {
+		return nil, fmt.Errorf("diverseSelect: %w", err)
+	}
+	out = make([]search.Result, len(res.Items))
+	var beta *float64
+	if b, ok := res.Stats["beta"]; ok {
+		beta = &b
+	}
+	stats := statsList(res.Stats)
+	for k, it := range res.Items {
+		o := in[it.Index]
+		ap := models.AdditionalProperties{}
+		for key, v := range o.AdditionalProperties {
+			ap[key] = v
+		}
+		ap[ArgName] = map[string]any{
+			"rank":       it.Rank,
+			"gain":       finite(it.Gain),
+			"relevance":  finite(it.Relevance),
+			"redundancy": finite(it.Redundancy),
+			"tokens":     it.Tokens,
+			"strategy":   res.Strategy,
+			"objective":  finite(res.Objective),
+			"tokensUsed": res.TokensUsed,
+			"budget":     res.Budget,
+			"candidates": len(in),
+			"selected":   len(res.Items),
+			"removed":    res.Removed,
+			"beta":       beta,
+			"stats":      stats,
+		}
+		o.AdditionalProperties = ap
+		out[k] = o
+	}
+	m.logger.WithFields(map[string]any{
+		"class": r.className, "strategy": res.Strategy, "candidates": len(in), "selected": len(out),
+		"tokensUsed": res.TokensUsed, "budget": res.Budget, "took": time.Since(start).String(),
+	}).Debug("diverse-select: selection")
+	return out, nil
+}
+
+// problem turns the candidate list into a selection problem.
+func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, error) {
+	counter, err := m.counter(r.eff.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	needVectors := r.eff.Selector.Def.NeedsVectors || r.eff.DedupThreshold > 0
+	p := &selectors.Problem{
+		Candidates:     make([]selectors.Candidate, len(in)),
+		Budget:         r.eff.TokenBudget,
+		MaxResults:     r.eff.MaxResults,
+		Query:          r.queryText,
+		Order:          r.eff.Order,
+		DedupThreshold: r.eff.DedupThreshold,
+	}
+	if r.limit > 0 && (p.MaxResults == 0 || r.limit < p.MaxResults) {
+		p.MaxResults = r.limit
+	}
+	relevance := relevances(r, in)
+	var text strings.Builder
+	for i, res := range in {
+		props, _ := res.Schema.(map[string]any)
+		text.Reset()
+		for _, name := range r.textProps {
+			appendText(&text, props[name])
+		}
+		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i], Text: text.String()}
+		c.Tokens = tokenCount(props, r.eff.TokenProperty)
+		if c.Tokens == 0 {
+			c.Tokens = counter.Count(c.Text)
+		}
+		if r.eff.SourceProperty != "" {
+			c.Source = fmt.Sprint(valueOr(props[r.eff.SourceProperty], ""))
+		}
+		if needVectors {
+			v, err := vectorOf(res, r.target)
+			if err != nil {
+				return nil, err
+			}
+			c.Vector = v
+		}
+		p.Candidates[i] = c
+	}
+	return p, nil
+}
+
+// relevances derives r_i per strategies.md: from the distance under the
+// class's metric, from the pool-normalised score, or from the rank.
+func relevances(r *Request, in []search.Result) []float64 {
+	out := make([]float64, len(in))
+	switch r.source {
+	case fromDistance:
+		for i, res := range in {
+			d := float64(res.Dist)
+			switch r.metric {
+			case "dot":
+				out[i] = -d
+			case "l2-squared":
+				out[i] = 1 - d/2
+			case "cosine", "":
+				out[i] = 1 - d
+			default: // hamming, manhattan: a monotone map of the distance into (0, 1]
+				out[i] = 1 / (1 + d)
+			}
+		}
+	case fromScore:
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, res := range in {
+			lo = math.Min(lo, float64(res.Score))
+			hi = math.Max(hi, float64(res.Score))
+		}
+		for i, res := range in {
+			if hi > lo {
+				out[i] = (float64(res.Score) - lo) / (hi - lo)
+			} else {
+				out[i] = 1
+			}
+		}
+	default:
+		for i := range in {
+			out[i] = 1 - float64(i)/float64(len(in))
+		}
+	}
+	for i, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+func vectorOf(res search.Result, target string) ([]float32, error) {
+	if target == "" {
+		if len(res.Vector) == 0 {
+			return nil, fmt.Errorf("diverseSelect: object %s has no vector; the strategy compares vectors "+
+				"(use a class with vectors, or a text strategy such as topk, cliff, knapsack or ngram)", res.ID)
+		}
+		return res.Vector, nil
+	}
+	switch v := res.Vectors[target].(type) {
+	case []float32:
+		if len(v) > 0 {
+			return v, nil
+		}
+	case [][]float32:
+		return nil, fmt.Errorf("diverseSelect: vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
+	}
+	return nil, fmt.Errorf("diverseSelect: object %s has no vector %q; the strategy compares vectors", res.ID, target)
+}
+
+func tokenCount(props map[string]any, name string) int {
+	if name == "" {
+		return 0
+	}
+	var n float64
+	switch v := props[name].(type) {
+	case float64:
+		n = v
+	case int64:
+		n = float64(v)
+	case int:
+		n = float64(v)
+	}
+	if n < 1 || math.IsNaN(n) || n > 1<<30 {
+		return 0 // missing or unusable: count the text instead
+	}
+	return int(n)
+}
+
+func appendText(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(x)
+	case []string:
+		for _, s := range x {
+			appendText(b, s)
+		}
+	case []any:
+		for _, s := range x {
+			appendText(b, s)
+		}
+	}
+}
+
+func valueOr(v any, def any) any {
+	if v == nil {
+		return def
+	}
+	return v
+}
+
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}

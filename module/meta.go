@@ -1,0 +1,38 @@
+package diverseselect
+
+import (
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// MetaInfo is shown in /v1/meta: the version, every strategy with its
+// parameters, the common keys and the module defaults in force.
+func (m *Module) MetaInfo() (map[string]any, error) {
+	strategies := make([]map[string]any, 0)
+	for _, d := range selectors.Definitions() {
+		params := make([]map[string]any, 0, len(d.Params))
+		for _, p := range d.Params {
+			params = append(params, map[string]any{
+				"name": p.Name, "type": string(p.Kind), "default": p.Default, "allowed": p.Range(), "doc": p.Doc,
+			})
+		}
+		strategies = append(strategies, map[string]any{
+			"name": d.Name, "doc": d.Doc, "needsVectors": d.NeedsVectors, "needsText": d.NeedsText, "parameters": params,
+		})
+	}
+	return map[string]any{
+		"name":       Name,
+		"version":    Version,
+		"strategies": strategies,
+		"commonKeys": config.CommonKeys,
+		"tokenizers": tokens.Names(),
+		"defaults": map[string]any{
+			"strategy":      m.defaults.Strategy,
+			"tokenBudget":   m.defaults.TokenBudget,
+			"candidates":    m.defaults.Candidates,
+			"maxCandidates": m.defaults.MaxCandidates,
+			"tokenizer":     m.defaults.Tokenizer,
+		},
+	}, nil
+}

@@ -1,0 +1,185 @@
+// Package diverseselect is the Weaviate module "diverse-select": after
+// retrieval, it replaces a top-k result list by the best set of chunks for a
+// language model's context - relevant, non-redundant, within a token budget -
+// using the strategies of the selectors package.
+//
+// It offers two query forms over one engine:
+//
+//   - the top-level Get argument diverseSelect: {...}, routed by a one-statement
+//     patch in Weaviate's Get resolver (see cmd/patch-weaviate): the query limit
+//     caps the output and candidates sizes the pool;
+//   - the additional field _additional { diverseSelect(...) { ... } }, where the
+//     query limit is the pool, as for Weaviate's rerankers.
+//
+// Configuration is per class (moduleConfig["diverse-select"]), overridable per
+// query, with module defaults from the environment (package config).
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/modulecapabilities"
+	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/entities/schema"
+
+	"github.com/diverse-select/diverse-select/config"
+	_ "github.com/diverse-select/diverse-select/selectors/all" // register every built-in strategy
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// Name is the module's name in ENABLE_MODULES and in a class's moduleConfig.
+const Name = "diverse-select"
+
+// ArgName is the GraphQL name of the argument and of the additional field.
+const ArgName = "diverseSelect"
+
+// Version is reported in /v1/meta.
+const Version = "0.1.0"
+
+// ModuleType is a type of our own: Weaviate exposes a non-vectorizer module on
+// every class when it is the only module of its type, which is what a
+// post-processor wants (a reranker type would be hidden on classes that do not
+// configure it).
+const ModuleType = modulecapabilities.ModuleType("Text2TextSelection")
+
+// ClassByName reads a class from the schema.
+type ClassByName func(name string) *models.Class
+
+// Module is the diverse-select Weaviate module.
+type Module struct {
+	classByName ClassByName
+	logger      logrus.FieldLogger
+	defaults    config.Module
+
+	countersMu sync.Mutex
+	counters   map[string]tokens.Counter
+}
+
+// New returns the module; classByName reads the live schema.
+func New(classByName ClassByName) *Module {
+	defaults, _ := config.FromEnv(func(string) string { return "" })
+	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{}}
+}
+
+// EnabledModules returns the modules of this project that the comma-separated
+// ENABLE_MODULES value names.
+func EnabledModules(enableModules string, classByName ClassByName) []modulecapabilities.Module {
+	var out []modulecapabilities.Module
+	for _, name := range strings.Split(enableModules, ",") {
+		if strings.TrimSpace(name) == Name {
+			out = append(out, New(classByName))
+		}
+	}
+	return out
+}
+
+// Name implements modulecapabilities.Module.
+func (m *Module) Name() string { return Name }
+
+// Type implements modulecapabilities.Module.
+func (m *Module) Type() modulecapabilities.ModuleType { return ModuleType }
+
+// Init reads the module defaults from the environment; a bad value stops
+// Weaviate's start-up with a message naming the variable.
+func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
+	defaults, err := config.FromEnv(nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	m.defaults = defaults
+	if l := params.GetLogger(); l != nil {
+		m.logger = l.WithField("module", Name)
+	}
+	return nil
+}
+
+// MutableModuleConfig opts in to class config updates (see the
+// "mutable-config" patch): selection defaults are tuning, not data layout.
+func (m *Module) MutableModuleConfig() bool { return true }
+
+// ClassConfigDefaults implements modulecapabilities.ClassConfigurator; the
+// defaults are merged at query time so that changing the module's environment
+// applies to every class.
+func (m *Module) ClassConfigDefaults() map[string]any { return map[string]any{} }
+
+// PropertyConfigDefaults implements modulecapabilities.ClassConfigurator.
+func (m *Module) PropertyConfigDefaults(*schema.DataType) map[string]any { return nil }
+
+// ValidateClass refuses a class whose diverse-select config is invalid, on
+// create and on update, with a message naming the key and the allowed values.
+func (m *Module) ValidateClass(ctx context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+	raw := classConfig(class)
+	if raw == nil {
+		return nil
+	}
+	return config.ValidateClass(raw, m.defaults, schemaOf(class))
+}
+
+// AdditionalProperties implements modulecapabilities.AdditionalProperties.
+func (m *Module) AdditionalProperties() map[string]modulecapabilities.AdditionalProperty {
+	return map[string]modulecapabilities.AdditionalProperty{
+		ArgName: {
+			GraphQLNames:           []string{ArgName},
+			GraphQLFieldFunction:   additionalField,
+			GraphQLExtractFunction: m.extractField,
+			SearchFunctions: modulecapabilities.AdditionalSearch{
+				ExploreGet:  m.selectHook,
+				ExploreList: m.selectHook,
+			},
+		},
+	}
+}
+
+// Arguments implements modulecapabilities.GraphQLArguments: the top-level
+// diverseSelect argument of Get.
+func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
+	return map[string]modulecapabilities.GraphQLArgument{
+		ArgName: {
+			GetArgumentsFunction: getArgument,
+			ExtractFunction:      m.extractArgument,
+		},
+	}
+}
+
+func (m *Module) counter(name string) (tokens.Counter, error) {
+	m.countersMu.Lock()
+	defer m.countersMu.Unlock()
+	if c, ok := m.counters[name]; ok {
+		return c, nil
+	}
+	c, err := tokens.New(name)
+	if err != nil {
+		return nil, err
+	}
+	m.counters[name] = c
+	return c, nil
+}
+
+// classConfig returns the class's moduleConfig["diverse-select"], or nil.
+func classConfig(class *models.Class) map[string]any {
+	if class == nil {
+		return nil
+	}
+	all, _ := class.ModuleConfig.(map[string]any)
+	cfg, _ := all[Name].(map[string]any)
+	return cfg
+}
+
+// schemaOf summarises a class for config validation.
+func schemaOf(class *models.Class) config.Schema {
+	s := config.Schema{Properties: map[string]string{}}
+	for _, p := range class.Properties {
+		if len(p.DataType) == 1 {
+			s.Properties[p.Name] = p.DataType[0]
+		}
+	}
+	for name := range class.VectorConfig {
+		s.NamedVectors = append(s.NamedVectors, name)
+	}
+	return s
+}
