@@ -57,9 +57,11 @@ func writeTinyGloVe(t *testing.T) string {
 	return dir
 }
 
+// loadTiny loads the tiny vocabulary as plain SIF (no post-processing), so
+// that expected vectors can be computed by hand.
 func loadTiny(t *testing.T) *GloVe {
 	t.Helper()
-	g, err := LoadGloVe(writeTinyGloVe(t))
+	g, err := LoadGloVeWith(writeTinyGloVe(t), GloVeOptions{RawSIF: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +134,98 @@ func TestGloVeSimilarity(t *testing.T) {
 	far := g.Embed("the car engine")
 	if cn, cf := Cosine(a, near), Cosine(a, far); cn <= cf || cn < 0.8 {
 		t.Errorf("near %.3f, far %.3f: want near > far and near >= 0.8", cn, cf)
+	}
+}
+
+func TestGloVeDefaultPostProcessing(t *testing.T) {
+	dir := writeTinyGloVe(t)
+	g, err := LoadGloVe(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := loadTiny(t)
+	if len(g.mean) != 4 || len(g.dirs) != DefaultGloVeOptions.Components {
+		t.Fatalf("mean %v, %d dirs", g.mean, len(g.dirs))
+	}
+	tests := []string{"cat", "the cat", "the dog sat on the mat", "car engine"}
+	for _, text := range tests {
+		t.Run(text, func(t *testing.T) {
+			got := g.Embed(text)
+			assertUnit(t, got, 4)
+			// Same direction as the raw weighted sum, centred and with
+			// the principal direction projected out.
+			want := make([]float64, 4)
+			var wsum float64
+			for _, w := range Tokenize(text) {
+				row, ok := g.index[w]
+				if !ok {
+					continue
+				}
+				wsum += float64(g.weights[row])
+				for i := range want {
+					want[i] += float64(g.weights[row]) * float64(Float16ToFloat32(g.halves[int(row)*4+i]))
+				}
+			}
+			for i := range want {
+				want[i] -= wsum * g.mean[i]
+			}
+			projectOut(want, g.dirs)
+			w32, _ := normalize(want)
+			if c := Cosine(got, w32); c < 1-1e-6 {
+				t.Errorf("cosine with hand-computed vector %v", c)
+			}
+			var dot float64
+			for i, u := range g.dirs[0] {
+				dot += float64(got[i]) * u
+			}
+			if math.Abs(dot) > 1e-6 {
+				t.Errorf("component along removed direction %v", dot)
+			}
+			if reflect.DeepEqual(got, raw.Embed(text)) {
+				t.Errorf("post-processing had no effect")
+			}
+		})
+	}
+	if _, err := LoadGloVeWith(dir, GloVeOptions{Components: 5}); err == nil {
+		t.Error("5 components of 4 dims: want error")
+	}
+}
+
+// Rows (1,1,1) +- 2 e1 and (1,1,1) +- e2: mean (1,1,1), principal axes e1
+// (variance 8/4) then e2 (2/4), nothing along e3.
+func TestPrincipalDirections(t *testing.T) {
+	const (
+		hThree = 0x4200 // 3
+	)
+	halves := []uint16{
+		hThree, h1, h1,
+		hM1, h1, h1,
+		h1, h2, h1,
+		h1, h0, h1,
+	}
+	tests := []struct {
+		k    int
+		dirs [][]float64
+	}{
+		{0, nil},
+		{1, [][]float64{{1, 0, 0}}},
+		{3, [][]float64{{1, 0, 0}, {0, 1, 0}}}, // stops at zero variance
+	}
+	for _, tt := range tests {
+		mean, dirs := principalDirections(halves, 3, tt.k)
+		if !reflect.DeepEqual(mean, []float64{1, 1, 1}) {
+			t.Errorf("k=%d: mean %v", tt.k, mean)
+		}
+		if len(dirs) != len(tt.dirs) {
+			t.Fatalf("k=%d: %d dirs, want %d", tt.k, len(dirs), len(tt.dirs))
+		}
+		for d := range dirs {
+			for i := range dirs[d] {
+				if math.Abs(dirs[d][i]-tt.dirs[d][i]) > 1e-6 {
+					t.Errorf("k=%d: dir %d = %v, want %v", tt.k, d, dirs[d], tt.dirs[d])
+				}
+			}
+		}
 	}
 }
 
