@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// weaviateSource returns the pinned Weaviate source folder in the module cache.
+func weaviateSource(t *testing.T) string {
+	t.Helper()
+	_, dir, err := pinnedSource("../..")
+	if err != nil {
+		t.Fatalf("pinned Weaviate source: %v", err)
+	}
+	return dir
+}
+
+// copyPatchedFiles copies the files the patches touch into a temp tree.
+func copyPatchedFiles(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, p := range Patches {
+		b, err := os.ReadFile(filepath.Join(src, p.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dst, p.Package()), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, p.File), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func TestApplyToPinnedWeaviate(t *testing.T) {
+	tree := copyPatchedFiles(t, weaviateSource(t))
+	if err := Apply(tree, Patches); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	for _, p := range Patches {
+		b, err := os.ReadFile(filepath.Join(tree, p.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := string(b)
+		if n := strings.Count(src, Marker+p.ID); n != 1 {
+			t.Errorf("%s: marker found %d times, want 1", p.ID, n)
+		}
+		firstLine := strings.Split(p.Insert, "\n")[0]
+		anchorAt := strings.Index(src, p.Anchor)
+		insertAt := strings.Index(src, firstLine)
+		if anchorAt < 0 || insertAt < anchorAt {
+			t.Errorf("%s: inserted statement not after the anchor", p.ID)
+		}
+		if _, err := os.Stat(filepath.Join(tree, p.Package(), p.GlueName)); err != nil {
+			t.Errorf("%s: glue file missing: %v", p.ID, err)
+		}
+	}
+	// A second run on the patched tree refuses instead of patching twice.
+	if err := Apply(tree, Patches); err == nil || !strings.Contains(err.Error(), "already patched") {
+		t.Errorf("second Apply: got %v, want an 'already patched' error", err)
+	}
+}
+
+func TestApplyFailsOnMovedAnchor(t *testing.T) {
+	src := weaviateSource(t)
+	cases := []struct {
+		name   string
+		patch  string
+		mutate func(string) string
+		want   string
+	}{
+		{"anchor edited", "register", func(s string) string {
+			return strings.Replace(s, "appState.Modules = modules.NewProvider(", "appState.Modules = modules.NewProviderV2(", 1)
+		}, "found 0 times"},
+		{"function renamed", "route", func(s string) string {
+			return strings.Replace(s, "func (r *resolver) resolveGet(", "func (r *resolver) resolveGetV2(", 1)
+		}, "function resolveGet not found"},
+		{"anchor duplicated", "mutable-config", func(s string) string {
+			return strings.Replace(s, "for module := range updatedModConf {", "for module := range updatedModConf {\n\t}\n\tfor module := range updatedModConf {", 1)
+		}, "found 3 times"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := copyPatchedFiles(t, src)
+			var target Patch
+			for _, p := range Patches {
+				if p.ID == tc.patch {
+					target = p
+				}
+			}
+			path := filepath.Join(tree, target.File)
+			b, _ := os.ReadFile(path)
+			mutated := tc.mutate(string(b))
+			if mutated == string(b) {
+				t.Fatal("mutation did not apply")
+			}
+			os.WriteFile(path, []byte(mutated), 0o644)
+			before := snapshot(t, tree)
+			err := Apply(tree, Patches)
+			var ae *AnchorError
+			if !errors.As(err, &ae) {
+				t.Fatalf("got %v, want an AnchorError", err)
+			}
+			msg := err.Error()
+			for _, want := range []string{tc.want, target.ID, target.File} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("error %q does not name %q", msg, want)
+				}
+			}
+			if after := snapshot(t, tree); after != before {
+				t.Error("a failed Apply changed the tree")
+			}
+		})
+	}
+}
+
+func snapshot(t *testing.T, root string) string {
+	var b strings.Builder
+	filepath.Walk(root, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			data, _ := os.ReadFile(path)
+			b.WriteString(path)
+			b.Write(data)
+		}
+		return nil
+	})
+	return b.String()
+}
+
+func TestInsertIndentsInsideBlock(t *testing.T) {
+	src := "package x\n\nfunc f() {\n\tfor i := range xs {\n\t\tuse(i)\n\t}\n}\n"
+	p := Patch{ID: "t", Func: "f", Anchor: "for i := range xs {", Insert: "if skip(i) {\n\tcontinue\n}"}
+	out, err := insert(p, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\tfor i := range xs {\n\t\t" + Marker + "t\n\t\tif skip(i) {\n\t\t\tcontinue\n\t\t}\n\t\tuse(i)"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("got\n%s\nwant it to contain\n%s", out, want)
+	}
+}
