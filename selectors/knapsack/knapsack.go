@@ -84,6 +84,9 @@ type strategy struct {
 
 // Select implements selectors.Strategy.
 func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {
+	if len(p.Candidates) == 0 {
+		return &selectors.Result{}, nil
+	}
 	if s.enumerate && len(p.Candidates) > MaxEnumerate {
 		return nil, fmt.Errorf("%w: knapsack enumerate 3 allows at most %d candidates, got %d; use enumerate 0 or fewer candidates",
 			selectors.ErrInvalidProblem, MaxEnumerate, len(p.Candidates))
