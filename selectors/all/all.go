@@ -11,6 +11,7 @@ import (
 	_ "github.com/diverse-select/diverse-select/selectors/facility"
 	_ "github.com/diverse-select/diverse-select/selectors/knapsack"
 	_ "github.com/diverse-select/diverse-select/selectors/mmr"
+	_ "github.com/diverse-select/diverse-select/selectors/ngram"
 	_ "github.com/diverse-select/diverse-select/selectors/relcost"
 	_ "github.com/diverse-select/diverse-select/selectors/topk"
 )
