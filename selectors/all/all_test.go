@@ -3,6 +3,7 @@ package all_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -166,5 +167,57 @@ func TestEdgeCases(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) { runAll(t, tc.p, tc.check) })
+	}
+}
+
+func TestInvalidInputsAreClearErrors(t *testing.T) {
+	good := func() []selectors.Candidate {
+		return []selectors.Candidate{
+			{Relevance: 0.9, Tokens: 10, Vector: []float32{1, 0}, Text: "statin liver"},
+			{Relevance: 0.5, Tokens: 10, Vector: []float32{0, 1}, Text: "muscle pain"},
+		}
+	}
+	cases := map[string]func(p *selectors.Problem){
+		"NaN relevance":     func(p *selectors.Problem) { p.Candidates[0].Relevance = math.NaN() },
+		"Inf relevance":     func(p *selectors.Problem) { p.Candidates[1].Relevance = math.Inf(-1) },
+		"NaN vector":        func(p *selectors.Problem) { p.Candidates[0].Vector[1] = float32(math.NaN()) },
+		"Inf vector":        func(p *selectors.Problem) { p.Candidates[1].Vector[0] = float32(math.Inf(1)) },
+		"zero tokens":       func(p *selectors.Problem) { p.Candidates[0].Tokens = 0 },
+		"mixed dimensions":  func(p *selectors.Problem) { p.Candidates[1].Vector = []float32{1, 2, 3} },
+		"negative budget":   func(p *selectors.Problem) { p.Budget = -1 },
+		"dedup above one":   func(p *selectors.Problem) { p.DedupThreshold = 1.5 },
+		"unknown order":     func(p *selectors.Problem) { p.Order = "random" },
+		"wrong sims length": func(p *selectors.Problem) { p.Similarities = selectors.NewDenseSimilarities([][]float32{{1}}) },
+	}
+	for _, name := range selectors.Names() {
+		s, err := selectors.New(name, nil)
+		require.NoError(t, err)
+		for what, mutate := range cases {
+			p := &selectors.Problem{Candidates: good()}
+			mutate(p)
+			_, err := s.Run(context.Background(), p)
+			require.ErrorIs(t, err, selectors.ErrInvalidProblem, "%s: %s", name, what)
+		}
+		d, _ := selectors.Lookup(name)
+		if d.NeedsVectors {
+			p := &selectors.Problem{Candidates: good()}
+			p.Candidates[1].Vector = nil
+			_, err := s.Run(context.Background(), p)
+			require.ErrorIs(t, err, selectors.ErrInvalidProblem, "%s: missing vector", name)
+		}
+	}
+}
+
+// TestCancelledContext: every strategy checks ctx (the Strategy contract).
+func TestCancelledContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	p := withText(rng, testprob.Random(rng, testprob.Options{N: 30, Dim: 8}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range selectors.Names() {
+		s, err := selectors.New(name, nil)
+		require.NoError(t, err)
+		_, err = s.Run(ctx, clone(p))
+		require.ErrorIs(t, err, context.Canceled, name)
 	}
 }
