@@ -33,6 +33,7 @@ package facility
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/diverse-select/diverse-select/selectors"
@@ -40,6 +41,9 @@ import (
 
 // Name is the strategy's registry name.
 const Name = "facility"
+
+// MaxPool caps the pool: the kernel is N x N float32 (1 GiB at the cap).
+const MaxPool = 16384
 
 func init() {
 	inf := math.Inf(1)
@@ -116,6 +120,10 @@ func (o *objective) gain(a int, cur []float32) float64 {
 
 // Select implements selectors.Strategy.
 func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {
+	if len(p.Candidates) > MaxPool {
+		return nil, fmt.Errorf("%w: facility needs an N x N kernel; %d candidates exceed its maximum of %d",
+			selectors.ErrInvalidProblem, len(p.Candidates), MaxPool)
+	}
 	o := s.objective(p)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -274,3 +274,14 @@ func TestBestSingleGuard(t *testing.T) {
 	p.Budget = 20
 	assert.Equal(t, []int{1, 2}, run(t, map[string]any{"w2": 0.0}, p).Indices())
 }
+
+func TestPoolCap(t *testing.T) {
+	p := &selectors.Problem{Candidates: make([]selectors.Candidate, MaxPool+1)}
+	for i := range p.Candidates {
+		p.Candidates[i] = selectors.Candidate{Relevance: 0.5, Tokens: 1, Vector: []float32{1}}
+	}
+	s, err := selectors.New(Name, nil)
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), p)
+	require.ErrorIs(t, err, selectors.ErrInvalidProblem)
+}
