@@ -12,8 +12,9 @@ import (
 // With a budget the key is gain/tokens (density greedy) and items that no
 // longer fit are dropped. The selection is identical to naive greedy's,
 // ties included: the queue orders by key, then higher relevance, then lower
-// index, and a re-evaluated item is taken only if it still beats the next
-// bound under that order. Floating-point gains are monotone too (each term
+// index, and an item is taken only when it reaches the top with a gain
+// computed for the current selection, so it beats every other bound under
+// that order. Floating-point gains are monotone too (each term
 // max(0, k-cur) only shrinks as cur grows), so bounds stay valid.
 //
 // It also returns single[i] = f({i}) (the first-round gains, NaN for items
