@@ -123,6 +123,7 @@ func TestVectorsErrors(t *testing.T) {
 		{"dimensions zero", http.MethodPost, "/vectors", `{"text":"a","config":{"dimensions":0}}`, http.StatusBadRequest},
 		{"wrong method", http.MethodGet, "/vectors", ``, http.StatusNotFound},
 		{"unknown path", http.MethodGet, "/v1/embeddings", ``, http.StatusNotFound},
+		{"body too large", http.MethodPost, "/vectors", `{"text":"` + strings.Repeat("a", MaxRequestBytes) + `"}`, http.StatusRequestEntityTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
