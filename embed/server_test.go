@@ -2,6 +2,7 @@ package embed
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -162,5 +163,38 @@ func TestProbesAndMeta(t *testing.T) {
 	model, ok := meta["model"].(map[string]any)
 	if !ok || model["mode"] != "hash" || model["dimensions"] != float64(32) {
 		t.Errorf("/meta = %s", body)
+	}
+}
+
+// Embedders are shared by all request goroutines; run with -race.
+func TestConcurrentRequests(t *testing.T) {
+	for _, e := range []Embedder{mustHash(t, 32), loadTiny(t)} {
+		srv := httptest.NewServer(NewHandler(e))
+		want := e.Embed("the cat sat")
+		errs := make(chan string, 16)
+		for i := 0; i < 16; i++ {
+			go func() {
+				// No t.Fatal off the test goroutine: report through errs.
+				res, err := srv.Client().Post(srv.URL+"/vectors", "application/json",
+					strings.NewReader(`{"text":"the cat sat","config":{"task_type":"query"}}`))
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				defer res.Body.Close()
+				var out VectorsResponse
+				if err := json.NewDecoder(res.Body).Decode(&out); err != nil || !reflect.DeepEqual(out.Vector, want) {
+					errs <- fmt.Sprintf("status %d, %v", res.StatusCode, err)
+					return
+				}
+				errs <- ""
+			}()
+		}
+		for i := 0; i < 16; i++ {
+			if msg := <-errs; msg != "" {
+				t.Errorf("%s: unexpected response %s", e.Mode(), msg)
+			}
+		}
+		srv.Close()
 	}
 }
