@@ -71,14 +71,11 @@ func build(ctx context.Context, p *selectors.Problem, kind string, pool int) (*i
 // textConcepts returns each candidate's set of term (and, for "ngrams",
 // bigram) ids in CSR form.
 func textConcepts(ctx context.Context, p *selectors.Problem, kind string) (off, ids []int32, err error) {
-	hasText := false
+	bytes := 0
 	for i := range p.Candidates {
-		if p.Candidates[i].Text != "" {
-			hasText = true
-			break
-		}
+		bytes += len(p.Candidates[i].Text)
 	}
-	if !hasText {
+	if bytes == 0 {
 		return nil, nil, fmt.Errorf("%w: knapsack concepts=%s needs candidate texts, and none of the %d candidates has one (check textProperty)",
 			selectors.ErrInvalidProblem, kind, len(p.Candidates))
 	}
@@ -86,7 +83,7 @@ func textConcepts(ctx context.Context, p *selectors.Problem, kind string) (off, 
 	if kind == "ngrams" {
 		maxN = 2
 	}
-	an, dict := text.NewAnalyzer(), text.NewDict()
+	an, dict := text.NewAnalyzer(), text.NewDict(text.WordHint(bytes), maxN)
 	off = make([]int32, len(p.Candidates)+1)
 	var terms []int32 // reused scratch
 	for d := range p.Candidates {

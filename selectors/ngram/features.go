@@ -32,7 +32,11 @@ type features struct {
 func extract(ctx context.Context, p *selectors.Problem) (*features, error) {
 	c := p.Candidates
 	n := len(c)
-	an, dict := text.NewAnalyzer(), text.NewDict()
+	bytes := 0
+	for d := range c {
+		bytes += len(c[d].Text)
+	}
+	an, dict := text.NewAnalyzer(), text.NewDict(text.WordHint(bytes), 3)
 	f := &features{gramOff: make([]int32, n+1), host: make([]int, n), stats: map[string]float64{}}
 	termOff := make([]int32, n+1)
 	var terms []int32

@@ -10,21 +10,43 @@ import (
 // concepts even when made of the same terms. Not safe for concurrent use.
 type Dict struct {
 	terms map[string]int32
-	bi    map[[2]int32]int32
-	tri   map[[3]int32]int32
-	keys  []gram // by id
-	names []string
+	// Bigram and trigram keys pack their term ids into one uint64 (2 x 32
+	// bits, 3 x 21 bits): integer keys hash faster than arrays. A trigram
+	// with a term id >= 2^21 (a pool of over two million distinct terms)
+	// goes to the exact-array map instead, so packing never collides.
+	bi    map[uint64]int32
+	tri   map[uint64]int32
+	triXL map[[3]int32]int32
+	keys  []gram   // by id
+	names []string // by term number (gram.part[0] of a unigram)
 }
+
+const triBits = 21
 
 type gram struct {
 	n    uint8
-	part [3]int32 // term ids (for a unigram, part[0] is its own id)
+	part [3]int32 // term ids; for a unigram, part[0] indexes Dict.names
 }
 
-// NewDict returns an empty dictionary.
-func NewDict() *Dict {
-	return &Dict{terms: map[string]int32{}, bi: map[[2]int32]int32{}, tri: map[[3]int32]int32{}}
+// NewDict returns an empty dictionary presized for texts of about words
+// words and n-grams up to order maxN (words 0 is fine): growing large maps
+// rehashes, presizing avoids it.
+func NewDict(words, maxN int) *Dict {
+	words = max(0, min(words, 1<<20))
+	size := func(n int) int {
+		if maxN < n {
+			return 0
+		}
+		return words
+	}
+	return &Dict{terms: make(map[string]int32, words/4), bi: make(map[uint64]int32, size(2)),
+		tri: make(map[uint64]int32, size(3)), triXL: map[[3]int32]int32{},
+		keys: make([]gram, 0, words/4+size(2)+size(3))}
 }
+
+// WordHint estimates the number of words in texts from their byte length,
+// for NewDict.
+func WordHint(bytes int) int { return bytes / 6 }
 
 // Len is the number of ids handed out.
 func (d *Dict) Len() int { return len(d.keys) }
@@ -37,7 +59,7 @@ func (d *Dict) Term(t string) int32 {
 	id := int32(len(d.keys))
 	t = strings.Clone(t)
 	d.terms[t] = id
-	d.keys = append(d.keys, gram{n: 1, part: [3]int32{id}})
+	d.keys = append(d.keys, gram{n: 1, part: [3]int32{int32(len(d.names))}})
 	d.names = append(d.names, t)
 	return id
 }
@@ -50,27 +72,39 @@ func (d *Dict) LookupTerm(t string) (int32, bool) {
 
 // Bigram returns the id of the bigram (a, b) of term ids, interning it.
 func (d *Dict) Bigram(a, b int32) int32 {
-	k := [2]int32{a, b}
+	k := uint64(uint32(a))<<32 | uint64(uint32(b))
 	if id, ok := d.bi[k]; ok {
 		return id
 	}
 	id := int32(len(d.keys))
 	d.bi[k] = id
 	d.keys = append(d.keys, gram{n: 2, part: [3]int32{a, b}})
-	d.names = append(d.names, "")
 	return id
 }
 
 // Trigram returns the id of the trigram (a, b, c) of term ids, interning it.
 func (d *Dict) Trigram(a, b, c int32) int32 {
-	k := [3]int32{a, b, c}
+	if (a|b|c)>>triBits != 0 {
+		return d.trigramXL(a, b, c)
+	}
+	k := uint64(a)<<(2*triBits) | uint64(b)<<triBits | uint64(c)
 	if id, ok := d.tri[k]; ok {
 		return id
 	}
 	id := int32(len(d.keys))
 	d.tri[k] = id
+	d.keys = append(d.keys, gram{n: 3, part: [3]int32{a, b, c}})
+	return id
+}
+
+func (d *Dict) trigramXL(a, b, c int32) int32 {
+	k := [3]int32{a, b, c}
+	if id, ok := d.triXL[k]; ok {
+		return id
+	}
+	id := int32(len(d.keys))
+	d.triXL[k] = id
 	d.keys = append(d.keys, gram{n: 3, part: k})
-	d.names = append(d.names, "")
 	return id
 }
 
@@ -81,11 +115,11 @@ func (d *Dict) Order(id int32) int { return int(d.keys[id].n) }
 func (d *Dict) String(id int32) string {
 	g := d.keys[id]
 	if g.n == 1 {
-		return d.names[id]
+		return d.names[g.part[0]]
 	}
 	parts := make([]string, g.n)
 	for i := range parts {
-		parts[i] = d.names[g.part[i]]
+		parts[i] = d.names[d.keys[g.part[i]].part[0]]
 	}
 	return strings.Join(parts, " ")
 }

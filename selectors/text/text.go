@@ -19,7 +19,12 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // Tokens yields the lower-cased word tokens of s: maximal runs of Unicode
 // letters and digits (combining marks are kept inside a word, so decomposed
@@ -31,7 +36,9 @@ func Tokens(s string) iter.Seq[string] {
 		for i := 0; i <= len(s); {
 			r, size := utf8.RuneError, 1
 			if i < len(s) {
-				r, size = utf8.DecodeRuneInString(s[i:])
+				if r = rune(s[i]); r >= utf8.RuneSelf {
+					r, size = utf8.DecodeRuneInString(s[i:])
+				}
 			}
 			inWord := i < len(s) && (isWordRune(r) || (start >= 0 && unicode.Is(unicode.M, r)))
 			switch {
@@ -39,7 +46,7 @@ func Tokens(s string) iter.Seq[string] {
 				start, lower = i, true
 				fallthrough
 			case inWord:
-				if lower && unicode.ToLower(r) != r {
+				if lower && ('A' <= r && r <= 'Z' || r >= utf8.RuneSelf && unicode.ToLower(r) != r) {
 					lower = false
 				}
 			case start >= 0:

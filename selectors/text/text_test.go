@@ -83,7 +83,7 @@ func TestBigrams(t *testing.T) {
 }
 
 func TestNGrams(t *testing.T) {
-	d := NewDict()
+	d := NewDict(0, 3)
 	an := NewAnalyzer()
 	ids := an.TermIDs(nil, d, "Side effects of statins: side effects!")
 	require.Len(t, ids, 5) // side effect statin side effect
@@ -132,7 +132,7 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d := NewDict()
+		d := NewDict(len(s), 3)
 		ids := NewAnalyzer().TermIDs(nil, d, s)
 		set := d.NGrams(nil, ids, 3)
 		if !slices.IsSorted(set) {

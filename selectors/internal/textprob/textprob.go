@@ -32,6 +32,9 @@ type Options struct {
 	Dim        int // 0 = no vectors
 	Sources    bool
 	Query      string
+	// Vocab > 0 draws words from a Zipf-distributed synthetic vocabulary of
+	// that size instead of Words (for benchmarks with realistic dictionaries).
+	Vocab int
 }
 
 // Random draws a problem from rng.
@@ -45,8 +48,16 @@ func Random(rng *rand.Rand, o Options) *selectors.Problem {
 	cands := make([]selectors.Candidate, o.N)
 	for i := range cands {
 		words := make([]string, rng.IntN(o.MaxWords+1))
+		var zipf *rand.Zipf
+		if o.Vocab > 0 {
+			zipf = rand.NewZipf(rng, 1.1, 1, uint64(o.Vocab-1))
+		}
 		for j := range words {
-			words[j] = Words[rng.IntN(len(Words))]
+			if zipf != nil {
+				words[j] = fmt.Sprintf("w%dx", zipf.Uint64())
+			} else {
+				words[j] = Words[rng.IntN(len(Words))]
+			}
 		}
 		c := selectors.Candidate{
 			ID:        fmt.Sprint(i),
