@@ -143,3 +143,20 @@ func FuzzTerms(f *testing.F) {
 		}
 	})
 }
+
+// Trigrams of term ids below 2^21 use packed keys, larger ones the exact
+// map; ids must stay distinct and stable across both paths.
+func TestTrigramKeyPaths(t *testing.T) {
+	d := NewDict(0, 3)
+	big := int32(1 << triBits)
+	keys := [][3]int32{{0, 1, 0}, {big, 0, 0}, {0, 0, big}, {1, 0, 0}, {0, big, 0}, {big - 1, big - 1, big - 1}}
+	seen := map[int32]bool{}
+	for _, k := range keys {
+		id := d.Trigram(k[0], k[1], k[2])
+		assert.False(t, seen[id], "%v", k)
+		seen[id] = true
+		assert.Equal(t, id, d.Trigram(k[0], k[1], k[2]), "stable %v", k)
+		assert.Equal(t, 3, d.Order(id))
+	}
+	assert.Equal(t, len(keys), d.Len())
+}
