@@ -9,6 +9,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -87,11 +88,13 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		v := raw[key]
+		v, err := jsonNumbers(key, raw[key])
+		if err != nil {
+			return nil, err
+		}
 		if v == nil {
 			continue
 		}
-		var err error
 		switch key {
 		case KeyStrategy:
 			o.Strategy, err = str(key, v)
@@ -145,6 +148,31 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 		}
 	}
 	return o, nil
+}
+
+// jsonNumbers turns json.Number values (Weaviate's REST handler decodes a new
+// class's moduleConfig with UseNumber, and validates it before converting
+// them) into float64, in lists too.
+func jsonNumbers(key string, v any) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		if err != nil {
+			return nil, errf(key, "is %s, not a number", x.String())
+		}
+		return f, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			ev, err := jsonNumbers(key, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = ev
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 func validOrder(s string) bool {
