@@ -15,9 +15,9 @@ import (
 //   - before an ASCII space that follows a non-whitespace character: no
 //     pattern of either encoding ends a piece with a space after a
 //     non-space (spaces open pieces, they never close them);
-//   - after a letter followed by a character that is not a letter, a mark,
-//     a digit-less continuation or an ASCII apostrophe: letter pieces end
-//     at the last letter or mark, or take a 's/'t/... suffix in o200k_base.
+//   - between a letter and a following character that is not a letter, a
+//     combining mark or an ASCII apostrophe: letter pieces end at their last
+//     letter or mark, or take a 's/'t/... suffix in o200k_base.
 //
 // Only a run of more than maxSegment-minSegment bytes without such a
 // boundary (1 kB of letters with no punctuation, or of whitespace) is cut
