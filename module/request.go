@@ -253,8 +253,10 @@ func searchKind(args map[string]any) (relevanceSource, string) {
 }
 
 // resolveTarget picks the vector compared between candidates and its metric:
-// the search's target vector, else the configured one, else the class's only
-// named vector, else the legacy vector.
+// the query's targetVector argument, else the search's target vector, else
+// the class's configured targetVector, else the class's only named vector,
+// else the legacy vector. A class with several named vectors and no target
+// is an error only for a selection that compares vectors.
 func (r *Request) resolveTarget(class *models.Class, args map[string]any) error {
 	var searchTargets []string
 	for name, v := range args {
@@ -264,20 +266,33 @@ func (r *Request) resolveTarget(class *models.Class, args map[string]any) error 
 	}
 	sort.Strings(searchTargets)
 	searchTargets = dedupStrings(searchTargets)
+	needsVector := r.eff.Selector.Def.NeedsVectors || r.eff.DedupThreshold > 0
+	r.target = ""
 	switch {
-	case r.eff.TargetVector != "":
-		r.target = r.eff.TargetVector
+	case r.query != nil && r.query.TargetVector != "":
+		r.target = r.query.TargetVector
 	case len(searchTargets) == 1:
 		r.target = searchTargets[0]
+	case len(searchTargets) > 1 && contains(searchTargets, r.eff.TargetVector):
+		r.target = r.eff.TargetVector
 	case len(searchTargets) > 1:
-		return &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
-			"must be set when the search targets several vectors (%s): diverse selection compares candidates on one vector",
-			strings.Join(searchTargets, ", "))}
+		if needsVector {
+			return &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+				"must be set when the search targets several vectors (%s): diverse selection compares candidates on one vector",
+				strings.Join(searchTargets, ", "))}
+		}
+		r.target = searchTargets[0] // only the metric is read
+	case r.eff.TargetVector != "":
+		r.target = r.eff.TargetVector
 	case len(class.VectorConfig) == 1 && !modelsext.ClassHasLegacyVectorIndex(class):
 		for name := range class.VectorConfig {
 			r.target = name
 		}
 	case len(class.VectorConfig) > 1 && !modelsext.ClassHasLegacyVectorIndex(class):
+		if !needsVector {
+			r.metric = "cosine"
+			return nil // the selection reads no vector; relevance needs no metric without a search vector
+		}
 		names := schemaOf(class).NamedVectors
 		sort.Strings(names)
 		return &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
@@ -293,7 +308,7 @@ func (r *Request) resolveTarget(class *models.Class, args map[string]any) error 
 	r.metric = "cosine"
 	switch ic := vc.VectorIndexConfig.(type) {
 	case schemaConfig.VectorIndexConfig:
-		if ic.IsMultiVector() {
+		if ic.IsMultiVector() && needsVector {
 			return &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
 				"%q is a multi-vector; diverse selection needs one vector per object: choose another targetVector", r.target)}
 		}

@@ -1,0 +1,86 @@
+package diverseselect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
+// namedClass has two named vectors, a and b, and optionally a configured
+// targetVector.
+func namedClass(configured string) *models.Class {
+	c := &models.Class{
+		Class:      "Doc",
+		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}},
+		VectorConfig: map[string]models.VectorConfig{
+			"a": {Vectorizer: map[string]any{"none": map[string]any{}}, VectorIndexType: "hnsw"},
+			"b": {Vectorizer: map[string]any{"none": map[string]any{}}, VectorIndexType: "hnsw"},
+		},
+	}
+	if configured != "" {
+		c.ModuleConfig = map[string]any{Name: map[string]any{config.KeyTargetVector: configured}}
+	}
+	return c
+}
+
+func TestResolveTargetPrecedence(t *testing.T) {
+	m := New(func(string) *models.Class { return nil })
+	near := func(targets ...string) map[string]any {
+		ts := make([]any, len(targets))
+		for i, s := range targets {
+			ts[i] = s
+		}
+		return map[string]any{"nearVector": map[string]any{"targetVectors": ts}}
+	}
+	for _, tc := range []struct {
+		name       string
+		configured string         // class moduleConfig targetVector
+		query      map[string]any // query diverseSelect arguments
+		args       map[string]any // search arguments
+		want       string
+		wantErr    string
+	}{
+		{name: "search target", args: near("b"), want: "b"},
+		{name: "search target beats class config", configured: "a", args: near("b"), want: "b"},
+		{name: "query argument beats search target", configured: "a", query: map[string]any{"targetVector": "a"}, args: near("b"), want: "a"},
+		{name: "class config without search target", configured: "b", args: map[string]any{"bm25": map[string]any{"query": "x"}}, want: "b"},
+		{name: "class config picks among several search targets", configured: "b", args: near("a", "b"), want: "b"},
+		{name: "several search targets, none configured", args: near("a", "b"), wantErr: "targetVector"},
+		{name: "two named vectors, no target", args: map[string]any{"bm25": map[string]any{"query": "x"}}, wantErr: `"targetVector" must be set`},
+		{name: "no target is fine for a strategy without vectors", query: map[string]any{"strategy": "topk"}, args: map[string]any{"bm25": map[string]any{"query": "x"}}, want: ""},
+		{name: "unknown query target", query: map[string]any{"targetVector": "c"}, args: near("a"), wantErr: "not a named vector"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			class := namedClass(tc.configured)
+			r := &Request{m: m, form: formArgument}
+			var err error
+			if tc.query != nil {
+				if r.query, err = config.Parse(tc.query, m.defaults.MaxCandidates); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := r.resolveClass(class); err != nil {
+				if tc.wantErr != "" && strings.Contains(err.Error(), tc.wantErr) {
+					return
+				}
+				t.Fatal(err)
+			}
+			err = r.resolveTarget(class, tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.target != tc.want {
+				t.Fatalf("target %q, want %q", r.target, tc.want)
+			}
+		})
+	}
+}
