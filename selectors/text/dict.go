@@ -32,7 +32,7 @@ type gram struct {
 // words and n-grams up to order maxN (words 0 is fine): growing large maps
 // rehashes, presizing avoids it.
 func NewDict(words, maxN int) *Dict {
-	words = max(0, min(words, 1<<20))
+	words = max(0, min(words, 1<<17)) // beyond that, growth costs little relative to the work
 	size := func(n int) int {
 		if maxN < n {
 			return 0

@@ -132,7 +132,7 @@ func FuzzTerms(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d := NewDict(len(s), 3)
+		d := NewDict(WordHint(len(s)), 3)
 		ids := NewAnalyzer().TermIDs(nil, d, s)
 		set := d.NGrams(nil, ids, 3)
 		if !slices.IsSorted(set) {
