@@ -30,17 +30,18 @@ var Patches = []Patch{
 			"properties the selection needs (named vectors, hybrid, unselected text) and hands over the tenant; a bad argument is a GraphQL error.",
 	},
 	{
-		ID:       "mutable-config",
-		File:     "usecases/schema/parser.go",
-		Func:     "validateModuleConfigsParityAndImmutables",
-		Anchor:   "for module := range updatedModConf {",
-		Count:    2,
-		Nth:      1,
-		Insert:   "if moduleConfigIsMutable(p.modules, module) {\n\tcontinue\n}",
+		ID:     "mutable-config",
+		File:   "usecases/schema/parser.go",
+		Func:   "validateModuleConfigsParityAndImmutables",
+		Anchor: "for module := range updatedModConf {",
+		Count:  2,
+		Nth:    1,
+		Insert: "if mutable, err := mutableModuleConfigUpdate(p.modules, module, initialModConf[module], updatedModConf[module], updated); err != nil {\n" +
+			"\treturn err\n} else if mutable {\n\tcontinue\n}",
 		Glue:     "schema_mutable.go.txt",
 		GlueName: "zz_diverse_select_mutable.go",
 		Why: "Weaviate refuses config updates for modules that are neither generative nor reranker. This lets a " +
-			"module opt in (diverse-select does), so a class's selection defaults can be changed; the new config " +
-			"is still validated by the module.",
+			"module opt in (diverse-select does), so a class's selection defaults can be changed; Weaviate validates " +
+			"module configs only on create, so a changed config of such a module is validated by the module here.",
 	},
 }
