@@ -105,6 +105,30 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// FreePortBlock returns the first of n consecutive ports that were all free
+// on 127.0.0.1 a moment ago.
+func FreePortBlock(n int) (int, error) {
+	for try := 0; try < 200; try++ {
+		first, err := FreePort()
+		if err != nil {
+			return 0, err
+		}
+		ok := true
+		for p := first + 1; p < first+n && ok; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok && first+n < 65536 {
+			return first, nil
+		}
+	}
+	return 0, errors.New("no block of free ports found")
+}
+
 // Start launches the embedder and Weaviate and waits until both are ready.
 func Start(ctx context.Context, o Options) (*Stack, error) {
 	if o.BinDir == "" {
@@ -143,15 +167,14 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 			*p = free
 		}
 	}
-	// Gossip, data and raft ports: four more free ports.
-	var internal [4]int
-	for i := range internal {
-		p, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		internal[i] = p
+	// Gossip, data, raft, raft RPC and profiling ports: a block of five
+	// consecutive free ports, because Weaviate derives a peer's data and raft
+	// ports from its own port layout.
+	base, err := FreePortBlock(5)
+	if err != nil {
+		return nil, err
 	}
+	internal := [5]int{base, base + 1, base + 2, base + 3, base + 4}
 	s.HTTPPort, s.GRPCPort = o.HTTPPort, o.GRPCPort
 	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
@@ -160,7 +183,6 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", o.EmbedderPort)}, o.EmbedderArgs...)
 	emb := exec.Command(filepath.Join(o.BinDir, "embedder"), args...)
 	emb.Stdout, emb.Stderr = prefixed(o.Log, "embedder | "), prefixed(o.Log, "embedder | ")
-	var err error
 	if s.embedder, err = startProc(emb); err != nil {
 		return nil, fmt.Errorf("start embedder: %w", err)
 	}
@@ -183,6 +205,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"RAFT_INTERNAL_RPC_PORT":                  strconv.Itoa(internal[3]),
 		"RAFT_BOOTSTRAP_EXPECT":                   "1",
 		"GRPC_PORT":                               strconv.Itoa(o.GRPCPort),
+		"GO_PROFILING_PORT":                       strconv.Itoa(internal[4]),
 		"DISABLE_TELEMETRY":                       "true",
 		"LOG_LEVEL":                               "info",
 		"QUERY_DEFAULTS_LIMIT":                    "25",
@@ -245,7 +268,7 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, p *proc) 
 		resp, err := client.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 				return nil
 			}
 		}

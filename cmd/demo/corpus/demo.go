@@ -14,7 +14,7 @@
 //
 // The text was written for this project; it is general information, not
 // medical or engineering advice. Sources are fictitious example.* URLs.
-package demo
+package corpus
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package demo
+package corpus
 
 import (
 	"net/url"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/diverse-select/diverse-select/embed"
+	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
 )
 
 func byID(t *testing.T) map[string]Chunk {

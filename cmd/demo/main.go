@@ -1,0 +1,161 @@
+// Command demo is `make run`: it starts the local embedder and Weaviate with
+// diverse-select on 127.0.0.1, imports the demo corpus (hand-written chunks
+// with planted near-duplicates and paraphrases), and prints, for each demo
+// query, plain top-k next to diverse selection under the same token budget.
+// It then keeps both servers running for your own queries until Ctrl-C.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+// Class is the demo collection.
+const Class = "DemoChunk"
+
+func main() {
+	var (
+		gloveDir   = flag.String("glove-dir", "", "GloVe folder (words.txt + vectors.f16) for the embedder's glove mode; hash mode when absent")
+		dataDir    = flag.String("data", ".data/run", "Weaviate data folder (the embedder and Weaviate logs go to logs.txt beside it)")
+		httpPort   = flag.Int("http-port", 8080, "Weaviate HTTP port on 127.0.0.1")
+		grpcPort   = flag.Int("grpc-port", 50051, "Weaviate gRPC port on 127.0.0.1")
+		embedPort  = flag.Int("embedder-port", 8090, "embedder port on 127.0.0.1")
+		budget     = flag.Int("budget", 350, "token budget of both selections")
+		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
+		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
+		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
+	)
+	flag.Parse()
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := run(ctx, *gloveDir, *dataDir, *httpPort, *grpcPort, *embedPort, *budget, *candidates, *strategy, *exit); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, gloveDir, dataDir string, httpPort, grpcPort, embedPort, budget, candidates int,
+	strategy string, exit bool,
+) error {
+	embedArgs := []string{"-mode", "hash"}
+	mode := "hash (feature hashing; pass -glove-dir for GloVe sentence vectors)"
+	if gloveDir != "" {
+		if _, err := os.Stat(filepath.Join(gloveDir, "words.txt")); err == nil {
+			embedArgs = []string{"-mode", "glove", "-glove-dir", gloveDir}
+			mode = "glove (SIF-weighted GloVe 100d from " + gloveDir + ")"
+		}
+	}
+	absData, err := filepath.Abs(dataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(absData, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(filepath.Dir(absData), "logs.txt")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	fmt.Printf("starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
+	s, err := stack.Start(ctx, stack.Options{
+		DataDir: absData, EmbedderArgs: embedArgs, Log: logFile,
+		HTTPPort: httpPort, GRPCPort: grpcPort, EmbedderPort: embedPort,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Println("stopping Weaviate and the embedder")
+		s.Stop()
+	}()
+	fmt.Printf("Weaviate  HTTP %s   gRPC %s   embedder %s\n\n", s.HTTPURL, s.GRPCAddr, s.EmbedderURL)
+
+	client, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(s.HTTPURL, "http://"), Scheme: "http"})
+	if err != nil {
+		return err
+	}
+	if err := importCorpus(ctx, client, budget); err != nil {
+		return err
+	}
+	for _, q := range corpus.Queries() {
+		if err := compare(ctx, s.HTTPURL, os.Stdout, q, budget, candidates, strategy); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
+		s.HTTPURL, Class, exampleQuery(budget, candidates))
+	if exit {
+		return nil
+	}
+	fmt.Println("\nPress Ctrl-C to stop.")
+	<-ctx.Done()
+	return nil
+}
+
+// importCorpus (re)creates the demo class and imports every chunk.
+func importCorpus(ctx context.Context, client *weaviate.Client, budget int) error {
+	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
+	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
+	class := &models.Class{
+		Class:      Class,
+		Vectorizer: "text2vec-transformers",
+		ModuleConfig: map[string]any{
+			"text2vec-transformers": map[string]any{"vectorizeClassName": false},
+			"diverse-select": map[string]any{
+				"textProperty": "body", "extraTextProperties": []string{"title"},
+				"sourceProperty": "source", "tokenBudget": budget,
+			},
+		},
+		Properties: []*models.Property{
+			{Name: "title", DataType: []string{"text"}},
+			{Name: "body", DataType: []string{"text"}},
+			{Name: "source", DataType: []string{"text"}, ModuleConfig: skip},
+			{Name: "facet", DataType: []string{"text"}, ModuleConfig: skip},
+			{Name: "dupGroup", DataType: []string{"text"}, ModuleConfig: skip},
+			{Name: "chunkId", DataType: []string{"text"}, ModuleConfig: skip},
+		},
+	}
+	if err := client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
+		return fmt.Errorf("create class %s: %w", Class, err)
+	}
+	chunks := corpus.Chunks()
+	objs := make([]*models.Object, len(chunks))
+	for i, c := range chunks {
+		objs[i] = &models.Object{Class: Class, Properties: map[string]any{
+			"title": c.Title, "body": c.Body, "source": c.Source, "facet": c.Facet, "dupGroup": c.DupGroup, "chunkId": c.ID,
+		}}
+	}
+	start := time.Now()
+	resp, err := client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	for _, r := range resp {
+		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+			return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
+		}
+	}
+	fmt.Printf("imported %d demo chunks in %s\n\n", len(objs), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+func exampleQuery(budget, candidates int) string {
+	return fmt.Sprintf(`{ Get { %s(nearText: {concepts: ["how do I keep solar panels working"]}, limit: 8,
+    diverseSelect: {tokenBudget: %d, candidates: %d}) {
+    title _additional { diverseSelect { rank gain tokens } } } } }`, Class, budget, candidates)
+}
