@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/diverse-select/diverse-select/embed"
+	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
 )
 
 func main() {
