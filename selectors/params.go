@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -43,10 +44,10 @@ func (s ParamSpec) Range() string {
 		return "one of " + strings.Join(s.Enum, ", ")
 	}
 	lo, hi := "[", "]"
-	if s.MinOpen {
+	if s.MinOpen || math.IsInf(s.Min, -1) {
 		lo = "("
 	}
-	if s.MaxOpen {
+	if s.MaxOpen || math.IsInf(s.Max, 1) {
 		hi = ")"
 	}
 	return fmt.Sprintf("%s %s%s, %s%s", s.Kind, lo, fmtBound(s.Min), fmtBound(s.Max), hi)
@@ -59,7 +60,7 @@ func fmtBound(x float64) string {
 	case math.IsInf(x, -1):
 		return "-inf"
 	}
-	return fmt.Sprintf("%g", x)
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // Params are validated parameter values, defaults filled in.
