@@ -152,7 +152,9 @@ func TestValidateProblem(t *testing.T) {
 // cheat is a strategy that breaks the rules, to check that Run catches it.
 type cheat struct{ items []Item }
 
-func (c cheat) Select(context.Context, *Problem) (*Result, error) { return &Result{Items: c.items}, nil }
+func (c cheat) Select(context.Context, *Problem) (*Result, error) {
+	return &Result{Items: c.items}, nil
+}
 
 type panicky struct{}
 
