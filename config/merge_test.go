@@ -57,7 +57,7 @@ func TestMergePrecedence(t *testing.T) {
 		{name: "class over module", class: map[string]any{"strategy": "mmr", "tokenBudget": 800, "lambda": 0.7},
 			strategy: "mmr", budget: 800, candidates: 50, params: map[string]any{"lambda": 0.7}},
 		{name: "query over class", class: map[string]any{"strategy": "mmr", "tokenBudget": 800, "lambda": 0.7},
-			query: map[string]any{"tokenBudget": 300, "candidates": 100, "lambda": 0.2},
+			query:    map[string]any{"tokenBudget": 300, "candidates": 100, "lambda": 0.2},
 			strategy: "mmr", budget: 300, candidates: 100, params: map[string]any{"lambda": 0.2}},
 		{name: "class params stay with the class's strategy", class: map[string]any{"strategy": "mmr", "lambda": 0.7},
 			query: map[string]any{"strategy": "adagres"}, strategy: "adagres", params: map[string]any{"lambda": 1.0}, candidates: 50},
