@@ -1,0 +1,285 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// instance is one selection problem with its gold labels.
+type instance struct {
+	ID string
+	// Half splits HotpotQA for validation: 0 = the first half of the
+	// questions (where choices were explored), 1 = the held-out second half.
+	Half    int
+	Query   string
+	Cands   []selectors.Candidate
+	Labels  [][]int // per candidate, see metrics.go
+	NLabels int
+}
+
+// constraint is one column of a table: a token budget or a K.
+type constraint struct{ Budget, K int }
+
+func (c constraint) String() string {
+	if c.Budget > 0 {
+		return "B=" + strconv.Itoa(c.Budget)
+	}
+	return "K=" + strconv.Itoa(c.K)
+}
+
+// suite is one dataset with its constraints and metrics.
+type suite struct {
+	Name        string
+	Insts       []*instance
+	Constraints []constraint
+	Metrics     []string
+	// Score returns the values of Metrics for one selection.
+	Score func(in *instance, sel []int, c constraint) []float64
+}
+
+// Metric names.
+const (
+	mBoth     = "both-gold"
+	mRecall   = "gold recall"
+	mCover    = "cluster coverage"
+	mDistract = "distractors"
+	mPersp    = "perspectives covered"
+)
+
+func hotpotScore(in *instance, sel []int, _ constraint) []float64 {
+	return []float64{allHit(sel, in.Labels, in.NLabels), recall(sel, in.Labels, in.NLabels)}
+}
+
+func perspScore(in *instance, sel []int, c constraint) []float64 {
+	return []float64{coverageAtK(sel, in.Labels, in.NLabels, c.K), float64(distractors(sel, in.Labels))}
+}
+
+func pirScore(in *instance, sel []int, _ constraint) []float64 {
+	return []float64{recall(sel, in.Labels, in.NLabels)}
+}
+
+// env embeds and counts: the embedder's glove mode and cl100k_base, shared
+// by every suite; vectors are cached by text.
+type env struct {
+	emb     embed.Embedder
+	counter tokens.Counter
+	mu      sync.Mutex
+	vecs    map[string][]float32
+	toks    map[string]int
+}
+
+func newEnv(gloveDir string) (*env, error) {
+	e, err := embed.New(embed.ModeGloVe, 0, gloveDir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tokens.New(tokens.CL100K)
+	if err != nil {
+		return nil, err
+	}
+	return &env{emb: e, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}, nil
+}
+
+// embedAll embeds texts in parallel and caches them.
+func (e *env) embedAll(texts []string) {
+	var todo []string
+	e.mu.Lock()
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if _, ok := e.vecs[t]; !ok && !seen[t] {
+			seen[t] = true
+			todo = append(todo, t)
+		}
+	}
+	e.mu.Unlock()
+	if len(todo) == 0 {
+		return
+	}
+	out := make([][]float32, len(todo))
+	toks := make([]int, len(todo))
+	parallel(len(todo), func(i int) { out[i], toks[i] = e.emb.Embed(todo[i]), e.counter.Count(todo[i]) })
+	e.mu.Lock()
+	for i, t := range todo {
+		e.vecs[t], e.toks[t] = out[i], toks[i]
+	}
+	e.mu.Unlock()
+}
+
+// vec and count read the cache, filling it for a text embedAll did not see.
+func (e *env) vec(text string) []float32 {
+	e.embedAll([]string{text})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.vecs[text]
+}
+
+func (e *env) count(text string) int {
+	e.embedAll([]string{text})
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.toks[text]
+}
+
+// candidate builds a candidate whose relevance is the cosine to the query
+// vector, as the module computes it for nearText under cosine (1 - distance).
+func (e *env) candidate(id, text string, q []float32) selectors.Candidate {
+	v := e.vec(text)
+	return selectors.Candidate{ID: id, Text: text, Vector: v, Tokens: e.count(text), Relevance: embed.Cosine(q, v)}
+}
+
+// finish puts the candidates in retrieval order (decreasing relevance, ties
+// by input order), keeping the labels aligned.
+func finish(in *instance) *instance {
+	idx := make([]int, len(in.Cands))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(in.Cands[b].Relevance, in.Cands[a].Relevance) })
+	c := make([]selectors.Candidate, len(idx))
+	l := make([][]int, len(idx))
+	for k, i := range idx {
+		c[k], l[k] = in.Cands[i], in.Labels[i]
+	}
+	in.Cands, in.Labels = c, l
+	return in
+}
+
+// hotpotSuite: per question, its paragraphs; gold = the two supporting ones.
+func hotpotSuite(e *env, qs []hotpotQuestion, budgets []int) *suite {
+	var texts []string
+	for _, q := range qs {
+		texts = append(texts, q.Question)
+		for _, p := range q.Paras {
+			texts = append(texts, hotpotText(p))
+		}
+	}
+	e.embedAll(texts)
+	s := &suite{Name: "HotpotQA", Metrics: []string{mBoth, mRecall}, Score: hotpotScore}
+	for _, b := range budgets {
+		s.Constraints = append(s.Constraints, constraint{Budget: b})
+	}
+	for qi, q := range qs {
+		qv := e.vec(q.Question)
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs)}
+		for pi, p := range q.Paras {
+			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pi), hotpotText(p), qv))
+			var l []int
+			if p.Gold {
+				l = []int{in.NLabels}
+				in.NLabels++
+			}
+			in.Labels = append(in.Labels, l)
+		}
+		s.Insts = append(s.Insts, finish(in))
+	}
+	return s
+}
+
+// perspSuite: per claim, all its perspectives plus 15 of other claims;
+// labels = the claim's perspective clusters.
+func perspSuite(e *env, d *perspData, ks []int) *suite {
+	texts := make([]string, 0, len(d.Text))
+	for _, c := range d.Claims {
+		texts = append(texts, c.Claim)
+		for _, pid := range c.Pids {
+			texts = append(texts, d.Text[pid])
+		}
+		for _, pid := range c.Distractors {
+			texts = append(texts, d.Text[pid])
+		}
+	}
+	e.embedAll(texts)
+	s := &suite{Name: "Perspectrum", Metrics: []string{mCover, mDistract}, Score: perspScore}
+	for _, k := range ks {
+		s.Constraints = append(s.Constraints, constraint{K: k})
+	}
+	for ci, c := range d.Claims {
+		qv := e.vec(c.Claim)
+		in := &instance{ID: strconv.Itoa(c.ID), Query: c.Claim, NLabels: c.Clusters, Half: 2 * ci / len(d.Claims)}
+		for i, pid := range c.Pids {
+			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pid), d.Text[pid], qv))
+			in.Labels = append(in.Labels, c.Cluster[i])
+		}
+		for _, pid := range c.Distractors {
+			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pid), d.Text[pid], qv))
+			in.Labels = append(in.Labels, nil)
+		}
+		s.Insts = append(s.Insts, finish(in))
+	}
+	return s
+}
+
+// pirPool is the number of corpus items retrieved per PIR root query.
+const pirPool = 50
+
+// pirSuite: per root query, the top-50 of its task's corpus by cosine;
+// labels = the root's perspectives each item is gold for.
+func pirSuite(e *env, tasks []pirTask, ks []int) *suite {
+	var texts []string
+	for _, t := range tasks {
+		texts = append(texts, t.Corpus...)
+		for _, r := range t.Roots {
+			texts = append(texts, r.Query)
+		}
+	}
+	e.embedAll(texts)
+	s := &suite{Name: "PIR", Metrics: []string{mPersp}, Score: pirScore}
+	for _, k := range ks {
+		s.Constraints = append(s.Constraints, constraint{K: k})
+	}
+	n := 0
+	for _, t := range tasks {
+		n += len(t.Roots)
+	}
+	for _, t := range tasks {
+		for ri, r := range t.Roots {
+			qv := e.vec(r.Query)
+			all := &instance{}
+			gold := map[int][]int{}
+			for p, g := range r.Gold {
+				for _, d := range g {
+					gold[d] = append(gold[d], p)
+				}
+			}
+			for d, text := range t.Corpus {
+				all.Cands = append(all.Cands, e.candidate(strconv.Itoa(d), text, qv))
+				all.Labels = append(all.Labels, gold[d])
+			}
+			finish(all)
+			in := &instance{ID: fmt.Sprintf("%s/%d", t.Name, ri), Query: r.Query, NLabels: len(r.Perspectives),
+				Cands: all.Cands[:min(pirPool, len(all.Cands))], Labels: all.Labels[:min(pirPool, len(all.Labels))]}
+			in.Half = ri % 2
+			s.Insts = append(s.Insts, in)
+		}
+	}
+	return s
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS workers.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(n, 1))
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
