@@ -15,10 +15,18 @@
 // A stamp (version, patch table, glue) makes a second run a no-op, so
 // rebuilds after changing only our code stay incremental.
 //
+// With -test it then runs Weaviate's own tests of the patched packages and of
+// the packages we rely on (TestPackages) in the patched tree, prints a table
+// per package and names every failing test (make test-weaviate).
+//
 // Usage:
 //
 //	patch-weaviate -out build          prepare build/weaviate and build/go.work
-//	patch-weaviate -list               print the patch table
+//	patch-weaviate -out build -test    ... and run Weaviate's tests there
+//	patch-weaviate -out build -test -pristine
+//	                                   on failure, rerun on an unpatched copy
+//	                                   (build/pristine) to tell Weaviate's failures from ours
+//	patch-weaviate -list               print the patch table and the tested packages
 //	patch-weaviate -packages           print the patched Go packages
 package main
 
@@ -45,11 +53,18 @@ func main() {
 	repo := flag.String("repo", ".", "root of the diverse-select repository")
 	list := flag.Bool("list", false, "print the patch table and exit")
 	pkgs := flag.Bool("packages", false, "print the patched Go packages (import paths) and exit")
+	test := flag.Bool("test", false, "after preparing, run Weaviate's tests of the patched and relied-on packages in the patched tree")
+	pristine := flag.Bool("pristine", false, "with -test: on failure, run the same tests on an unpatched copy for comparison")
+	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
 	flag.Parse()
 	switch {
 	case *list:
 		for _, p := range Patches {
 			fmt.Printf("%s\t%s\t%s\tafter %q\tinsert %q\n\t%s\n", p.ID, p.File, p.Func, p.Anchor, p.Insert, p.Why)
+		}
+		fmt.Println("\nWeaviate tests run by -test (make test-weaviate):")
+		for _, p := range TestPackages() {
+			fmt.Printf("%s\t%s\n", p.Dir, p.Why)
 		}
 		return
 	case *pkgs:
@@ -62,18 +77,24 @@ func main() {
 		}
 		return
 	}
-	if err := run(*repo, *out); err != nil {
+	err := prepare(*repo, *out, Patches)
+	if err == nil && *test {
+		err = testWeaviate(*repo, *out, *timeout, *pristine)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(repo, out string) error {
+// prepare copies the pinned source to out/weaviate, applies patches (none for
+// the unpatched comparison copy) and writes out/go.work.
+func prepare(repo, out string, patches []Patch) error {
 	version, dir, err := pinnedSource(repo)
 	if err != nil {
 		return err
 	}
-	stamp, err := stampFor(version)
+	stamp, err := stampFor(version, patches)
 	if err != nil {
 		return err
 	}
@@ -88,13 +109,13 @@ func run(repo, out string) error {
 		if err := copyTree(dir, tree); err != nil {
 			return fmt.Errorf("copy Weaviate %s source: %w", version, err)
 		}
-		if err := Apply(tree, Patches); err != nil {
+		if err := Apply(tree, patches); err != nil {
 			return err
 		}
 		if err := os.WriteFile(stampFile, []byte(stamp), 0o644); err != nil {
 			return err
 		}
-		fmt.Printf("patch-weaviate: Weaviate %s copied to %s, %d patches applied\n", version, tree, len(Patches))
+		fmt.Printf("patch-weaviate: Weaviate %s copied to %s, %d patches applied\n", version, tree, len(patches))
 	}
 	return writeWorkspace(repo, out, tree)
 }
@@ -125,9 +146,9 @@ func pinnedSource(repo string) (string, string, error) {
 }
 
 // stampFor identifies a patched tree: the version, the patch table and the glue.
-func stampFor(version string) (string, error) {
+func stampFor(version string, patches []Patch) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%#v\n", version, Patches)
+	fmt.Fprintf(h, "%s\n%#v\n", version, patches)
 	err := fs.WalkDir(glueFS, "glue", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

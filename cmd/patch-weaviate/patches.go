@@ -4,7 +4,7 @@ package main
 // inserted after a named anchor statement, plus a glue file of ours added to
 // the same package. The README's "What we change in Weaviate and why" lists
 // the same table; `patch-weaviate -list` prints it, and `-packages` prints the
-// patched packages (make test-weaviate runs their tests).
+// patched packages (make test-weaviate runs their tests, see TestPackages).
 var Patches = []Patch{
 	{
 		ID:       "register",
@@ -44,4 +44,61 @@ var Patches = []Patch{
 			"module opt in (diverse-select does), so a class's selection defaults can be changed; Weaviate validates " +
 			"module configs only on create, so a changed config of such a module is validated by the module here.",
 	},
+}
+
+// TestPackage is a Weaviate package whose own tests `make test-weaviate` runs
+// on the patched tree (patch-weaviate -test).
+type TestPackage struct {
+	Dir string // relative to the Weaviate source root
+	Why string
+	// Skip lists top-level tests left out of the run, each with its reason.
+	// Keep it empty unless a test cannot run here (it needs Docker, network
+	// or cloud credentials); a test that fails is never skipped to hide it.
+	Skip []SkippedTest
+}
+
+// SkippedTest is a top-level test left out of a package's run, and why.
+type SkippedTest struct{ Test, Why string }
+
+// ReliedOn are the unpatched Weaviate packages whose behaviour the module
+// depends on. Their tests run with the patched packages' so that a Weaviate
+// upgrade which changes them fails a Weaviate test here, not a user's query.
+var ReliedOn = []TestPackage{
+	{
+		Dir: "usecases/traverser",
+		Why: "the explorer runs the search with the limit our route patch widens, loads the vectors and " +
+			"properties PreparePostProcess asks for, and calls our result hooks (ExploreGet/ExploreList) on the merged list",
+	},
+	{
+		Dir: "usecases/modules",
+		Why: "the module provider: registration, Init, class-config validation on create, ClassByModuleName, " +
+			"GetByName (our config-update patch) and the additional-property dispatch to our hooks",
+	},
+	{
+		Dir: "adapters/handlers/grpc/v1",
+		Why: "the gRPC route: SearchRequest.rerank reaches our reranker-typed module, and prepare_reply " +
+			"casts the rerank additional property each selected result must carry",
+	},
+}
+
+// TestPackages is every package `make test-weaviate` runs: the patched ones,
+// derived from Patches so the list cannot drift, then ReliedOn.
+func TestPackages() []TestPackage {
+	var out []TestPackage
+	at := map[string]int{}
+	for _, p := range Patches {
+		if i, ok := at[p.Package()]; ok {
+			out[i].Why += ", " + p.ID
+			continue
+		}
+		at[p.Package()] = len(out)
+		out = append(out, TestPackage{Dir: p.Package(), Why: "patched: " + p.ID})
+	}
+	for _, r := range ReliedOn {
+		if _, ok := at[r.Dir]; !ok {
+			at[r.Dir] = len(out)
+			out = append(out, r)
+		}
+	}
+	return out
 }
