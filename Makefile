@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder run test test-unit test-integration vet clean
+.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate vet clean
 
 all: build
 
@@ -37,6 +37,10 @@ test-unit: vet
 
 test-integration: build
 	$(GO) test -count=1 -v ./integration/...
+
+## test-weaviate: Weaviate's own tests of the packages we patch or rely on, in the patched tree (cmd/patch-weaviate TestPackages)
+test-weaviate:
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -test
 
 vet:
 	$(GO) vet ./...
