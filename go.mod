@@ -3,6 +3,7 @@ module github.com/diverse-select/diverse-select
 go 1.26
 
 require (
+	github.com/go-openapi/strfmt v0.25.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/sirupsen/logrus v1.9.4
@@ -11,6 +12,8 @@ require (
 	github.com/weaviate/tiktoken-go v0.0.3
 	github.com/weaviate/weaviate v1.38.11
 	github.com/weaviate/weaviate-go-client/v5 v5.5.0
+	golang.org/x/sys v0.46.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
@@ -34,7 +37,6 @@ require (
 	github.com/go-openapi/loads v0.23.2 // indirect
 	github.com/go-openapi/runtime v0.29.2 // indirect
 	github.com/go-openapi/spec v0.22.3 // indirect
-	github.com/go-openapi/strfmt v0.25.0 // indirect
 	github.com/go-openapi/swag v0.23.0 // indirect
 	github.com/go-openapi/swag/conv v0.25.4 // indirect
 	github.com/go-openapi/swag/fileutils v0.25.1 // indirect
@@ -100,7 +102,6 @@ require (
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/text v0.39.0 // indirect
 	golang.org/x/tools v0.47.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260414002931-afd174a4e478 // indirect

@@ -1,0 +1,286 @@
+package simcache
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// kern is the kernel set every engine uses: the first of availableKernels,
+// i.e. our AVX-512 kernels where the CPU has them, else AVX2, else Go.
+//
+// Why ours and not Weaviate's distancer or gonum (BenchmarkGram, see
+// docs/performance.md): a Gram matrix built from one-pair dot products -
+// which is what Weaviate's distancer offers (asm.DotAVX512/DotAVX256, one
+// call per pair) - needs two loads per FMA, so it runs at about half the
+// FMA rate at best, and pays a horizontal reduction and a call per pair;
+// gonum's Sgemm/Ssyrk are pure Go with SSE helpers (4 lanes). A 4x4
+// register-blocked kernel loads 8 vectors per 16 FMAs, keeps 16 independent
+// accumulators in flight and reduces once per 16 pairs. The distancer is
+// therefore only a benchmark reference, not a dependency of this package.
+var kern = availableKernels()[0]
+
+// KernelName names the kernel set in use ("avx512", "avx2" or "go").
+func KernelName() string { return kern.name }
+
+const (
+	// dimAlign pads each packed row to a multiple of 16 floats (one zmm).
+	dimAlign = 16
+	// rowAlign pads the row count with zero rows to a multiple of 8, so the
+	// kernels' 4- and 8-row blocks never need an edge case.
+	rowAlign = 8
+	// panelBytes bounds a column panel of the Gram matrix so that it stays in
+	// the core's L2 cache while every row block streams past it. Measured in
+	// thread CPU time on the 1 MiB-L2 development machine (N 500-2000, d
+	// 384-1536), 384-512 KiB panels run at 85-96% of the FMA peak, 64 KiB
+	// panels at 62-83%, 768 KiB at 70-88%.
+	panelBytes = 512 << 10
+	// parallelMinMAC is the work (multiply-adds) from which Matrix splits the
+	// row blocks over several cores; below it a goroutine hand-off costs
+	// more than it saves (BenchmarkGram/parallel).
+	parallelMinMAC = 8 << 20
+	// maxWorkers caps the goroutines of one Matrix call.
+	maxWorkers = 4
+)
+
+// Engine computes cosine similarities between the candidates of one query.
+// The vectors are packed contiguously, L2-normalised once, zero padded, so
+// every similarity is a dot product of two packed rows. It implements
+// selectors.Similarities (and its optional PositivePairSum): Row for the
+// greedy strategies that need only k rows (mmr, adagres, dpp), Matrix for
+// those that need the whole N x N matrix (facility), computed once, blocked,
+// on several cores when large.
+//
+// An Engine is for one goroutine at a time. Release returns its buffers to a
+// pool for the next query; the engine and every slice it returned must not
+// be used afterwards.
+type Engine struct {
+	n, dim int // candidates, original dimension
+	stride int // packed row length (dim rounded up to dimAlign)
+	rows   int // packed rows (n rounded up to rowAlign)
+	unit   []float32
+	mat    []float32 // n*n once Matrix ran (capacity reused across queries)
+	hasMat bool
+	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
+	pool   []float32 // scratch for PositivePairSum over a subset
+}
+
+var engines = sync.Pool{New: func() any { return new(Engine) }}
+
+// New packs and normalises vectors (one per candidate, all of one
+// dimension; nil or zero vectors have similarity 0 with everything). It
+// never fails: a vector of another length is truncated or zero padded to the
+// first one's, and a non-finite vector is left unnormalised - the selectors'
+// problem validation rejects both before any strategy runs.
+func New(vectors [][]float32) *Engine {
+	e := engines.Get().(*Engine)
+	e.n = len(vectors)
+	e.dim = 0
+	if e.n > 0 {
+		e.dim = len(vectors[0])
+	}
+	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
+	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
+	e.unit = grow(e.unit, e.rows*e.stride)
+	clear(e.unit)
+	e.hasMat = false
+	for i, v := range vectors {
+		row := e.unit[i*e.stride : (i+1)*e.stride]
+		copy(row[:e.dim], v)
+		normalise(row, e.stride)
+	}
+	return e
+}
+
+// Release returns the engine's buffers to the pool.
+func (e *Engine) Release() {
+	if e == nil {
+		return
+	}
+	e.hasMat = false
+	engines.Put(e)
+}
+
+func grow(b []float32, n int) []float32 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float32, n)
+}
+
+// normalise scales row to unit length: the squared norm comes from the SIMD
+// dot kernel in float32, and only a norm that overflows float32 (components
+// near 1e19) is recomputed in float64.
+func normalise(row []float32, stride int) {
+	p := unsafe.SliceData(row)
+	n2 := kern.dot(p, p, stride)
+	switch {
+	case n2 == 0:
+		return
+	case n2 > math.MaxFloat32 || n2 != n2: // overflow, or a non-finite component
+		var s float64
+		for _, x := range row {
+			s += float64(x) * float64(x)
+		}
+		if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
+			return
+		}
+		inv := 1 / math.Sqrt(s)
+		for j, x := range row {
+			row[j] = float32(float64(x) * inv)
+		}
+	default:
+		kern.scale(p, stride, float32(1/math.Sqrt(float64(n2))))
+	}
+}
+
+// Len implements selectors.Similarities.
+func (e *Engine) Len() int { return e.n }
+
+// Dim is the vectors' dimension.
+func (e *Engine) Dim() int { return e.dim }
+
+// Unit returns candidate i's normalised vector (shared; do not modify).
+func (e *Engine) Unit(i int) []float32 { return e.unit[i*e.stride : i*e.stride+e.dim] }
+
+func (e *Engine) rowPtr(i int) *float32 { return &e.unit[i*e.stride] }
+
+// At implements selectors.Similarities.
+func (e *Engine) At(i, j int) float32 {
+	if e.hasMat {
+		return e.mat[i*e.n+j]
+	}
+	return kern.dot(e.rowPtr(i), e.rowPtr(j), e.stride)
+}
+
+// Row implements selectors.Similarities: dst[j] = cos(i, j). It reads the
+// matrix when Matrix has run, so rows and matrix always agree.
+func (e *Engine) Row(i int, dst []float32) {
+	dst = dst[:e.n]
+	if e.hasMat {
+		copy(dst, e.mat[i*e.n:(i+1)*e.n])
+		return
+	}
+	full := e.n &^ (rowAlign - 1)
+	if full > 0 {
+		kern.dots(e.rowPtr(i), e.rowPtr(0), full, e.stride, &dst[0])
+	}
+	if full < e.n {
+		// The padded tail block: the rows past n are zero rows.
+		e.strip = grow(e.strip, max(len(e.strip), rowAlign))
+		kern.dots(e.rowPtr(i), e.rowPtr(full), rowAlign, e.stride, &e.strip[0])
+		copy(dst[full:], e.strip[:e.n-full])
+	}
+}
+
+// Matrix implements selectors.Similarities: the row-major n x n matrix of
+// cosines, computed once (the upper triangle in 4x4 register blocks, each
+// block also stored transposed), in L2-sized column panels, with the row
+// blocks shared among cores when the work is large.
+func (e *Engine) Matrix() []float32 {
+	if e.hasMat {
+		return e.mat[:e.n*e.n]
+	}
+	rows := e.rows
+	e.mat = grow(e.mat, rows*rows)
+	if rows > 0 {
+		workers := 1
+		if mac := rows * rows / 2 * e.stride; mac >= parallelMinMAC {
+			workers = min(runtime.GOMAXPROCS(0), maxWorkers, rows/4)
+		}
+		if workers <= 1 {
+			e.gramBlocks(0, 1)
+		} else {
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() { e.gramBlocks(w, workers) })
+			}
+			wg.Wait()
+		}
+		// Compact the padded rows x rows result to n x n (rows >= n; copy is
+		// a memmove, safe for the overlap of moving left).
+		if rows != e.n {
+			for i := 1; i < e.n; i++ {
+				copy(e.mat[i*e.n:(i+1)*e.n], e.mat[i*rows:i*rows+e.n])
+			}
+		}
+	}
+	e.mat = e.mat[:e.n*e.n]
+	e.hasMat = true
+	return e.mat
+}
+
+// gramBlocks computes the row blocks w, w+workers, ... of the padded matrix:
+// for each column panel, each of its row blocks' strips from the diagonal
+// (or the panel start) to the panel end. Interleaving the row blocks
+// balances the triangle between workers.
+func (e *Engine) gramBlocks(w, workers int) {
+	rows, stride := e.rows, e.stride
+	panel := max(rowAlign, panelBytes/(stride*4)/rowAlign*rowAlign)
+	m := e.mat
+	for p0 := 0; p0 < rows; p0 += panel {
+		p1 := min(rows, p0+panel)
+		for ib := 4 * w; ib < p1; ib += 4 * workers {
+			j0 := max(ib, p0)
+			kern.gramStrip(e.rowPtr(ib), e.rowPtr(j0), p1-j0, stride, &m[ib*rows+j0], &m[j0*rows+ib], rows)
+		}
+	}
+}
+
+// PositivePairSum implements selectors.PositivePairSum: the sum of
+// max(0, cos(i, j)) over the pairs i < j of idx, computed in blocked strips
+// without forming the matrix (O(N) scratch), or read from the matrix when
+// Matrix has run.
+func (e *Engine) PositivePairSum(idx []int) float64 {
+	if e.hasMat {
+		var s float64
+		for a, i := range idx {
+			row := e.mat[i*e.n : (i+1)*e.n]
+			for _, j := range idx[a+1:] {
+				if v := row[j]; v > 0 {
+					s += float64(v)
+				}
+			}
+		}
+		return s
+	}
+	base, rows := e.unit, e.rows
+	if !identity(idx, e.n) {
+		// Gather the subset's rows into a packed block of their own.
+		rows = (len(idx) + rowAlign - 1) / rowAlign * rowAlign
+		e.pool = grow(e.pool, rows*e.stride)
+		clear(e.pool[len(idx)*e.stride:])
+		for a, i := range idx {
+			copy(e.pool[a*e.stride:(a+1)*e.stride], e.unit[i*e.stride:(i+1)*e.stride])
+		}
+		base = e.pool
+	}
+	// Zero rows past the subset have products 0, which add nothing.
+	e.strip = grow(e.strip, max(len(e.strip), 4*rows))
+	var s float64
+	for ib := 0; ib < rows; ib += 4 {
+		ncols := rows - ib
+		kern.gramStrip(&base[ib*e.stride], &base[ib*e.stride], ncols, e.stride, &e.strip[0], nil, ncols)
+		for r := range 4 {
+			for _, v := range e.strip[r*ncols+r+1 : (r+1)*ncols] {
+				if v > 0 {
+					s += float64(v)
+				}
+			}
+		}
+	}
+	return s
+}
+
+func identity(idx []int, n int) bool {
+	if len(idx) != n {
+		return false
+	}
+	for a, i := range idx {
+		if a != i {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,190 @@
+package simcache
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// naiveCos is the float64 reference: cos(a, b), 0 when either is zero.
+func naiveCos(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	if aa == 0 || bb == 0 {
+		return 0
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+func randomVectors(rng *rand.Rand, n, dim int) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = make([]float32, dim)
+		for j := range out[i] {
+			out[i][j] = float32(rng.NormFloat64())
+		}
+		if i%7 == 3 { // near-duplicate of the previous vector
+			for j := range out[i] {
+				out[i][j] = out[i-1][j] + 0.01*out[i][j]
+			}
+		}
+	}
+	if n > 5 {
+		out[5] = make([]float32, dim) // a zero vector
+	}
+	return out
+}
+
+// withKernels runs f once per kernel set this CPU supports.
+func withKernels(t *testing.T, f func(t *testing.T)) {
+	saved := kern
+	defer func() { kern = saved }()
+	for _, k := range availableKernels() {
+		kern = k
+		t.Run(k.name, f)
+	}
+}
+
+// TestEngineMatchesNaive: rows, matrix, At and the positive pair sum agree
+// with the float64 reference for odd sizes and dimensions, on every kernel.
+func TestEngineMatchesNaive(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		for _, tc := range []struct{ n, dim int }{
+			{0, 8}, {1, 1}, {2, 3}, {3, 17}, {5, 16}, {7, 31}, {8, 32}, {9, 33},
+			{13, 100}, {31, 128}, {33, 384}, {65, 97}, {130, 768}, {257, 50}, {300, 1536},
+		} {
+			t.Run(fmt.Sprintf("n=%d/d=%d", tc.n, tc.dim), func(t *testing.T) {
+				vecs := randomVectors(rng, tc.n, tc.dim)
+				e := New(vecs)
+				defer e.Release()
+				require.Equal(t, tc.n, e.Len())
+				const tol = 2e-5
+				row := make([]float32, tc.n)
+				var wantPairs float64
+				for i := 0; i < tc.n; i++ {
+					e.Row(i, row)
+					for j := 0; j < tc.n; j++ {
+						want := naiveCos(vecs[i], vecs[j])
+						require.InDelta(t, want, row[j], tol, "row %d col %d", i, j)
+						require.InDelta(t, want, e.At(i, j), tol, "at %d %d", i, j)
+						if j > i {
+							wantPairs += max(0, want)
+						}
+					}
+				}
+				all := make([]int, tc.n)
+				for i := range all {
+					all[i] = i
+				}
+				require.InDelta(t, wantPairs, e.PositivePairSum(all), 1e-4*float64(tc.n*tc.n+1))
+				// A subset in another order: pairs of the subset only.
+				if tc.n > 3 {
+					sub := []int{tc.n - 1, 0, tc.n / 2, 2}
+					var want float64
+					for a := range sub {
+						for b := a + 1; b < len(sub); b++ {
+							want += max(0, naiveCos(vecs[sub[a]], vecs[sub[b]]))
+						}
+					}
+					require.InDelta(t, want, e.PositivePairSum(sub), 1e-4)
+				}
+				m := e.Matrix()
+				require.Len(t, m, tc.n*tc.n)
+				for i := 0; i < tc.n; i++ {
+					for j := 0; j < tc.n; j++ {
+						require.InDelta(t, naiveCos(vecs[i], vecs[j]), m[i*tc.n+j], tol, "matrix %d %d", i, j)
+						require.Equal(t, m[i*tc.n+j], m[j*tc.n+i], "symmetric %d %d", i, j)
+					}
+					e.Row(i, row)
+					require.Equal(t, m[i*tc.n:(i+1)*tc.n], row, "row after matrix")
+				}
+				require.InDelta(t, wantPairs, e.PositivePairSum(all), 1e-4*float64(tc.n*tc.n+1))
+			})
+		}
+	})
+}
+
+// TestEngineParallelMatrix: a matrix large enough to be split over workers
+// equals the single-worker one bit for bit.
+func TestEngineParallelMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	vecs := randomVectors(rng, 517, 200)
+	require.GreaterOrEqual(t, 520*520/2*208, parallelMinMAC, "the test must take the parallel path")
+	e := New(vecs)
+	m := append([]float32(nil), e.Matrix()...)
+	e.Release()
+	e = New(vecs)
+	defer e.Release()
+	e.mat = grow(e.mat, e.rows*e.rows)
+	e.gramBlocks(0, 1)
+	for i := 0; i < 517; i++ {
+		for j := 0; j < 517; j++ {
+			require.Equal(t, e.mat[i*e.rows+j], m[i*517+j])
+		}
+	}
+}
+
+// TestEngineReuse: a pooled engine reused for a smaller problem holds no
+// stale rows or matrix.
+func TestEngineReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	big := New(randomVectors(rng, 100, 64))
+	big.Matrix()
+	big.Release()
+	vecs := randomVectors(rng, 10, 20)
+	e := New(vecs)
+	defer e.Release()
+	m := e.Matrix()
+	for i := 0; i < 10; i++ {
+		for j := 0; j < 10; j++ {
+			require.InDelta(t, naiveCos(vecs[i], vecs[j]), m[i*10+j], 2e-5)
+		}
+	}
+	all := make([]int, 10)
+	for i := range all {
+		all[i] = i
+	}
+	var want float64
+	for i := 0; i < 10; i++ {
+		for j := i + 1; j < 10; j++ {
+			want += max(0, naiveCos(vecs[i], vecs[j]))
+		}
+	}
+	require.InDelta(t, want, e.PositivePairSum(all), 1e-4)
+}
+
+// TestEngineAdversarial: non-finite, huge and mismatched vectors never panic.
+func TestEngineAdversarial(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	for name, vecs := range map[string][][]float32{
+		"nan":        {{1, 2}, {nan, 1}},
+		"inf":        {{inf, 0}, {1, 1}},
+		"huge":       {{3e19, 4e19}, {1, 0}},
+		"mismatched": {{1, 2, 3}, {1}, nil, {1, 2, 3, 4, 5}},
+		"empty dim":  {{}, {}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := New(vecs)
+			defer e.Release()
+			row := make([]float32, len(vecs))
+			for i := range vecs {
+				e.Row(i, row)
+				_ = e.At(i, 0)
+			}
+			_ = e.Matrix()
+			_ = e.PositivePairSum([]int{0, 1})
+		})
+	}
+	e := New([][]float32{{3e19, 4e19}, {3, 4}})
+	defer e.Release()
+	require.InDelta(t, 1, e.At(0, 1), 1e-6, "a norm that overflows float32 is taken in float64")
+}
