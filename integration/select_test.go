@@ -102,6 +102,27 @@ func TestQueryForms(t *testing.T) {
 			t.Errorf("mmr in the _additional form selected duplicates %v", pairs)
 		}
 	})
+	t.Run("argument with a bare _additional field shows the explanation", func(t *testing.T) {
+		q := fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {strategy: "dpp", tokenBudget: 50}) { body _additional { diverseSelect { rank strategy budget } } } } }`, c, healthNear(4))
+		res := graphql(t, q, nil)
+		if len(res.Errors) > 0 || len(res.Data.Get[c]) == 0 {
+			t.Fatalf("errors %q, data %v", res.errText(), res.Data.Get)
+		}
+		ds, _ := res.Data.Get[c][0]["_additional"].(map[string]any)["diverseSelect"].(map[string]any)
+		if ds["strategy"] != "dpp" || ds["budget"] != 50.0 {
+			t.Errorf("explanation %v does not show the argument's strategy and budget", ds)
+		}
+	})
+	t.Run("arguments in both forms are refused, not silently dropped", func(t *testing.T) {
+		q := fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {strategy: "topk"}) { body _additional { diverseSelect(strategy: "mmr") { rank } } } } }`, c, healthNear(4))
+		msg := gqlError(t, q, nil)
+		for _, w := range []string{"diverseSelect", "both", "one place"} {
+			if !strings.Contains(msg, w) {
+				t.Errorf("error %q does not mention %q", msg, w)
+			}
+		}
+		assertAlive(t)
+	})
 	t.Run("both forms select the same set from the same pool", func(t *testing.T) {
 		a := get(t, c, sel(c, healthNear(9), `strategy: "adagres", tokenBudget: 100, candidates: 9`, "body"), nil)
 		b := get(t, c, field(c, healthNear(9), `strategy: "adagres", tokenBudget: 100`, "body"), nil)

@@ -39,10 +39,11 @@ const (
 // result hook. A parse error is kept and reported by PreparePostProcess,
 // because Weaviate's extractors cannot return errors.
 type Request struct {
-	m     *Module
-	form  form
-	query *config.Overrides
-	err   error
+	m       *Module
+	form    form
+	query   *config.Overrides
+	err     error
+	hasArgs bool // the _additional field was given arguments
 
 	// Set by prepare.
 	prepared  bool
@@ -67,7 +68,7 @@ func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombinatio
 
 // extractField parses _additional { diverseSelect(...) } from the raw AST.
 func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
-	r := &Request{m: m, form: formField}
+	r := &Request{m: m, form: formField, hasArgs: len(args) > 0}
 	raw := map[string]any{}
 	for _, a := range args {
 		v, err := astValue(a.Name.Value, a.Value)
@@ -122,6 +123,11 @@ func astValue(name string, v ast.Value) (any, error) {
 	}
 	return nil, &config.Error{Key: name, Msg: fmt.Sprintf("has an unsupported value of kind %s", v.GetKind())}
 }
+
+// HasArguments reports whether this is the _additional field with arguments:
+// the route patch refuses a query that also gives the top-level argument,
+// which would otherwise replace them silently.
+func (r *Request) HasArguments() bool { return r.form == formField && r.hasArgs }
 
 // GetPropertiesToExtract names the properties the selection reads, so
 // Weaviate loads them even when the query does not select them.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/diverse-select/diverse-select/config"
@@ -82,5 +83,21 @@ func TestResolveTargetPrecedence(t *testing.T) {
 				t.Fatalf("target %q, want %q", r.target, tc.want)
 			}
 		})
+	}
+}
+
+func TestHasArguments(t *testing.T) {
+	m := New(func(string) *models.Class { return nil })
+	class := namedClass("")
+	if r := m.extractField(nil, class).(*Request); r.HasArguments() {
+		t.Error("field without arguments reports arguments")
+	}
+	arg := &ast.Argument{Name: &ast.Name{Value: "strategy"}, Value: &ast.StringValue{Value: "topk"}}
+	if r := m.extractField([]*ast.Argument{arg}, class).(*Request); !r.HasArguments() {
+		t.Error("field with arguments reports none")
+	}
+	r, _, _ := m.extractArgument(map[string]any{"strategy": "topk"})
+	if r.(*Request).HasArguments() {
+		t.Error("the top-level argument reports field arguments")
 	}
 }
