@@ -3,6 +3,8 @@ package integration
 import (
 	"strings"
 	"testing"
+
+	"github.com/weaviate/weaviate/entities/models"
 )
 
 // TestBadArguments: each bad argument is a GraphQL error whose message names
@@ -68,6 +70,24 @@ func TestBadArguments(t *testing.T) {
 		msg := gqlError(t, field(c, search, `candidates: 10`, "body"), nil)
 		if !strings.Contains(msg, "candidates") {
 			t.Errorf("error %q does not mention candidates", msg)
+		}
+		assertAlive(t)
+	})
+	t.Run("vector strategy on objects without vectors", func(t *testing.T) {
+		const class = "NoVectors"
+		ensure(t, class, func(t testing.TB) {
+			createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps()})
+			importDocs(t, class, healthDocs[:4])
+		})
+		for _, search := range []string{`bm25: {query: "statins"}, limit: 4`, `limit: 4`} {
+			msg := gqlError(t, sel(class, search, `strategy: "mmr"`, "body"), nil)
+			for _, w := range []string{"has no vector", "topk", "knapsack"} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not mention %q", msg, w)
+				}
+			}
+			hits := get(t, class, sel(class, search, `strategy: "knapsack", tokenBudget: 40`, "body"), nil)
+			checkSelection(t, hits, 40, true)
 		}
 		assertAlive(t)
 	})
