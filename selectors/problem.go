@@ -78,6 +78,10 @@ type Problem struct {
 	// candidates (a faster engine, a cache). When nil, Run builds the
 	// default one from the candidates' vectors.
 	Similarities Similarities
+	// MaxMatrixBytes caps the memory of the N x N matrices a strategy may
+	// form (facility location); 0 = no cap. Run refuses a problem above it
+	// with an error naming the need and the cap, before any work.
+	MaxMatrixBytes int64
 }
 
 // K is the effective cardinality limit.
@@ -149,6 +153,9 @@ func invalid(format string, args ...any) error {
 func (p *Problem) Validate() error {
 	if len(p.Candidates) > MaxCandidates {
 		return invalid("%d candidates exceed the maximum of %d", len(p.Candidates), MaxCandidates)
+	}
+	if p.MaxMatrixBytes < 0 {
+		return invalid("maxMatrixBytes must be >= 0 (0 = no cap), got %d", p.MaxMatrixBytes)
 	}
 	if p.Budget < 0 {
 		return invalid("token budget must be >= 0 (0 = no budget), got %d", p.Budget)

@@ -2,6 +2,7 @@ package selectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,6 +19,19 @@ import (
 type Strategy interface {
 	Select(ctx context.Context, p *Problem) (*Result, error)
 }
+
+// MatrixUser is implemented by strategies that form N x N matrices (the
+// cosine matrix and derived kernels): MatrixBytes is the memory they need
+// for n candidates, which Run checks against Problem.MaxMatrixBytes.
+// Strategies that read only similarity rows need O(N) per row and do not
+// implement it.
+type MatrixUser interface {
+	MatrixBytes(n int) int64
+}
+
+// ErrMatrixTooLarge wraps the error of a problem whose strategy needs more
+// matrix memory than Problem.MaxMatrixBytes allows.
+var ErrMatrixTooLarge = errors.New("similarity matrix too large")
 
 // Definition describes a strategy in the registry.
 type Definition struct {

@@ -22,6 +22,13 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	if (s.Def.NeedsVectors || p.DedupThreshold > 0) && len(p.Candidates) > 0 && !p.HasVectors() {
 		return nil, invalid("strategy %q needs a vector for every candidate", s.Def.Name)
 	}
+	if mu, ok := s.impl.(MatrixUser); ok && p.MaxMatrixBytes > 0 {
+		if need := mu.MatrixBytes(len(p.Candidates)); need > p.MaxMatrixBytes {
+			return nil, fmt.Errorf("%w: strategy %q needs %s of N x N matrices for %d candidates, above the cap of %s; "+
+				"use fewer candidates or a strategy that reads only similarity rows (adagres, mmr, dpp)",
+				ErrMatrixTooLarge, s.Def.Name, mib(need), len(p.Candidates), mib(p.MaxMatrixBytes))
+		}
+	}
 	work, kept := p, []int(nil)
 	if p.DedupThreshold > 0 {
 		work, kept = dedup(p)
@@ -55,6 +62,9 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	applyOrder(p.Order, res.Items)
 	return res, nil
 }
+
+// mib formats a byte count in MiB.
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // CheckSelection verifies that items are distinct, in range, within K and within budget.
 func checkSelection(p *Problem, res *Result) error {

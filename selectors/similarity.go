@@ -17,6 +17,32 @@ type Similarities interface {
 	At(i, j int) float32
 }
 
+// PositivePairSummer is an optional interface of a Similarities engine that
+// can sum sim+ over many pairs without forming the N x N matrix (the
+// simcache engine does it in blocked SIMD strips).
+type PositivePairSummer interface {
+	// PositivePairSum returns the sum of max(0, cos(idx[a], idx[b])) over a < b.
+	PositivePairSum(idx []int) float64
+}
+
+// PositivePairSum returns the sum of max(0, cos) over the pairs of idx, with
+// the engine's own method when it has one; otherwise pair by pair, in O(1)
+// memory (from the matrix when the engine already holds one).
+func PositivePairSum(s Similarities, idx []int) float64 {
+	if ps, ok := s.(PositivePairSummer); ok {
+		return ps.PositivePairSum(idx)
+	}
+	var sum float64
+	for a, i := range idx {
+		for _, j := range idx[a+1:] {
+			if v := s.At(i, j); v > 0 {
+				sum += float64(v)
+			}
+		}
+	}
+	return sum
+}
+
 // DenseSimilarities is the default, dependency-free engine: the candidates'
 // vectors packed contiguously and L2-normalised once. Zero vectors stay zero
 // and so have cosine 0 with everything.
@@ -85,6 +111,20 @@ func (s *DenseSimilarities) Matrix() []float32 {
 	}
 	s.matrix = m
 	return m
+}
+
+// PositivePairSum implements PositivePairSummer: the sum of max(0, cos) over
+// the pairs of idx, without forming the matrix.
+func (s *DenseSimilarities) PositivePairSum(idx []int) float64 {
+	var sum float64
+	for a, i := range idx {
+		for _, j := range idx[a+1:] {
+			if v := s.At(i, j); v > 0 {
+				sum += float64(v)
+			}
+		}
+	}
+	return sum
 }
 
 // At implements Similarities.

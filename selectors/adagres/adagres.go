@@ -24,8 +24,8 @@
 //
 // Complexity: O(k*N) similarity evaluations for the greedy (one Row per
 // selected item and a running redundancy sum per candidate), plus the pool
-// statistic Ep: N(N-1)/2 similarities for N <= 512, 4096 sampled pairs
-// (fixed seed) above.
+// statistic Ep: N(N-1)/2 similarities for N <= 512 (summed without forming
+// the matrix), 4096 sampled pairs (fixed seed) above. Memory O(N*d + N).
 package adagres
 
 import (

@@ -64,30 +64,12 @@ func meanPairSim(pool []int, sims selectors.Similarities) float64 {
 	if m < 2 {
 		return 0
 	}
-	var sum float64
 	if m <= exactPairsMax {
-		// A small problem's full matrix costs what the pairs cost and makes
-		// the greedy's rows free copies afterwards.
-		n := sims.Len()
-		var mat []float32
-		if n <= exactPairsMax {
-			mat = sims.Matrix()
-		}
-		for a := 0; a < m; a++ {
-			for b := a + 1; b < m; b++ {
-				var v float32
-				if mat != nil {
-					v = mat[pool[a]*n+pool[b]]
-				} else {
-					v = sims.At(pool[a], pool[b])
-				}
-				if v > 0 {
-					sum += float64(v)
-				}
-			}
-		}
-		return sum / float64(m*(m-1)/2)
+		// Exact, in O(N) memory: the engine sums blockwise without forming
+		// the matrix, so adagres stays O(N*d + N*k) at every pool size.
+		return selectors.PositivePairSum(sims, pool) / float64(m*(m-1)/2)
 	}
+	var sum float64
 	rng := rand.New(rand.NewPCG(sampleSeed, sampleSeed))
 	for range samplePairs {
 		a := rng.IntN(m)

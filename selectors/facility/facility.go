@@ -113,6 +113,21 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	return &objective{rel: rel, w2: s.w2, k: buildKernel(p, s.kernel, s.nnz)}
 }
 
+// MatrixBytes implements selectors.MatrixUser: the N x N float32 cosine
+// matrix, plus a second N x N kernel for the distance kernels, plus the
+// sparse kernel's CSR arrays when nnz is set.
+func (s strategy) MatrixBytes(n int) int64 {
+	nn := int64(n) * int64(n) * 4
+	need := nn
+	if s.kernel != "cosine" {
+		need += nn
+	}
+	if s.nnz > 0 && s.nnz < n {
+		need += int64(n) * int64(s.nnz) * 16 // kept a, u, value triples and the CSR copy
+	}
+	return need
+}
+
 // gain is f(S+a) - f(S) given cur[u] = max_{s in S} k(s,u).
 func (o *objective) gain(a int, cur []float32) float64 {
 	return o.rel[a] + o.w2*o.k.coverGain(a, cur)
