@@ -57,6 +57,7 @@ func TestNamedVectors(t *testing.T) {
 	bm25 := `bm25: {query: "statins cholesterol"}, limit: 6`
 	hybrid := `hybrid: {query: "statins cholesterol", targetVectors: [%q]}, limit: 6`
 	dedup := `strategy: "topk", dedupThreshold: 0.95, candidates: 6`
+	multi := `nearText: {concepts: ["statins cholesterol"], targetVectors: ["title", "body"]}, limit: 6`
 	for _, tc := range []struct {
 		name, class, search, diverse string
 		titleDuplicatesRemoved       bool
@@ -70,6 +71,9 @@ func TestNamedVectors(t *testing.T) {
 		{"query argument beats the search target", cfg, fmt.Sprintf(near, "body"), dedup + `, targetVector: "title"`, true},
 		{"query argument on a bare class", bare, bm25, dedup + `, targetVector: "title"`, true},
 		{"query argument body", bare, fmt.Sprintf(near, "title"), dedup + `, targetVector: "body"`, false},
+		{"configured target, plain Get", cfg, `limit: 6`, dedup, true},
+		{"configured target among several search targets", cfg, multi, dedup, true},
+		{"query argument among several search targets", bare, multi, dedup + `, targetVector: "title"`, true},
 	} {
 		for _, form := range []string{"argument", "field"} {
 			t.Run(tc.name+"/"+form, func(t *testing.T) {
@@ -104,6 +108,7 @@ func TestNamedVectors(t *testing.T) {
 			sel(bare, bm25, `strategy: "mmr"`, "title"),
 			field(bare, bm25, `strategy: "adagres"`, "title"),
 			sel(bare, bm25, `strategy: "topk", dedupThreshold: 0.9`, "title"),
+			sel(bare, multi, `strategy: "mmr"`, "title"),
 		} {
 			msg := gqlError(t, q, nil)
 			for _, w := range []string{"targetVector", "body", "title"} {
