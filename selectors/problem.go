@@ -37,6 +37,12 @@ type Candidate struct {
 	Vector []float32
 	// Text is the chunk's text, used by the text-based strategies (knapsack terms, ngram).
 	Text string
+	// Terms optionally holds Text already analysed, exactly as text.Terms
+	// returns it (tokens, stopwords removed, stemmed, in text order); the
+	// text-based strategies then skip tokenising and stemming, which is most
+	// of their cost. A caller caches them per object (simcache.FeatureCache).
+	// Nil means "analyse Text".
+	Terms []string
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
 }

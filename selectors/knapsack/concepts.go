@@ -74,6 +74,9 @@ func textConcepts(ctx context.Context, p *selectors.Problem, kind string) (off, 
 	bytes := 0
 	for i := range p.Candidates {
 		bytes += len(p.Candidates[i].Text)
+		for _, t := range p.Candidates[i].Terms {
+			bytes += len(t) + 1
+		}
 	}
 	if bytes == 0 {
 		return nil, nil, fmt.Errorf("%w: knapsack concepts=%s needs candidate texts, and none of the %d candidates has one (check textProperty)",
@@ -92,7 +95,11 @@ func textConcepts(ctx context.Context, p *selectors.Problem, kind string) (off, 
 				return nil, nil, err
 			}
 		}
-		terms = an.TermIDs(terms[:0], dict, p.Candidates[d].Text)
+		if c := &p.Candidates[d]; c.Terms != nil {
+			terms = dict.TermIDs(terms[:0], c.Terms)
+		} else {
+			terms = an.TermIDs(terms[:0], dict, c.Text)
+		}
 		ids = dict.NGrams(ids, terms, maxN)
 		off[d+1] = int32(len(ids))
 	}

@@ -35,6 +35,9 @@ func extract(ctx context.Context, p *selectors.Problem) (*features, error) {
 	bytes := 0
 	for d := range c {
 		bytes += len(c[d].Text)
+		if c[d].Text == "" {
+			bytes += 6 * len(c[d].Terms) // presizing only: WordHint's bytes per word
+		}
 	}
 	an, dict := text.NewAnalyzer(), text.NewDict(text.WordHint(bytes), 3)
 	f := &features{gramOff: make([]int32, n+1), host: make([]int, n), stats: map[string]float64{}}
@@ -47,7 +50,11 @@ func extract(ctx context.Context, p *selectors.Problem) (*features, error) {
 			}
 		}
 		start := len(terms)
-		terms = an.TermIDs(terms, dict, c[d].Text)
+		if c[d].Terms != nil {
+			terms = dict.TermIDs(terms, c[d].Terms)
+		} else {
+			terms = an.TermIDs(terms, dict, c[d].Text)
+		}
 		termOff[d+1] = int32(len(terms))
 		f.grams = dict.NGrams(f.grams, terms[start:], 3)
 		f.gramOff[d+1] = int32(len(f.grams))

@@ -64,6 +64,15 @@ func (d *Dict) Term(t string) int32 {
 	return id
 }
 
+// TermIDs appends the ids of already analysed terms (as Terms returns them),
+// interning new ones: Analyzer.TermIDs without the tokenising and stemming.
+func (d *Dict) TermIDs(dst []int32, terms []string) []int32 {
+	for _, t := range terms {
+		dst = append(dst, d.Term(t))
+	}
+	return dst
+}
+
 // LookupTerm returns the id of a known term without interning.
 func (d *Dict) LookupTerm(t string) (int32, bool) {
 	id, ok := d.terms[t]
