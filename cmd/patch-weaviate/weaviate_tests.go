@@ -56,6 +56,7 @@ type PackageResult struct {
 
 	output  map[string][]string // per test (""=package); dropped when a test passes
 	running map[string]bool
+	ended   map[string]bool // tests that passed, failed or skipped
 }
 
 // LeafFailures are the failed tests none of whose subtests failed: the ones
@@ -94,7 +95,7 @@ func NewReport() *Report {
 func (r *Report) pkg(name string) *PackageResult {
 	p := r.Packages[name]
 	if p == nil {
-		p = &PackageResult{Package: name, output: map[string][]string{}, running: map[string]bool{}, Unfinished: map[string]bool{}}
+		p = &PackageResult{Package: name, output: map[string][]string{}, running: map[string]bool{}, ended: map[string]bool{}, Unfinished: map[string]bool{}}
 		r.Packages[name] = p
 		r.Order = append(r.Order, name)
 	}
@@ -143,6 +144,7 @@ func (r *Report) Add(line []byte) {
 			return
 		}
 		delete(p.running, e.Test)
+		p.ended[e.Test] = true
 		c := &p.Tests
 		if strings.Contains(e.Test, "/") {
 			c = &p.Subtests
@@ -455,11 +457,11 @@ func testWeaviate(repo, out, timeout string, pristine bool) error {
 
 	fmt.Printf("\n== Weaviate tests on the patched tree (%s), go test -count=1 -timeout=%s\n", tree, timeout)
 	rep.WriteTable(os.Stdout, want)
-	fmt.Printf("wall time %s (build included)\n", time.Since(start).Round(time.Second))
 	if base != nil {
 		fmt.Println("\n== unpatched tree")
 		base.WriteTable(os.Stdout, want)
 	}
+	fmt.Printf("wall time %s (builds included)\n", time.Since(start).Round(time.Second))
 	if len(problems) == 0 {
 		return nil
 	}
@@ -493,6 +495,9 @@ func onPristine(base *Report, pr Problem) string {
 		if f == pr.Test {
 			return "  [fails on the unpatched tree too: Weaviate's, not ours]"
 		}
+	}
+	if !p.ended[pr.Test] {
+		return "  [not run on the unpatched tree]"
 	}
 	return "  [passes on the unpatched tree: our patch breaks it]"
 }

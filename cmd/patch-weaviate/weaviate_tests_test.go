@@ -204,6 +204,7 @@ func TestOnPristine(t *testing.T) {
 		{Problem{Package: "example.com/fake/a", Test: "TestPass/one"}, "passes on the unpatched tree: our patch breaks it"},
 		{Problem{Package: "example.com/fake/b", Note: "build failed"}, "package fails too"},
 		{Problem{Package: "example.com/fake/zzz", Test: "TestX"}, "unpatched: no result"},
+		{Problem{Package: "example.com/fake/a", Test: "TestNew"}, "not run on the unpatched tree"},
 	}
 	for _, tc := range cases {
 		if got := onPristine(base, tc.p); !strings.Contains(got, tc.want) {
