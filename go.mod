@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/go-openapi/strfmt v0.25.0
 	github.com/kljensen/snowball v0.10.0
+	github.com/maypok86/otter/v2 v2.2.1
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/sirupsen/logrus v1.9.4
 	github.com/stretchr/testify v1.11.1

@@ -52,12 +52,18 @@ func WordHint(bytes int) int { return bytes / 6 }
 func (d *Dict) Len() int { return len(d.keys) }
 
 // Term returns the id of a term, interning it when new.
-func (d *Dict) Term(t string) int32 {
+func (d *Dict) Term(t string) int32 { return d.term(t, true) }
+
+// term interns t; clone copies a new term first, so that the dictionary
+// never keeps a large text alive through a substring.
+func (d *Dict) term(t string, clone bool) int32 {
 	if id, ok := d.terms[t]; ok {
 		return id
 	}
 	id := int32(len(d.keys))
-	t = strings.Clone(t)
+	if clone {
+		t = strings.Clone(t)
+	}
 	d.terms[t] = id
 	d.keys = append(d.keys, gram{n: 1, part: [3]int32{int32(len(d.names))}})
 	d.names = append(d.names, t)
@@ -66,9 +72,11 @@ func (d *Dict) Term(t string) int32 {
 
 // TermIDs appends the ids of already analysed terms (as Terms returns them),
 // interning new ones: Analyzer.TermIDs without the tokenising and stemming.
+// The terms are stand-alone strings (a cache holds them), so they are
+// interned without a copy.
 func (d *Dict) TermIDs(dst []int32, terms []string) []int32 {
 	for _, t := range terms {
-		dst = append(dst, d.Term(t))
+		dst = append(dst, d.term(t, false))
 	}
 	return dst
 }
