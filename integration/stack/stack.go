@@ -59,6 +59,7 @@ type proc struct {
 }
 
 func startProc(c *exec.Cmd) (*proc, error) {
+	c.SysProcAttr = procAttr()
 	if err := c.Start(); err != nil {
 		return nil, err
 	}
