@@ -25,7 +25,20 @@ type Module struct {
 	MaxCandidates int
 	// Tokenizer: DIVERSE_SELECT_TOKENIZER (default cl100k_base).
 	Tokenizer string
+	// MaxMatrixMB: DIVERSE_SELECT_MAX_MATRIX_MB (default 64, 0 = no cap), the
+	// most memory in MiB one query's N x N matrices may use (facility: 4*N^2
+	// bytes, twice that with a distance kernel; 2000 candidates need 15.3 MiB).
+	MaxMatrixMB int
+	// FeatureCacheMB: DIVERSE_SELECT_FEATURE_CACHE_MB (default 64, 0 = off),
+	// the size of the per-object feature cache (token counts, analysed terms).
+	FeatureCacheMB int
 }
+
+// MaxMatrixBytes is MaxMatrixMB in bytes (0 = no cap).
+func (m Module) MaxMatrixBytes() int64 { return int64(m.MaxMatrixMB) << 20 }
+
+// FeatureCacheBytes is FeatureCacheMB in bytes (0 = no cache).
+func (m Module) FeatureCacheBytes() int64 { return int64(m.FeatureCacheMB) << 20 }
 
 // Env lists the environment variables Module reads, with their defaults.
 var Env = []struct{ Name, Default, Doc string }{
@@ -34,6 +47,8 @@ var Env = []struct{ Name, Default, Doc string }{
 	{"DIVERSE_SELECT_CANDIDATES", "50", "candidate pool of the top-level diverseSelect argument"},
 	{"DIVERSE_SELECT_MAX_CANDIDATES", "2000", "hard cap on the candidate pool; larger requests are refused"},
 	{"DIVERSE_SELECT_TOKENIZER", "cl100k_base", "token counter when neither the class nor the query sets one"},
+	{"DIVERSE_SELECT_MAX_MATRIX_MB", "64", "most memory (MiB) one query's N x N similarity matrices may use; larger requests are refused (0 = no cap)"},
+	{"DIVERSE_SELECT_FEATURE_CACHE_MB", "64", "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)"},
 }
 
 // FromEnv reads Module from environment variables (getenv nil means os.Getenv).
@@ -61,6 +76,8 @@ func FromEnv(getenv func(string) string) (Module, error) {
 		{"DIVERSE_SELECT_TOKEN_BUDGET", &m.TokenBudget, 0, MaxTokenBudget},
 		{"DIVERSE_SELECT_MAX_CANDIDATES", &m.MaxCandidates, 1, selectors.MaxCandidates},
 		{"DIVERSE_SELECT_CANDIDATES", &m.Candidates, 1, selectors.MaxCandidates},
+		{"DIVERSE_SELECT_MAX_MATRIX_MB", &m.MaxMatrixMB, 0, 1 << 20},
+		{"DIVERSE_SELECT_FEATURE_CACHE_MB", &m.FeatureCacheMB, 0, 1 << 20},
 	}
 	for _, e := range ints {
 		n, err := strconv.Atoi(get(e.name))
