@@ -112,6 +112,23 @@ type Selector struct {
 	impl   Strategy
 }
 
+// TermsUser is implemented by text strategies whose use of the analysed
+// terms depends on their parameters (knapsack reads none with concepts
+// "clusters").
+type TermsUser interface {
+	UsesTerms() bool
+}
+
+// UsesTerms reports whether the configured strategy reads the candidates'
+// analysed terms (Candidate.Terms or the analysis of Candidate.Text), so a
+// caller knows whether precomputing them pays.
+func (s *Selector) UsesTerms() bool {
+	if tu, ok := s.impl.(TermsUser); ok {
+		return tu.UsesTerms()
+	}
+	return s.Def.NeedsText
+}
+
 // New builds a selector by strategy name from raw parameter values (as
 // decoded from JSON or GraphQL), validating them against the strategy's specs.
 func New(name string, raw map[string]any) (*Selector, error) {

@@ -120,6 +120,9 @@ func dedup(p *Problem) (*Problem, []int) {
 		q.Candidates[k] = p.Candidates[i]
 	}
 	q.Similarities = nil
+	if sub, ok := sims.(Subsetter); ok {
+		q.Similarities = sub.Subset(kept)
+	}
 	return &q, kept
 }
 

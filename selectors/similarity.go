@@ -43,6 +43,13 @@ func PositivePairSum(s Similarities, idx []int) float64 {
 	return sum
 }
 
+// Subsetter is an optional interface of a Similarities engine: an engine
+// over the candidates idx (in that order) that reuses the work already done
+// (packing, normalising), for the dedupThreshold pre-pass.
+type Subsetter interface {
+	Subset(idx []int) Similarities
+}
+
 // DenseSimilarities is the default, dependency-free engine: the candidates'
 // vectors packed contiguously and L2-normalised once. Zero vectors stay zero
 // and so have cosine 0 with everything.

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // kern is the kernel set every engine uses: the first of availableKernels,
@@ -64,6 +66,7 @@ type Engine struct {
 	hasMat bool
 	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
 	pool   []float32 // scratch for PositivePairSum over a subset
+	subs   []*Engine // engines made by Subset, released with this one
 }
 
 var engines = sync.Pool{New: func() any { return new(Engine) }}
@@ -93,13 +96,35 @@ func New(vectors [][]float32) *Engine {
 	return e
 }
 
-// Release returns the engine's buffers to the pool.
+// Release returns the engine's buffers (and those of the engines Subset
+// made from it) to the pool.
 func (e *Engine) Release() {
 	if e == nil {
 		return
 	}
+	for _, s := range e.subs {
+		s.Release()
+	}
+	clear(e.subs)
+	e.subs = e.subs[:0]
 	e.hasMat = false
 	engines.Put(e)
+}
+
+// Subset implements selectors.Subsetter: an engine over the candidates idx
+// (in that order), copying their packed unit rows, released with e.
+func (e *Engine) Subset(idx []int) selectors.Similarities {
+	s := engines.Get().(*Engine)
+	s.n, s.dim, s.stride = len(idx), e.dim, e.stride
+	s.rows = (s.n + rowAlign - 1) / rowAlign * rowAlign
+	s.unit = grow(s.unit, s.rows*s.stride)
+	clear(s.unit[s.n*s.stride:])
+	for a, i := range idx {
+		copy(s.unit[a*s.stride:(a+1)*s.stride], e.unit[i*e.stride:(i+1)*e.stride])
+	}
+	s.hasMat = false
+	e.subs = append(e.subs, s)
+	return s
 }
 
 func grow(b []float32, n int) []float32 {

@@ -188,3 +188,26 @@ func TestEngineAdversarial(t *testing.T) {
 	defer e.Release()
 	require.InDelta(t, 1, e.At(0, 1), 1e-6, "a norm that overflows float32 is taken in float64")
 }
+
+// TestEngineSubset: a subset engine gives the parent's similarities of the
+// chosen candidates, in the subset's order, and is released with it.
+func TestEngineSubset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	vecs := randomVectors(rng, 30, 20)
+	e := New(vecs)
+	idx := []int{29, 3, 17, 0, 8}
+	sub := e.Subset(idx)
+	require.Equal(t, len(idx), sub.Len())
+	row := make([]float32, len(idx))
+	for a, i := range idx {
+		sub.Row(a, row)
+		for b, j := range idx {
+			require.InDelta(t, naiveCos(vecs[i], vecs[j]), row[b], 2e-5)
+		}
+	}
+	m := sub.Matrix()
+	require.InDelta(t, naiveCos(vecs[29], vecs[17]), m[0*5+2], 2e-5)
+	require.Len(t, e.subs, 1)
+	e.Release()
+	require.Empty(t, e.subs)
+}

@@ -47,3 +47,22 @@ func TestPrecomputedTerms(t *testing.T) {
 		}
 	}
 }
+
+func TestUsesTerms(t *testing.T) {
+	for _, tc := range []struct {
+		strategy string
+		params   map[string]any
+		want     bool
+	}{
+		{"knapsack", nil, true},
+		{"knapsack", map[string]any{"concepts": "ngrams"}, true},
+		{"knapsack", map[string]any{"concepts": "clusters"}, false},
+		{"ngram", nil, true},
+		{"adagres", nil, false},
+		{"topk", nil, false},
+	} {
+		s, err := selectors.New(tc.strategy, tc.params)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, s.UsesTerms(), "%s %v", tc.strategy, tc.params)
+	}
+}

@@ -82,6 +82,9 @@ type strategy struct {
 	enumerate bool
 }
 
+// UsesTerms implements selectors.TermsUser: clusters compare vectors only.
+func (s strategy) UsesTerms() bool { return s.concepts != "clusters" }
+
 // Select implements selectors.Strategy.
 func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {
 	if len(p.Candidates) == 0 {

@@ -1,0 +1,58 @@
+package simcache_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/diverse-select/diverse-select/selectors"
+	_ "github.com/diverse-select/diverse-select/selectors/all"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+// TestStrategiesOnEngine: every registered strategy selects the same items
+// with the simcache engine as with the default DenseSimilarities, with and
+// without the dedup pre-pass (which then runs on a Subset engine).
+func TestStrategiesOnEngine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 30; trial++ {
+		p := randomProblem(rng, problemOpts{n: 1 + rng.IntN(120), dim: 1 + rng.IntN(70), clusters: rng.IntN(6),
+			budget: 200 + rng.IntN(800), maxResults: rng.IntN(12)})
+		if trial%3 == 0 {
+			p.DedupThreshold = 0.9
+		}
+		vecs := make([][]float32, len(p.Candidates))
+		for i, c := range p.Candidates {
+			vecs[i] = c.Vector
+		}
+		for _, name := range selectors.Names() {
+			s, err := selectors.New(name, nil)
+			require.NoError(t, err)
+			if s.Def.NeedsText {
+				continue
+			}
+			ref := *p
+			ref.Similarities = nil
+			want, err := s.Run(context.Background(), &ref)
+			require.NoError(t, err)
+			e := simcache.New(vecs)
+			q := *p
+			q.Similarities = e
+			got, err := s.Run(context.Background(), &q)
+			e.Release()
+			require.NoError(t, err)
+			require.Equal(t, want.Indices(), got.Indices(), "%s trial %d", name, trial)
+			require.Equal(t, want.Removed, got.Removed)
+			require.InDelta(t, want.Objective, got.Objective, 1e-4*(1+abs(want.Objective)), "%s trial %d", name, trial)
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
