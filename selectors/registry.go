@@ -119,6 +119,22 @@ type TermsUser interface {
 	UsesTerms() bool
 }
 
+// VectorsUser is implemented by strategies whose use of the candidates'
+// vectors depends on their parameters (knapsack compares vectors only with
+// concepts "clusters", so its Definition says NeedsVectors false).
+type VectorsUser interface {
+	UsesVectors() bool
+}
+
+// UsesVectors reports whether the configured strategy reads the candidates'
+// vectors, so a caller knows to load them.
+func (s *Selector) UsesVectors() bool {
+	if vu, ok := s.impl.(VectorsUser); ok {
+		return vu.UsesVectors()
+	}
+	return s.Def.NeedsVectors
+}
+
 // UsesTerms reports whether the configured strategy reads the candidates'
 // analysed terms (Candidate.Terms or the analysis of Candidate.Text), so a
 // caller knows whether precomputing them pays.

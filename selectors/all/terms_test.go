@@ -48,6 +48,8 @@ func TestPrecomputedTerms(t *testing.T) {
 	}
 }
 
+// TestUsesTerms: what a configured strategy reads, for callers that load
+// vectors and precompute terms only when used.
 func TestUsesTerms(t *testing.T) {
 	for _, tc := range []struct {
 		strategy string
@@ -64,5 +66,7 @@ func TestUsesTerms(t *testing.T) {
 		s, err := selectors.New(tc.strategy, tc.params)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, s.UsesTerms(), "%s %v", tc.strategy, tc.params)
+		wantVectors := tc.strategy == "adagres" || tc.params["concepts"] == "clusters"
+		require.Equal(t, wantVectors, s.UsesVectors(), "%s %v", tc.strategy, tc.params)
 	}
 }

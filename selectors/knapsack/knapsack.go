@@ -85,6 +85,9 @@ type strategy struct {
 // UsesTerms implements selectors.TermsUser: clusters compare vectors only.
 func (s strategy) UsesTerms() bool { return s.concepts != "clusters" }
 
+// UsesVectors implements selectors.VectorsUser: only clusters read vectors.
+func (s strategy) UsesVectors() bool { return s.concepts == "clusters" }
+
 // Select implements selectors.Strategy.
 func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {
 	if len(p.Candidates) == 0 {
