@@ -13,6 +13,7 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/simcache"
 )
 
 // selectHook is the result hook Weaviate's explorer runs on the merged
@@ -55,10 +56,17 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 			r.source = fromScore
 		}
 	}
+	if len(in) > m.defaults.MaxCandidates {
+		return nil, fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d (DIVERSE_SELECT_MAX_CANDIDATES); "+
+			"lower candidates, or with _additional { diverseSelect } the query limit, which is the pool there", len(in), m.defaults.MaxCandidates)
+	}
 	start := time.Now()
 	problem, err := m.problem(r, in)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok := problem.Similarities.(*simcache.Engine); ok {
+		defer e.Release() // the output below keeps nothing of the engine
 	}
 	res, err := r.eff.Selector.Run(ctx, problem)
 	if err != nil {
@@ -108,7 +116,7 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 	if err != nil {
 		return nil, err
 	}
-	needVectors := r.eff.Selector.Def.NeedsVectors || r.eff.DedupThreshold > 0
+	needVectors := r.eff.Selector.UsesVectors() || r.eff.DedupThreshold > 0
 	p := &selectors.Problem{
 		Candidates:     make([]selectors.Candidate, len(in)),
 		Budget:         r.eff.TokenBudget,
@@ -116,13 +124,16 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 		Query:          r.queryText,
 		Order:          r.eff.Order,
 		DedupThreshold: r.eff.DedupThreshold,
+		MaxMatrixBytes: m.defaults.MaxMatrixBytes(),
 	}
 	if r.limit > 0 && (p.MaxResults == 0 || r.limit < p.MaxResults) {
 		p.MaxResults = r.limit
 	}
 	relevance := relevances(r, in)
+	features := m.featureSource(r, counter)
 	var text strings.Builder
-	for i, res := range in {
+	for i := range in {
+		res := &in[i]
 		props, _ := res.Schema.(map[string]any)
 		text.Reset()
 		for _, name := range r.textProps {
@@ -130,20 +141,31 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 		}
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i], Text: text.String()}
 		c.Tokens = tokenCount(props, r.eff.TokenProperty)
+		var n int
+		n, c.Terms = features.get(res, c.Text, c.Tokens == 0)
 		if c.Tokens == 0 {
-			c.Tokens = counter.Count(c.Text)
+			c.Tokens = n
 		}
 		if r.eff.SourceProperty != "" {
 			c.Source = fmt.Sprint(valueOr(props[r.eff.SourceProperty], ""))
 		}
 		if needVectors {
-			v, err := vectorOf(res, r.target)
+			v, err := vectorOf(*res, r.target)
 			if err != nil {
 				return nil, err
 			}
 			c.Vector = v
 		}
 		p.Candidates[i] = c
+	}
+	if needVectors {
+		// The SIMD engine, its buffers pooled across queries; mismatched or
+		// non-finite vectors are still refused by the problem's validation.
+		vecs := make([][]float32, len(p.Candidates))
+		for i := range p.Candidates {
+			vecs[i] = p.Candidates[i].Vector
+		}
+		p.Similarities = simcache.New(vecs)
 	}
 	return p, nil
 }

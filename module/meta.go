@@ -4,6 +4,7 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
+	"github.com/diverse-select/diverse-select/simcache"
 )
 
 // MetaInfo is shown in /v1/meta: the version, every strategy with its
@@ -33,6 +34,19 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 			"candidates":    m.defaults.Candidates,
 			"maxCandidates": m.defaults.MaxCandidates,
 			"tokenizer":     m.defaults.Tokenizer,
+			"maxMatrixMB":   m.defaults.MaxMatrixMB,
 		},
+		"similarityKernel": simcache.KernelName(),
+		"featureCache":     featureCacheMeta(m.features),
 	}, nil
+}
+
+// featureCacheMeta reports the feature cache's figures since start.
+func featureCacheMeta(c *simcache.FeatureCache) map[string]any {
+	if c == nil {
+		return map[string]any{"enabled": false}
+	}
+	s := c.Stats()
+	return map[string]any{"enabled": true, "maxBytes": s.MaxBytes, "bytes": s.Bytes, "entries": s.Entries,
+		"hits": s.Hits, "misses": s.Misses, "evictions": s.Evictions, "hitRatio": s.HitRatio()}
 }

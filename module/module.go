@@ -30,6 +30,7 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 	_ "github.com/diverse-select/diverse-select/selectors/all" // register every built-in strategy
 	"github.com/diverse-select/diverse-select/selectors/tokens"
+	"github.com/diverse-select/diverse-select/simcache"
 )
 
 // Name is the module's name in ENABLE_MODULES and in a class's moduleConfig.
@@ -58,12 +59,16 @@ type Module struct {
 
 	countersMu sync.Mutex
 	counters   map[string]tokens.Counter
+
+	// features caches token counts and analysed terms per object (nil = off).
+	features *simcache.FeatureCache
 }
 
 // New returns the module; classByName reads the live schema.
 func New(classByName ClassByName) *Module {
 	defaults, _ := config.FromEnv(func(string) string { return "" })
-	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{}}
+	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
+		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes())}
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -92,6 +97,7 @@ func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) 
 		return fmt.Errorf("%s: %w", Name, err)
 	}
 	m.defaults = defaults
+	m.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
 	if l := params.GetLogger(); l != nil {
 		m.logger = l.WithField("module", Name)
 	}

@@ -178,7 +178,7 @@ func (r *Request) PreparePostProcess(className, tenant string, args map[string]a
 	if err := r.resolveTarget(class, args); err != nil {
 		return nil, err
 	}
-	if r.eff.Selector.Def.NeedsVectors || r.eff.DedupThreshold > 0 {
+	if r.eff.Selector.UsesVectors() || r.eff.DedupThreshold > 0 {
 		if r.target == "" {
 			addl.Vector = true
 		} else if !contains(addl.Vectors, r.target) {
@@ -272,7 +272,7 @@ func (r *Request) resolveTarget(class *models.Class, args map[string]any) error 
 	}
 	sort.Strings(searchTargets)
 	searchTargets = dedupStrings(searchTargets)
-	needsVector := r.eff.Selector.Def.NeedsVectors || r.eff.DedupThreshold > 0
+	needsVector := r.eff.Selector.UsesVectors() || r.eff.DedupThreshold > 0
 	r.target = ""
 	switch {
 	case r.query != nil && r.query.TargetVector != "":

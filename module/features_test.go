@@ -1,0 +1,124 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/stretchr/testify/require"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
+func docClass() *models.Class {
+	return &models.Class{Class: "Doc", Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
+}
+
+// results are n search results of class Doc with bodies, vectors,
+// distances and update times.
+func results(n int, updated int64) []search.Result {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	words := strings.Fields("statins lower cholesterol muscle pain liver enzymes rarely rise doctors monitor patients closely")
+	out := make([]search.Result, n)
+	for i := range out {
+		w := make([]string, 20+rng.IntN(40))
+		for j := range w {
+			w[j] = words[rng.IntN(len(words))]
+		}
+		v := make([]float32, 16)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		out[i] = search.Result{ID: strfmt.UUID(fmt.Sprintf("00000000-0000-4000-8000-%012d", i)), ClassName: "Doc",
+			Dist: float32(i) / float32(n), Vector: v, Updated: updated, Schema: map[string]any{"body": strings.Join(w, " ")}}
+	}
+	return out
+}
+
+func runHook(t *testing.T, m *Module, in []search.Result, args map[string]any) ([]search.Result, error) {
+	t.Helper()
+	r := &Request{m: m, form: formArgument}
+	r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+	require.NoError(t, r.err)
+	return m.selectHook(context.Background(), in, r, nil, nil, nil)
+}
+
+// TestHookFeatureCache: the second query over the same objects takes token
+// counts and terms from the cache and selects the same; an updated object
+// misses; a cache of size 0 is off and selects the same too.
+func TestHookFeatureCache(t *testing.T) {
+	class := docClass()
+	byName := func(string) *models.Class { return class }
+	for _, tc := range []struct {
+		args       map[string]any
+		perObject  uint64 // cache lookups per object and query
+		wantCached bool
+	}{
+		{map[string]any{"strategy": "knapsack", "tokenBudget": 300}, 1, true},
+		{map[string]any{"strategy": "ngram", "tokenBudget": 300, "tokenizer": "words"}, 1, true},
+		{map[string]any{"strategy": "adagres", "tokenBudget": 300}, 1, true},
+		{map[string]any{"strategy": "adagres", "tokenBudget": 300, "tokenizer": "chars"}, 0, false},
+		{map[string]any{"strategy": "knapsack", "concepts": "clusters", "tokenBudget": 300, "tokenizer": "chars"}, 0, false},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			m := New(byName)
+			in := results(40, 1000)
+			first, err := runHook(t, m, in, tc.args)
+			require.NoError(t, err)
+			s := m.features.Stats()
+			require.Equal(t, uint64(0), s.Hits)
+			require.Equal(t, 40*tc.perObject, s.Misses)
+			second, err := runHook(t, m, in, tc.args)
+			require.NoError(t, err)
+			require.Equal(t, ids(first), ids(second))
+			s = m.features.Stats()
+			require.Equal(t, 40*tc.perObject, s.Hits)
+			if tc.wantCached {
+				in[3].Updated = 2000 // object 3 changed
+				_, err = runHook(t, m, in, tc.args)
+				require.NoError(t, err)
+				s = m.features.Stats()
+				require.Equal(t, 41*tc.perObject, s.Misses, "only the updated object misses")
+				require.Equal(t, 79*tc.perObject, s.Hits)
+			}
+			off := New(byName)
+			off.features = nil
+			third, err := runHook(t, off, in, tc.args)
+			require.NoError(t, err)
+			require.Equal(t, ids(first), ids(third), "the cache changes nothing but speed")
+		})
+	}
+}
+
+func ids(rs []search.Result) []strfmt.UUID {
+	out := make([]strfmt.UUID, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// TestHookCaps: the candidate cap and the matrix memory cap are clear errors.
+func TestHookCaps(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	m.defaults.MaxCandidates = 50
+	_, err := runHook(t, m, results(51, 1), map[string]any{"strategy": "adagres"})
+	require.ErrorContains(t, err, "51 candidates exceed the module's cap of 50 (DIVERSE_SELECT_MAX_CANDIDATES)")
+	_, err = runHook(t, m, results(50, 1), map[string]any{"strategy": "adagres"})
+	require.NoError(t, err)
+
+	m.defaults.MaxCandidates = 2000
+	m.defaults.MaxMatrixMB = 1 // 1 MiB: 512 candidates fit one float32 matrix, 600 do not
+	_, err = runHook(t, m, results(600, 1), map[string]any{"strategy": "facility"})
+	require.ErrorContains(t, err, `strategy "facility" needs 1.4 MiB of N x N matrices for 600 candidates, above the cap of 1.0 MiB`)
+	_, err = runHook(t, m, results(512, 1), map[string]any{"strategy": "facility"})
+	require.NoError(t, err)
+	_, err = runHook(t, m, results(600, 1), map[string]any{"strategy": "mmr"})
+	require.NoError(t, err, "rows only: no matrix")
+}
