@@ -57,8 +57,7 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 		}
 	}
 	if len(in) > m.defaults.MaxCandidates {
-		return nil, fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d (DIVERSE_SELECT_MAX_CANDIDATES); "+
-			"lower candidates, or with _additional { diverseSelect } the query limit, which is the pool there", len(in), m.defaults.MaxCandidates)
+		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
 	}
 	start := time.Now()
 	problem, err := m.problem(r, in)
@@ -108,6 +107,11 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 		"tokensUsed": res.TokensUsed, "budget": res.Budget, "took": time.Since(start).String(),
 	}).Debug("diverse-select: selection")
 	return out, nil
+}
+
+func candidateCapError(n, limit int) error {
+	return fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d (DIVERSE_SELECT_MAX_CANDIDATES); "+
+		"lower candidates, or with _additional { diverseSelect } the query limit, which is the pool there", n, limit)
 }
 
 // problem turns the candidate list into a selection problem.

@@ -187,6 +187,9 @@ func (r *Request) PreparePostProcess(className, tenant string, args map[string]a
 	}
 	r.prepared = true
 	if r.form == formField {
+		if pagination != nil && pagination.Limit > r.m.defaults.MaxCandidates {
+			return nil, candidateCapError(pagination.Limit, r.m.defaults.MaxCandidates) // before the search runs
+		}
 		return pagination, nil
 	}
 	// Top-level form: the query limit caps the output, candidates is the pool.
