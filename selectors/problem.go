@@ -177,6 +177,10 @@ func (p *Problem) Validate() error {
 	default:
 		return invalid("order must be one of %v, got %q", Orders, p.Order)
 	}
+	checker, _ := p.Similarities.(FiniteChecker)
+	if p.Similarities != nil && p.Similarities.Len() != len(p.Candidates) {
+		checker = nil // refused below
+	}
 	dim := -1
 	for i, c := range p.Candidates {
 		if math.IsNaN(c.Relevance) || math.IsInf(c.Relevance, 0) {
@@ -193,6 +197,9 @@ func (p *Problem) Validate() error {
 		} else if len(c.Vector) != dim {
 			return invalid("candidate %d has a vector of %d dimensions, others have %d", i, len(c.Vector), dim)
 		}
+		if checker != nil {
+			continue
+		}
 		for _, x := range c.Vector {
 			if x-x != 0 { // NaN or +-Inf; cheaper than IsNaN || IsInf on long vectors
 				return invalid("candidate %d has a non-finite vector component", i)
@@ -201,6 +208,11 @@ func (p *Problem) Validate() error {
 	}
 	if p.Similarities != nil && p.Similarities.Len() != len(p.Candidates) {
 		return invalid("similarities cover %d candidates, problem has %d", p.Similarities.Len(), len(p.Candidates))
+	}
+	if checker != nil {
+		if i := checker.NonFinite(); i >= 0 {
+			return invalid("candidate %d has a non-finite vector component", i)
+		}
 	}
 	return nil
 }

@@ -43,6 +43,16 @@ func PositivePairSum(s Similarities, idx []int) float64 {
 	return sum
 }
 
+// FiniteChecker is an optional interface of a Similarities engine built from
+// the candidates' own vectors, in candidate order: it read every component
+// while packing them, so Validate asks it rather than scanning the vectors a
+// second time (0.3-0.6 ms for 1000 x 768 floats).
+type FiniteChecker interface {
+	// NonFinite returns the first candidate whose vector has a NaN or an
+	// infinite component, or -1.
+	NonFinite() int
+}
+
 // Subsetter is an optional interface of a Similarities engine: an engine
 // over the candidates idx (in that order) that reuses the work already done
 // (packing, normalising), for the dedupThreshold pre-pass.

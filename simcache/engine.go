@@ -67,6 +67,8 @@ type Engine struct {
 	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
 	pool   []float32 // scratch for PositivePairSum over a subset
 	subs   []*Engine // engines made by Subset, released with this one
+	// nonFinite is the first candidate with a NaN or infinite component, or -1.
+	nonFinite int
 }
 
 var engines = sync.Pool{New: func() any { return new(Engine) }}
@@ -88,13 +90,22 @@ func New(vectors [][]float32) *Engine {
 	e.unit = grow(e.unit, e.rows*e.stride)
 	clear(e.unit)
 	e.hasMat = false
+	e.nonFinite = -1
 	for i, v := range vectors {
 		row := e.unit[i*e.stride : (i+1)*e.stride]
 		copy(row[:e.dim], v)
-		normalise(row, e.stride)
+		if !normalise(row, e.stride) && e.nonFinite < 0 {
+			e.nonFinite = i
+		}
 	}
 	return e
 }
+
+// NonFinite implements selectors.FiniteChecker: the first candidate whose
+// vector has a NaN or infinite component, or -1, found while normalising.
+// (A vector longer than the first one is only read up to that length; the
+// problem's validation refuses mismatched lengths anyway.)
+func (e *Engine) NonFinite() int { return e.nonFinite }
 
 // Release returns the engine's buffers (and those of the engines Subset
 // made from it) to the pool.
@@ -123,6 +134,7 @@ func (e *Engine) Subset(idx []int) selectors.Similarities {
 		copy(s.unit[a*s.stride:(a+1)*s.stride], e.unit[i*e.stride:(i+1)*e.stride])
 	}
 	s.hasMat = false
+	s.nonFinite = -1 // only validated, finite problems are deduplicated
 	e.subs = append(e.subs, s)
 	return s
 }
@@ -134,22 +146,26 @@ func grow(b []float32, n int) []float32 {
 	return make([]float32, n)
 }
 
-// normalise scales row to unit length: the squared norm comes from the SIMD
-// dot kernel in float32, and only a norm that overflows float32 (components
-// near 1e19) is recomputed in float64.
-func normalise(row []float32, stride int) {
+// normalise scales row to unit length and reports whether every component
+// is finite: the squared norm comes from the SIMD dot kernel in float32 (a
+// NaN or infinite component makes it NaN or +Inf), and only a norm that is
+// not finite is recomputed in float64, which tells a non-finite component
+// (the sum stays non-finite) from mere float32 overflow (components near
+// 1e19, whose squares sum finitely in float64). A non-finite row is left
+// as it is.
+func normalise(row []float32, stride int) bool {
 	p := unsafe.SliceData(row)
 	n2 := kern.dot(p, p, stride)
 	switch {
 	case n2 == 0:
-		return
-	case n2 > math.MaxFloat32 || n2 != n2: // overflow, or a non-finite component
+		return true
+	case n2 > math.MaxFloat32 || n2 != n2:
 		var s float64
 		for _, x := range row {
 			s += float64(x) * float64(x)
 		}
-		if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
-			return
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return false
 		}
 		inv := 1 / math.Sqrt(s)
 		for j, x := range row {
@@ -158,6 +174,20 @@ func normalise(row []float32, stride int) {
 	default:
 		kern.scale(p, stride, float32(1/math.Sqrt(float64(n2))))
 	}
+	return true
+}
+
+// Bytes is the memory the engine's buffers hold for this query: the packed
+// vectors (O(N*d)), the matrix when Matrix ran (O(N^2)) and scratch (O(N)).
+func (e *Engine) Bytes() int64 {
+	b := int64(len(e.unit)+len(e.strip)+len(e.pool)) * 4
+	if e.hasMat {
+		b += int64(e.rows) * int64(e.rows) * 4 // computed padded, then compacted
+	}
+	for _, s := range e.subs {
+		b += s.Bytes()
+	}
+	return b
 }
 
 // Len implements selectors.Similarities.

@@ -187,6 +187,26 @@ func TestEngineAdversarial(t *testing.T) {
 	e := New([][]float32{{3e19, 4e19}, {3, 4}})
 	defer e.Release()
 	require.InDelta(t, 1, e.At(0, 1), 1e-6, "a norm that overflows float32 is taken in float64")
+	require.Equal(t, -1, e.NonFinite())
+}
+
+func TestEngineNonFinite(t *testing.T) {
+	inf := float32(math.Inf(-1))
+	nan := float32(math.NaN())
+	for _, tc := range []struct {
+		vecs [][]float32
+		want int
+	}{
+		{[][]float32{{1, 2}, {3, 4}}, -1},
+		{[][]float32{{1, 2}, {nan, 4}, {inf, 1}}, 1},
+		{[][]float32{{3e38, 3e38}, {1, inf}}, 1},
+		{[][]float32{{0, 0}, nil, {1e30, -1e30}}, -1},
+		{[][]float32{make([]float32, 37), append(make([]float32, 36), nan)}, 1},
+	} {
+		e := New(tc.vecs)
+		require.Equal(t, tc.want, e.NonFinite(), "%v", tc.vecs)
+		e.Release()
+	}
 }
 
 // TestEngineSubset: a subset engine gives the parent's similarities of the

@@ -2,6 +2,7 @@ package simcache_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -55,4 +56,29 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// TestValidateUsesEngine: with the engine supplied, validation takes the
+// engine's finiteness check and still refuses non-finite vectors by index.
+func TestValidateUsesEngine(t *testing.T) {
+	nan := float32(math.NaN())
+	cands := []selectors.Candidate{
+		{Relevance: 1, Tokens: 1, Vector: []float32{1, 0}},
+		{Relevance: 1, Tokens: 1, Vector: []float32{0, 1}},
+		{Relevance: 1, Tokens: 1, Vector: []float32{nan, 1}},
+	}
+	vecs := [][]float32{cands[0].Vector, cands[1].Vector, cands[2].Vector}
+	e := simcache.New(vecs)
+	defer e.Release()
+	p := &selectors.Problem{Candidates: cands, Similarities: e}
+	err := p.Validate()
+	require.ErrorIs(t, err, selectors.ErrInvalidProblem)
+	require.ErrorContains(t, err, "candidate 2 has a non-finite vector component")
+	p.Candidates = cands[:2]
+	p.Similarities = nil
+	require.NoError(t, p.Validate())
+	e2 := simcache.New(vecs[:2])
+	defer e2.Release()
+	p.Similarities = e2
+	require.NoError(t, p.Validate())
 }
