@@ -1,0 +1,148 @@
+// Command bench measures what diverse selection adds to a query, end to end,
+// against a Weaviate server built by this project (make bench-server).
+//
+// It starts bin/embedder (hash mode, 768 dimensions) and bin/weaviate-server
+// on free loopback ports, loads its own corpus (chunks made from the demo
+// corpus's sentences, embedded by the server), and then times, in one run and
+// interleaved round-robin so that machine noise falls on every variant alike:
+//
+//   - the plain nearText query, limit = the pool (100, then 500), over GraphQL
+//     and over gRPC;
+//   - the same query with diverseSelect {strategy, candidates = the pool,
+//     tokenBudget 1500, maxResults 10} for every strategy the server offers
+//     (GraphQL);
+//   - the same query with Weaviate's built-in MMR over gRPC (window = the
+//     pool, MMR limit 10, balance 0.5);
+//   - when the server has reranker-diverse-select (the gRPC route), adagres
+//     through the gRPC rerank field;
+//   - for reference, the plain query with limit 10 (top-k with the output
+//     size of the selections) on both protocols.
+//
+// It reports the median and p95 latency of each, as milliseconds and as
+// ratios to the plain query of the same protocol, and writes the markdown
+// tables to -out (stdout by default). Counts and time are bounded (-n,
+// -warmup, -timeout); every address is loopback.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	pools   []int
+	n       int
+	warmup  int
+	docs    int
+	timeout time.Duration
+	out     string
+	logPath string
+	only    []string
+}
+
+func parseFlags() (options, error) {
+	var o options
+	pools := flag.String("pools", "100,500", "candidate pools (query limit = candidates), comma-separated")
+	flag.IntVar(&o.n, "n", 200, "timed queries per variant and pool")
+	flag.IntVar(&o.warmup, "warmup", 20, "untimed queries per variant and pool first (warms caches and connections)")
+	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
+	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
+	flag.StringVar(&o.out, "out", "", "write the markdown tables to this file (default stdout)")
+	flag.StringVar(&o.logPath, "log", "", "write the servers' output to this file (default discarded)")
+	only := flag.String("strategies", "", "strategies to time, comma-separated (default: every strategy the server offers)")
+	flag.Parse()
+	for _, p := range strings.Split(*pools, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-pools: %q is not a positive integer", p)
+		}
+		o.pools = append(o.pools, n)
+	}
+	if *only != "" {
+		o.only = strings.Split(*only, ",")
+	}
+	if o.n < 1 || o.n > 100000 || o.warmup < 0 || o.docs < 1 || o.docs > 200000 {
+		return o, fmt.Errorf("-n must be in [1, 100000], -warmup >= 0, -docs in [1, 200000]")
+	}
+	for _, p := range o.pools {
+		if p > o.docs {
+			return o, fmt.Errorf("pool %d is larger than the corpus (-docs %d)", p, o.docs)
+		}
+	}
+	return o, nil
+}
+
+func run() error {
+	o, err := parseFlags()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	logw := io.Discard
+	if o.logPath != "" {
+		f, err := os.Create(o.logPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logw = f
+	}
+	fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
+	s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
+		Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning"}})
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	c, err := newClients(s.HTTPURL, s.GRPCAddr)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	meta, err := c.meta(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench: loading %d objects\n", o.docs)
+	if err := c.load(ctx, benchCorpus(o.docs), meta.reranker); err != nil {
+		return err
+	}
+	strategies := meta.strategies
+	if o.only != nil {
+		strategies = o.only
+	}
+	var tables []table
+	for _, pool := range o.pools {
+		t, err := c.measure(ctx, pool, strategies, meta.reranker, o)
+		if err != nil {
+			return err
+		}
+		tables = append(tables, t)
+	}
+	after, err := c.meta(ctx)
+	if err != nil {
+		return err
+	}
+	md := report(o, meta, after, tables)
+	if o.out == "" {
+		fmt.Print(md)
+		return nil
+	}
+	return os.WriteFile(o.out, []byte(md), 0o644)
+}
