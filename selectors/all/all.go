@@ -7,6 +7,7 @@ package all
 import (
 	_ "github.com/diverse-select/diverse-select/selectors/adagres"
 	_ "github.com/diverse-select/diverse-select/selectors/cliff"
+	_ "github.com/diverse-select/diverse-select/selectors/coverage"
 	_ "github.com/diverse-select/diverse-select/selectors/dpp"
 	_ "github.com/diverse-select/diverse-select/selectors/facility"
 	_ "github.com/diverse-select/diverse-select/selectors/knapsack"

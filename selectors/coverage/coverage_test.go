@@ -1,0 +1,385 @@
+package coverage
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
+	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
+	_ "github.com/diverse-select/diverse-select/selectors/topk"
+)
+
+func run(t *testing.T, params map[string]any, p *selectors.Problem) *selectors.Result {
+	t.Helper()
+	s, err := selectors.New(Name, params)
+	require.NoError(t, err)
+	res, err := s.Run(context.Background(), p)
+	require.NoError(t, err)
+	return res
+}
+
+// build returns the objective the strategy with these params would use.
+func build(t *testing.T, params map[string]any, p *selectors.Problem) (strategy, *objective) {
+	t.Helper()
+	d, _ := selectors.Lookup(Name)
+	v, err := selectors.ValidateParams(Name, d.Params, params)
+	require.NoError(t, err)
+	impl, err := d.New(v)
+	require.NoError(t, err)
+	s := impl.(strategy)
+	return s, s.objective(p)
+}
+
+// value is F(S) computed from scratch.
+func (o *objective) value(sel []int) float64 {
+	var v float64
+	for _, d := range sel {
+		v += o.rho[d]
+	}
+	if o.wfl {
+		for u := 0; u < o.n; u++ {
+			var m float32
+			for _, d := range sel {
+				m = max(m, o.k[d*o.n+u])
+			}
+			v += o.flw[u] * float64(m)
+		}
+	}
+	if o.qw != nil {
+		covered := map[int32]bool{}
+		for _, d := range sel {
+			for _, t := range o.terms[d] {
+				covered[t] = true
+			}
+		}
+		for t := range covered {
+			v += o.qw[t]
+		}
+	}
+	return v
+}
+
+func cand(rel float64, tokens int, text string, v ...float32) selectors.Candidate {
+	return selectors.Candidate{Relevance: rel, Tokens: tokens, Text: text, Vector: v}
+}
+
+func TestDenseRelevanceAndKbar(t *testing.T) {
+	c := []selectors.Candidate{cand(0.9, 10, ""), cand(0.5, 30, ""), cand(0.7, 20, "")}
+	assert.InDeltaSlice(t, []float64{1, 0, 0.5}, denseRelevance(c), 1e-12)
+	assert.Equal(t, []float64{1, 1}, denseRelevance([]selectors.Candidate{cand(0.3, 1, ""), cand(0.3, 1, "")}))
+	tests := []struct {
+		name      string
+		budget, k int
+		want      float64
+	}{
+		{"no budget: K defaults to N", 0, 0, 3},
+		{"no budget: K", 0, 2, 2},
+		{"budget over mean tokens", 50, 0, 2.5}, // mean 20
+		{"budget capped by K", 50, 2, 2},
+		{"at least one", 5, 0, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.InDelta(t, tc.want, kbar(&selectors.Problem{Candidates: c, Budget: tc.budget, MaxResults: tc.k}), 1e-12)
+		})
+	}
+}
+
+func TestQueryTermsHandComputed(t *testing.T) {
+	// Query terms (stemmed): statin, liver, risk. N = 3.
+	// statin in 0 and 1 (df 2): log(4/2.5); liver in 0 (df 1): log(4/1.5);
+	// risk nowhere: dropped.
+	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
+		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
+	}}
+	has, w, lex := queryTerms(p)
+	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
+	sum := ws + wl
+	require.Len(t, w, 2)
+	assert.InDelta(t, ws/sum, w[0], 1e-12) // statin appears first in the query
+	assert.InDelta(t, wl/sum, w[1], 1e-12)
+	assert.Equal(t, [][]int32{{0, 1}, {0}, nil}, has)
+	// lex: candidate 0 has both (1 before scaling, the pool's largest), 1 has statin only.
+	assert.InDeltaSlice(t, []float64{1, ws / sum, 0}, lex, 1e-12)
+
+	// Precomputed terms are used as given.
+	p.Candidates[2].Terms = []string{"liver"}
+	has, _, _ = queryTerms(p)
+	assert.Equal(t, []int32{1}, has[2])
+
+	for _, q := range []string{"", "the of and", "unrelated words"} {
+		p.Query = q
+		has, w, lex = queryTerms(p)
+		assert.Nil(t, has, q)
+		assert.Nil(t, w, q)
+		assert.Nil(t, lex, q)
+	}
+}
+
+// TestKernelCentring checks the centred kernel derived from the cosine
+// matrix against centring the unit vectors directly.
+func TestKernelCentring(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, dim := 9, 5
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64() + 2) // anisotropic: a shared offset
+		}
+	}
+	vecs[4] = make([]float32, dim) // a zero vector
+	sims := selectors.NewDenseSimilarities(vecs)
+	k := kernel(sims.Matrix(), n, true)
+	unit := make([][]float64, n)
+	mu := make([]float64, dim)
+	for i := range n {
+		unit[i] = make([]float64, dim)
+		for j, x := range sims.Unit(i) {
+			unit[i][j] = float64(x)
+			mu[j] += float64(x) / float64(n)
+		}
+	}
+	for i := range n {
+		for j := range n {
+			want := 0.0
+			if i != 4 && j != 4 {
+				var dot, ni, nj float64
+				for d := range dim {
+					a, b := unit[i][d]-mu[d], unit[j][d]-mu[d]
+					dot, ni, nj = dot+a*b, ni+a*a, nj+b*b
+				}
+				want = max(0, dot/math.Sqrt(ni*nj))
+			}
+			assert.InDelta(t, want, float64(k[i*n+j]), 1e-5, "k(%d,%d)", i, j)
+		}
+	}
+	// Without centring: the clipped cosine.
+	raw := kernel(sims.Matrix(), n, false)
+	for i, x := range sims.Matrix() {
+		assert.Equal(t, max(0, x), raw[i])
+	}
+}
+
+// TestPrefersNewInformation: two near-copies are the most relevant; under
+// K = 2 the second pick is the distinct, slightly less relevant candidate,
+// where top-k would take the copy.
+func TestPrefersNewInformation(t *testing.T) {
+	p := &selectors.Problem{MaxResults: 2, Candidates: []selectors.Candidate{
+		cand(0.90, 10, "", 1, 0, 0),
+		cand(0.89, 10, "", 0.99, 0.1, 0),
+		cand(0.85, 10, "", 0, 0, 1),
+		cand(0.60, 10, "", 0, 1, 0.2),
+	}}
+	res := run(t, nil, p)
+	assert.Equal(t, []int{0, 2}, res.Indices())
+	topk, err := selectors.New("topk", nil)
+	require.NoError(t, err)
+	tr, err := topk.Run(context.Background(), p)
+	require.NoError(t, err)
+	assert.Equal(t, []int{0, 1}, tr.Indices())
+}
+
+// TestCoversTheQuery: a multi-part question; the second part is named only
+// by a less relevant, lexically matching candidate.
+func TestCoversTheQuery(t *testing.T) {
+	p := &selectors.Problem{Budget: 20, Query: "Which magazine started first, Arthur's Magazine or First for Women?",
+		Candidates: []selectors.Candidate{
+			cand(0.80, 10, "Arthur's Magazine was an American literary periodical", 1, 0.2, 0),
+			cand(0.79, 10, "Godey's Lady's Book was an American periodical", 0.9, 0.3, 0.1),
+			cand(0.60, 10, "First for Women is a woman's magazine published by Bauer", 0.2, 1, 0),
+		}}
+	assert.ElementsMatch(t, []int{0, 2}, run(t, nil, p).Indices())
+}
+
+func TestLazyEqualsNaiveGreedy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		p := randomProblem(rng)
+		params := randomParams(rng)
+		params["fill"] = false
+		_, o := build(t, params, p)
+		want := naiveGreedy(p, o)
+		got := run(t, params, p)
+		require.Equal(t, want, got.Indices(), "trial %d params %v", trial, params)
+		var sum float64
+		for _, it := range got.Items {
+			sum += it.Gain
+		}
+		assert.InDelta(t, o.value(want), sum, 1e-9, "gains telescope to F(S)")
+		assert.InDelta(t, o.value(want), got.Objective, 1e-9)
+	}
+}
+
+// naiveGreedy recomputes F(S+d) - F(S) from scratch for every candidate each
+// round, then applies the best-single guard under a budget.
+func naiveGreedy(p *selectors.Problem, o *objective) []int {
+	c := p.Candidates
+	sel := []int{}
+	in := make([]bool, len(c))
+	used := 0
+	for len(sel) < p.K() {
+		base := o.value(sel)
+		best, bestKey, bestG := -1, 0.0, 0.0
+		for d := range c {
+			if in[d] || !p.Fits(used, c[d].Tokens) {
+				continue
+			}
+			g := o.value(append(append([]int(nil), sel...), d)) - base
+			key := g
+			if p.Budget > 0 {
+				key = g / float64(c[d].Tokens)
+			}
+			if best < 0 || key > bestKey+1e-12 || (math.Abs(key-bestKey) <= 1e-12 && selectors.Better(c, d, best)) {
+				best, bestKey, bestG = d, key, g
+			}
+		}
+		if best < 0 || bestG <= 1e-12 {
+			break
+		}
+		sel = append(sel, best)
+		in[best] = true
+		used += c[best].Tokens
+	}
+	if p.Budget > 0 {
+		single, singleF := -1, 0.0
+		for d := range c {
+			if f := o.value([]int{d}); p.Fits(0, c[d].Tokens) && (single < 0 || f > singleF+1e-12 ||
+				(math.Abs(f-singleF) <= 1e-12 && selectors.Better(c, d, single))) {
+				single, singleF = d, f
+			}
+		}
+		if single >= 0 && singleF > o.value(sel)+1e-12 {
+			return []int{single}
+		}
+	}
+	return sel
+}
+
+// TestApproximationGuarantees compares with the brute-force optimum on
+// small pools: greedy >= (1-1/e) OPT under K alone, density greedy with the
+// guard >= (1-1/e)/2 OPT under a budget.
+func TestApproximationGuarantees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 200 {
+		p := randomProblem(rng)
+		if len(p.Candidates) > 10 {
+			p.Candidates = p.Candidates[:10]
+		}
+		params := randomParams(rng)
+		params["fill"] = false
+		_, o := build(t, params, p)
+		var opt float64
+		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
+		got := o.value(run(t, params, p).Indices())
+		ratio := 1 - 1/math.E
+		if p.Budget > 0 {
+			ratio /= 2
+		}
+		require.GreaterOrEqual(t, got, ratio*opt-1e-9, "trial %d: F=%v OPT=%v", trial, got, opt)
+	}
+}
+
+// TestFill: with fill on, no fitting candidate is left out while K allows,
+// and the fill only adds to the greedy selection.
+func TestFill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 200 {
+		p := randomProblem(rng)
+		with := run(t, nil, p)
+		without := run(t, map[string]any{"fill": false}, p)
+		require.Equal(t, without.Indices(), with.Indices()[:len(without.Items)], "trial %d", trial)
+		if len(with.Items) == p.K() {
+			continue
+		}
+		in := map[int]bool{}
+		for _, i := range with.Indices() {
+			in[i] = true
+		}
+		for d, c := range p.Candidates {
+			if !in[d] {
+				require.False(t, p.Fits(with.TokensUsed, c.Tokens), "trial %d: candidate %d still fits", trial, d)
+			}
+		}
+	}
+}
+
+func TestStatsAndExplanation(t *testing.T) {
+	p := &selectors.Problem{Budget: 30, Query: "statin liver",
+		Candidates: []selectors.Candidate{
+			cand(0.9, 10, "statin liver", 1, 0), cand(0.8, 10, "statin", 0.9, 0.1), cand(0.1, 10, "other", 0, 1),
+		}}
+	res := run(t, nil, p)
+	assert.Equal(t, 2.0, res.Stats["queryTerms"])
+	assert.InDelta(t, 3.0, res.Stats["kappa"], 1e-12) // 30 / mean 10
+	assert.Contains(t, res.Stats, "filled")
+	for _, it := range res.Items {
+		assert.GreaterOrEqual(t, it.Redundancy, 0.0)
+		assert.Equal(t, p.Candidates[it.Index].Relevance, it.Relevance)
+	}
+}
+
+func TestPoolCap(t *testing.T) {
+	p := &selectors.Problem{Candidates: make([]selectors.Candidate, MaxPool+1)}
+	for i := range p.Candidates {
+		p.Candidates[i] = cand(0.5, 1, "", 1)
+	}
+	s, err := selectors.New(Name, nil)
+	require.NoError(t, err)
+	_, err = s.Run(context.Background(), p)
+	require.ErrorIs(t, err, selectors.ErrInvalidProblem)
+}
+
+func TestProperties(t *testing.T) {
+	textprob.CheckProperties(t, Name, nil, 6, 0)
+	textprob.CheckProperties(t, Name, map[string]any{"center": false, "fill": false, "lexicalWeight": 0.0}, 4, 0)
+	textprob.CheckProperties(t, Name, map[string]any{"diversity": 0.0, "queryCoverage": 0.0}, 3, 0)
+}
+
+func FuzzCoverage(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 5, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	f.Add([]byte{1, 9, 3, 0, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf8, 0x7f, 0, 0, 0})
+	f.Add([]byte{6, 3, 1, 1, 1, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := textprob.Fuzz(Name, nil, data); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func randomParams(rng *rand.Rand) map[string]any {
+	return map[string]any{
+		"lexicalWeight": []float64{0, 0.5, 1}[rng.IntN(3)],
+		"diversity":     []float64{0, 0.5, 1.75, 4}[rng.IntN(4)],
+		"queryCoverage": []float64{0, 1, 3}[rng.IntN(3)],
+		"center":        rng.IntN(2) == 0,
+	}
+}
+
+func randomProblem(rng *rand.Rand) *selectors.Problem {
+	o := textprob.Options{N: 1 + rng.IntN(14), Dim: 2 + rng.IntN(5), MaxTokens: 40}
+	if rng.IntN(2) == 0 {
+		o.Budget = 20 + rng.IntN(120)
+	}
+	if rng.IntN(2) == 0 {
+		o.MaxResults = 1 + rng.IntN(5)
+	}
+	if rng.IntN(4) != 0 {
+		o.Query = "statin liver risk with heart dose"
+	}
+	p := textprob.Random(rng, o)
+	if rng.IntN(3) == 0 { // near-duplicates, as retrieval pools have
+		for i := 1; i < len(p.Candidates); i += 2 {
+			copy(p.Candidates[i].Vector, p.Candidates[i-1].Vector)
+			p.Candidates[i].Vector[0] += 0.01
+		}
+	}
+	return p
+}

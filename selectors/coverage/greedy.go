@@ -1,0 +1,205 @@
+package coverage
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// lazyGreedy maximises F by lazy greedy (Minoux 1978): F is submodular, so
+// a stale gain is an upper bound and only the top of the queue needs
+// re-evaluating. With a budget the key is gain/tokens (density greedy) and
+// items that no longer fit are dropped for good. The selection equals the
+// naive greedy's, ties included: the queue orders by key, then higher
+// relevance, then lower index, and an item is taken only once it reaches
+// the top with a gain computed for the current selection.
+//
+// It also returns single[d] = F({d}) (NaN for items that never fit), for
+// the best-single guard and the redundancy explanation.
+func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]selectors.Item, []float64, error) {
+	c := p.Candidates
+	n, k := len(c), p.K()
+	density := p.Budget > 0
+	key := func(d int, g float64) float64 {
+		if density {
+			return g / float64(c[d].Tokens)
+		}
+		return g
+	}
+	fresh := make([]int, n) // fresh[d] == len(items)+1 when d's queue entry is current
+	q := &queue{c: c, e: make([]entry, 0, n)}
+	single := make([]float64, n)
+	for d := range c {
+		single[d] = math.NaN()
+		if p.Fits(0, c[d].Tokens) {
+			g := o.gain(d)
+			single[d] = g
+			q.push(entry{key(d, g), g, d})
+			fresh[d] = 1
+		}
+	}
+	items := make([]selectors.Item, 0, min(k, 64))
+	used := 0
+	for len(items) < k && q.len() > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		top := q.pop()
+		d := top.idx
+		if !p.Fits(used, c[d].Tokens) {
+			continue // the budget only shrinks: it never fits again
+		}
+		if fresh[d] != len(items)+1 {
+			fresh[d] = len(items) + 1
+			g := o.gain(d)
+			q.push(entry{key(d, g), g, d})
+			continue
+		}
+		if !(top.gain > 0) {
+			break // nothing left to gain; fill may still use the budget
+		}
+		items = append(items, selectors.Item{Index: d, Gain: top.gain, Relevance: c[d].Relevance,
+			Redundancy: max(0, single[d]-top.gain), Tokens: c[d].Tokens})
+		used += c[d].Tokens
+		o.add(d)
+	}
+	return items, single, nil
+}
+
+// guardBestSingle returns the best single fitting item instead of the
+// greedy selection when it alone has the larger F (the guard that gives
+// density greedy its (1-1/e)/2 bound), and whether it did.
+func guardBestSingle(c []selectors.Candidate, single []float64, items []selectors.Item) ([]selectors.Item, bool) {
+	best, bestF := -1, 0.0
+	for d, f := range single {
+		if math.IsNaN(f) {
+			continue
+		}
+		if best < 0 || f > bestF || (f == bestF && selectors.Better(c, d, best)) {
+			best, bestF = d, f
+		}
+	}
+	var greedyF float64
+	for _, it := range items {
+		greedyF += it.Gain
+	}
+	if best < 0 || !(bestF > greedyF) {
+		return items, false
+	}
+	return []selectors.Item{{Index: best, Gain: bestF, Relevance: c[best].Relevance, Tokens: c[best].Tokens}}, true
+}
+
+// fill adds the remaining fitting candidates by relevance per token (by
+// relevance without a budget; ties by the shared rule) until K, recording
+// each one's true marginal gain. The state is rebuilt from items first,
+// since the guard may have replaced the greedy selection.
+func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []float64) []selectors.Item {
+	c := p.Candidates
+	if len(items) >= p.K() {
+		return items
+	}
+	o.reset()
+	in := make([]bool, len(c))
+	used := 0
+	for _, it := range items {
+		o.add(it.Index)
+		in[it.Index] = true
+		used += it.Tokens
+	}
+	order := make([]int, 0, len(c))
+	for d := range c {
+		if !in[d] {
+			order = append(order, d)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ka, kb := c[a].Relevance, c[b].Relevance
+		if p.Budget > 0 {
+			ka, kb = ka/float64(c[a].Tokens), kb/float64(c[b].Tokens)
+		}
+		switch {
+		case ka > kb:
+			return -1
+		case ka < kb:
+			return 1
+		case selectors.Better(c, a, b):
+			return -1
+		case selectors.Better(c, b, a):
+			return 1
+		}
+		return 0
+	})
+	for _, d := range order {
+		if len(items) >= p.K() {
+			break
+		}
+		if !p.Fits(used, c[d].Tokens) {
+			continue
+		}
+		g := o.gain(d)
+		items = append(items, selectors.Item{Index: d, Gain: g, Relevance: c[d].Relevance,
+			Redundancy: max(0, single[d]-g), Tokens: c[d].Tokens})
+		used += c[d].Tokens
+		o.add(d)
+	}
+	return items
+}
+
+// entry is a candidate with its (possibly stale) key and gain.
+type entry struct {
+	key, gain float64
+	idx       int
+}
+
+// queue is a binary max-heap of entries ordered by key, then the shared tie
+// rule (higher relevance, then lower index).
+type queue struct {
+	c []selectors.Candidate
+	e []entry
+}
+
+func (q *queue) len() int { return len(q.e) }
+
+func (q *queue) above(a, b entry) bool {
+	if a.key != b.key {
+		return a.key > b.key
+	}
+	return selectors.Better(q.c, a.idx, b.idx)
+}
+
+func (q *queue) push(x entry) {
+	q.e = append(q.e, x)
+	i := len(q.e) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !q.above(q.e[i], q.e[parent]) {
+			break
+		}
+		q.e[i], q.e[parent] = q.e[parent], q.e[i]
+		i = parent
+	}
+}
+
+func (q *queue) pop() entry {
+	top := q.e[0]
+	last := len(q.e) - 1
+	q.e[0] = q.e[last]
+	q.e = q.e[:last]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && q.above(q.e[l], q.e[m]) {
+			m = l
+		}
+		if r < last && q.above(q.e[r], q.e[m]) {
+			m = r
+		}
+		if m == i {
+			return top
+		}
+		q.e[i], q.e[m] = q.e[m], q.e[i]
+		i = m
+	}
+}

@@ -1,0 +1,267 @@
+package coverage
+
+import (
+	"math"
+
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/text"
+)
+
+// objective holds one problem's precomputed pieces of F (see the package
+// comment) and the running state of a selection.
+type objective struct {
+	n     int
+	rho   []float64 // hybrid relevance per candidate, in [0, 1]
+	kappa float64
+	// Facility location: kernel k (row-major n x n, clipped at 0), weights
+	// rho_u scaled by kappa*diversity/sum(rho).
+	k     []float32
+	flw   []float64
+	wfl   bool      // the facility-location term is on
+	terms [][]int32 // per candidate, the distinct query terms it contains
+	qw    []float64 // per query term, kappa*queryCoverage*w_t
+	// queryTerms counts the query's terms found in the pool.
+	queryTerms int
+	// State: cur[u] = max_{d in S} k(d,u); covered[t] for query terms.
+	cur     []float32
+	covered []bool
+}
+
+func (s strategy) objective(p *selectors.Problem) *objective {
+	c := p.Candidates
+	n := len(c)
+	o := &objective{n: n, kappa: kbar(p)}
+	o.rho = denseRelevance(c)
+	var lex []float64
+	if s.lexical > 0 || s.queryCoverage > 0 {
+		var w []float64
+		o.terms, w, lex = queryTerms(p)
+		o.queryTerms = len(w)
+		if s.queryCoverage > 0 && len(w) > 0 {
+			o.qw = make([]float64, len(w))
+			for t := range w {
+				o.qw[t] = o.kappa * s.queryCoverage * w[t]
+			}
+		}
+	}
+	if lex != nil && s.lexical > 0 {
+		for i := range o.rho {
+			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
+		}
+	}
+	if s.diversity > 0 && n > 0 {
+		o.wfl = true
+		o.k = kernel(p.Sims().Matrix(), n, s.center)
+		o.flw = make([]float64, n)
+		var z float64
+		for _, r := range o.rho {
+			z += r
+		}
+		for u := range o.flw {
+			if z > 0 {
+				o.flw[u] = o.kappa * s.diversity * o.rho[u] / z
+			} else {
+				o.flw[u] = o.kappa * s.diversity / float64(n) // no relevance signal: every candidate counts alike
+			}
+		}
+	}
+	o.reset()
+	return o
+}
+
+// reset empties the selection state.
+func (o *objective) reset() {
+	if o.wfl {
+		o.cur = make([]float32, o.n)
+	}
+	o.covered = make([]bool, len(o.qw))
+}
+
+// kbar is the number of items the constraints admit on average: B over the
+// mean token cost (at least 1) under a budget, capped by maxResults; else
+// maxResults (K, which defaults to N).
+func kbar(p *selectors.Problem) float64 {
+	k := float64(p.K())
+	if p.Budget <= 0 || len(p.Candidates) == 0 {
+		return k
+	}
+	var lbar float64
+	for _, c := range p.Candidates {
+		lbar += float64(c.Tokens)
+	}
+	lbar /= float64(len(p.Candidates))
+	return min(k, max(1, float64(p.Budget)/lbar))
+}
+
+// denseRelevance min-max scales the relevance over the pool to [0, 1]; a
+// pool of equal relevances is all 1 (nothing to tell them apart by).
+func denseRelevance(c []selectors.Candidate) []float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range c {
+		lo, hi = min(lo, x.Relevance), max(hi, x.Relevance)
+	}
+	out := make([]float64, len(c))
+	for i, x := range c {
+		out[i] = 1
+		if hi > lo {
+			out[i] = (x.Relevance - lo) / (hi - lo)
+		}
+	}
+	return out
+}
+
+// queryTerms finds the query's distinct analysed terms in the candidates.
+// It returns, per candidate, the indices of the query terms it contains;
+// the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
+// terms found in the pool (terms found nowhere are dropped); and lex_d, the
+// sum of w_t over d's terms divided by the largest such sum in the pool.
+// All three are nil without query text or when no candidate has a query term.
+func queryTerms(p *selectors.Problem) ([][]int32, []float64, []float64) {
+	if p.Query == "" {
+		return nil, nil, nil
+	}
+	an := text.NewAnalyzer()
+	index := map[string]int32{}
+	for _, t := range an.Terms(nil, p.Query) {
+		if _, ok := index[t]; !ok {
+			index[t] = int32(len(index))
+		}
+	}
+	if len(index) == 0 {
+		return nil, nil, nil
+	}
+	c := p.Candidates
+	n := len(c)
+	has := make([][]int32, n)
+	df := make([]float64, len(index))
+	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
+	var buf []string
+	for d := range c {
+		terms := c[d].Terms
+		if terms == nil {
+			buf = an.Terms(buf[:0], c[d].Text)
+			terms = buf
+		}
+		for _, term := range terms {
+			if t, ok := index[term]; ok && seen[t] != d+1 {
+				seen[t] = d + 1
+				has[d] = append(has[d], t)
+				df[t]++
+			}
+		}
+	}
+	// Renumber the terms found in the pool densely, weigh them.
+	dense := make([]int32, len(index))
+	w := make([]float64, 0, len(index))
+	var sum float64
+	for t := range df {
+		dense[t] = -1
+		if df[t] > 0 {
+			dense[t] = int32(len(w))
+			x := math.Log((float64(n) + 1) / (df[t] + 0.5))
+			w = append(w, x)
+			sum += x
+		}
+	}
+	if len(w) == 0 {
+		return nil, nil, nil
+	}
+	for t := range w {
+		w[t] /= sum
+	}
+	lex := make([]float64, n)
+	var top float64
+	for d := range has {
+		for j, t := range has[d] {
+			has[d][j] = dense[t]
+			lex[d] += w[dense[t]]
+		}
+		top = max(top, lex[d])
+	}
+	for d := range lex {
+		lex[d] /= top
+	}
+	return has, w, lex
+}
+
+// kernel returns max(0, cos) of the candidates, centred on the pool mean
+// when center is set. For unit vectors v_i with mean mu, (v_i-mu).(v_j-mu)
+// = c_ij - m_i - m_j + m, where m_i = v_i.mu is the mean of row i of the
+// cosine matrix and m = mu.mu the mean of the matrix, and |v_i-mu|^2 =
+// 1 - 2 m_i + m. A zero vector (a row of zeros) has kernel 0 with every
+// candidate, itself included, as it has cosine 0 everywhere.
+func kernel(cos []float32, n int, center bool) []float32 {
+	out := make([]float32, n*n)
+	if !center {
+		for i, x := range cos {
+			out[i] = max(0, x)
+		}
+		return out
+	}
+	rowMean := make([]float64, n)
+	var m float64
+	for i := range n {
+		var s float64
+		for _, x := range cos[i*n : (i+1)*n] {
+			s += float64(x)
+		}
+		rowMean[i] = s / float64(n)
+		m += s
+	}
+	m /= float64(n) * float64(n)
+	inv := make([]float64, n)
+	for i := range n {
+		self := float64(cos[i*n+i]) // 1 for a unit vector, 0 for a zero vector
+		if d2 := self - 2*rowMean[i] + m; self > 0 && d2 > 1e-12 {
+			inv[i] = 1 / math.Sqrt(d2)
+		}
+	}
+	for i := range n {
+		for j := range n {
+			v := (float64(cos[i*n+j]) - rowMean[i] - rowMean[j] + m) * inv[i] * inv[j]
+			if v > 0 {
+				out[i*n+j] = float32(min(v, 1))
+			}
+		}
+	}
+	return out
+}
+
+// gain is F(S+d) - F(S) for the current state.
+func (o *objective) gain(d int) float64 {
+	g := o.rho[d]
+	if o.wfl {
+		row := o.k[d*o.n : (d+1)*o.n]
+		var fl float64
+		for u, k := range row {
+			if k > o.cur[u] {
+				fl += o.flw[u] * (float64(k) - float64(o.cur[u]))
+			}
+		}
+		g += fl
+	}
+	if o.qw != nil {
+		for _, t := range o.terms[d] {
+			if !o.covered[t] {
+				g += o.qw[t]
+			}
+		}
+	}
+	return g
+}
+
+// add puts d into the selection state.
+func (o *objective) add(d int) {
+	if o.wfl {
+		for u, k := range o.k[d*o.n : (d+1)*o.n] {
+			if k > o.cur[u] {
+				o.cur[u] = k
+			}
+		}
+	}
+	if o.qw != nil {
+		for _, t := range o.terms[d] {
+			o.covered[t] = true
+		}
+	}
+}
