@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate vet clean
+.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate vet clean bench bench-server
 
 all: build
 
@@ -41,6 +41,26 @@ test-integration: build
 ## test-weaviate: Weaviate's own tests of the packages we patch or rely on, in the patched tree (cmd/patch-weaviate TestPackages)
 test-weaviate:
 	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -test
+
+## bench: Go benchmarks (strategies selection-only over N x d, Gram kernels vs Weaviate's distancer and gonum,
+## FMA peak, feature costs), medians into docs/performance.md. BENCH_GRID=full runs N {50..2000} x d {128..1536};
+## BENCH_COUNT runs per benchmark; BENCH_TIME per run.
+BENCH_GRID  ?= subset
+BENCH_COUNT ?= 5
+BENCH_TIME  ?= 300ms
+BENCH_OUT   ?= .bench
+bench:
+	@mkdir -p $(BENCH_OUT)
+	SIMCACHE_BENCH_GRID=$(BENCH_GRID) $(GO) test -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) \
+		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
+	$(GO) run ./cmd/benchtab -doc docs/performance.md < $(BENCH_OUT)/go-bench.txt
+
+## bench-server: end-to-end latency against the server built by make build (plain nearText, diverseSelect per
+## strategy, Weaviate's gRPC MMR; pools 100 and 500), tables into docs/performance.md
+BENCH_SERVER_FLAGS ?=
+bench-server: build
+	@mkdir -p $(BENCH_OUT)
+	$(GO) run ./cmd/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
 
 vet:
 	$(GO) vet ./...

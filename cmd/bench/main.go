@@ -51,6 +51,7 @@ type options struct {
 	docs    int
 	timeout time.Duration
 	out     string
+	doc     string
 	logPath string
 	only    []string
 }
@@ -63,6 +64,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
 	flag.StringVar(&o.out, "out", "", "write the markdown tables to this file (default stdout)")
+	flag.StringVar(&o.doc, "doc", "", "splice the tables into this markdown file, between <!-- BEGIN server --> and <!-- END server -->")
 	flag.StringVar(&o.logPath, "log", "", "write the servers' output to this file (default discarded)")
 	only := flag.String("strategies", "", "strategies to time, comma-separated (default: every strategy the server offers)")
 	flag.Parse()
@@ -140,9 +142,28 @@ func run() error {
 		return err
 	}
 	md := report(o, meta, after, tables)
-	if o.out == "" {
-		fmt.Print(md)
-		return nil
+	switch {
+	case o.doc != "":
+		return splice(o.doc, "server", md)
+	case o.out != "":
+		return os.WriteFile(o.out, []byte(md), 0o644)
 	}
-	return os.WriteFile(o.out, []byte(md), 0o644)
+	fmt.Print(md)
+	return nil
+}
+
+// splice replaces the text between <!-- BEGIN name --> and <!-- END name -->
+// in file by body.
+func splice(file, name, body string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	s := string(data)
+	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %s ... %s markers", file, begin, end)
+	}
+	return os.WriteFile(file, []byte(s[:i+len(begin)]+"\n"+body+s[j:]), 0o644)
 }
