@@ -10,12 +10,13 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// DefaultStrategy is the strategy used when no level names one.
-const DefaultStrategy = "adagres"
+// DefaultStrategy is the strategy used when no level names one: coverage,
+// chosen by evaluation (docs/quality.md, cmd/eval).
+const DefaultStrategy = "coverage"
 
 // Module holds the module-wide defaults and limits, read from the environment.
 type Module struct {
-	// Strategy: DIVERSE_SELECT_STRATEGY (default adagres).
+	// Strategy: DIVERSE_SELECT_STRATEGY (default coverage).
 	Strategy string
 	// TokenBudget: DIVERSE_SELECT_TOKEN_BUDGET (default 0, no budget).
 	TokenBudget int
