@@ -53,6 +53,17 @@ type FiniteChecker interface {
 	NonFinite() int
 }
 
+// Projector is an optional interface of a Similarities engine that holds the
+// candidates' unit vectors: k-means (knapsack concepts "clusters") reads them
+// and projects them all on each centre in one pass.
+type Projector interface {
+	// Unit returns candidate i's L2-normalised vector (shared; do not modify).
+	Unit(i int) []float32
+	// Dots writes dot(Unit(i), q) for every candidate i into dst; q has the
+	// vectors' dimension.
+	Dots(q, dst []float32)
+}
+
 // Subsetter is an optional interface of a Similarities engine: an engine
 // over the candidates idx (in that order) that reuses the work already done
 // (packing, normalising), for the dedupThreshold pre-pass.
@@ -99,6 +110,13 @@ func (s *DenseSimilarities) Len() int { return s.n }
 
 // Unit returns the normalised vector of candidate i (shared, do not modify).
 func (s *DenseSimilarities) Unit(i int) []float32 { return s.unit[i*s.dim : (i+1)*s.dim] }
+
+// Dots implements Projector.
+func (s *DenseSimilarities) Dots(q, dst []float32) {
+	for j := 0; j < s.n; j++ {
+		dst[j] = dot(s.Unit(j), q)
+	}
+}
 
 // Row implements Similarities.
 func (s *DenseSimilarities) Row(i int, dst []float32) {

@@ -66,6 +66,7 @@ type Engine struct {
 	hasMat bool
 	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
 	pool   []float32 // scratch for PositivePairSum over a subset
+	qbuf   []float32 // Dots' padded copy of its query vector
 	subs   []*Engine // engines made by Subset, released with this one
 	// nonFinite is the first candidate with a NaN or infinite component, or -1.
 	nonFinite int
@@ -180,7 +181,7 @@ func normalise(row []float32, stride int) bool {
 // Bytes is the memory the engine's buffers hold for this query: the packed
 // vectors (O(N*d)), the matrix when Matrix ran (O(N^2)) and scratch (O(N)).
 func (e *Engine) Bytes() int64 {
-	b := int64(len(e.unit)+len(e.strip)+len(e.pool)) * 4
+	b := int64(len(e.unit)+len(e.strip)+len(e.pool)+len(e.qbuf)) * 4
 	if e.hasMat {
 		b += int64(e.rows) * int64(e.rows) * 4 // computed padded, then compacted
 	}
@@ -217,16 +218,33 @@ func (e *Engine) Row(i int, dst []float32) {
 		copy(dst, e.mat[i*e.n:(i+1)*e.n])
 		return
 	}
+	e.dotsFrom(e.rowPtr(i), dst)
+}
+
+// dotsFrom writes dot(a, row j) for every candidate j into dst (len n).
+func (e *Engine) dotsFrom(a *float32, dst []float32) {
 	full := e.n &^ (rowAlign - 1)
 	if full > 0 {
-		kern.dots(e.rowPtr(i), e.rowPtr(0), full, e.stride, &dst[0])
+		kern.dots(a, e.rowPtr(0), full, e.stride, &dst[0])
 	}
 	if full < e.n {
 		// The padded tail block: the rows past n are zero rows.
 		e.strip = grow(e.strip, max(len(e.strip), rowAlign))
-		kern.dots(e.rowPtr(i), e.rowPtr(full), rowAlign, e.stride, &e.strip[0])
+		kern.dots(a, e.rowPtr(full), rowAlign, e.stride, &e.strip[0])
 		copy(dst[full:], e.strip[:e.n-full])
 	}
+}
+
+// Dots implements selectors.Projector: dst[j] = dot(Unit(j), q), one SIMD
+// pass over the packed vectors (q is copied into a padded scratch row).
+func (e *Engine) Dots(q, dst []float32) {
+	dst = dst[:e.n]
+	if e.n == 0 {
+		return
+	}
+	e.qbuf = grow(e.qbuf, e.stride)
+	clear(e.qbuf[copy(e.qbuf, q[:min(len(q), e.dim)]):])
+	e.dotsFrom(&e.qbuf[0], dst)
 }
 
 // Matrix implements selectors.Similarities: the row-major n x n matrix of

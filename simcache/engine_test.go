@@ -96,6 +96,20 @@ func TestEngineMatchesNaive(t *testing.T) {
 					}
 					require.InDelta(t, want, e.PositivePairSum(sub), 1e-4)
 				}
+				if tc.dim > 0 {
+					q := make([]float32, tc.dim)
+					for j := range q {
+						q[j] = float32(rng.NormFloat64())
+					}
+					e.Dots(q, row)
+					for j := 0; j < tc.n; j++ {
+						var want float64
+						for x, v := range e.Unit(j) {
+							want += float64(v) * float64(q[x])
+						}
+						require.InDelta(t, want, row[j], 1e-4, "dots %d", j)
+					}
+				}
 				m := e.Matrix()
 				require.Len(t, m, tc.n*tc.n)
 				for i := 0; i < tc.n; i++ {

@@ -13,7 +13,8 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// TestStrategiesOnEngine: every registered strategy selects the same items
+// TestStrategiesOnEngine: every registered strategy (and knapsack's
+// k-means clusters, which project on the engine) selects the same items
 // with the simcache engine as with the default DenseSimilarities, with and
 // without the dedup pre-pass (which then runs on a Subset engine).
 func TestStrategiesOnEngine(t *testing.T) {
@@ -28,10 +29,14 @@ func TestStrategiesOnEngine(t *testing.T) {
 		for i, c := range p.Candidates {
 			vecs[i] = c.Vector
 		}
-		for _, name := range selectors.Names() {
-			s, err := selectors.New(name, nil)
+		for _, name := range append(selectors.Names(), "knapsack-clusters") {
+			var params map[string]any
+			if name == "knapsack-clusters" {
+				name, params = "knapsack", map[string]any{"concepts": "clusters"}
+			}
+			s, err := selectors.New(name, params)
 			require.NoError(t, err)
-			if s.Def.NeedsText {
+			if !s.UsesVectors() && s.UsesTerms() {
 				continue
 			}
 			ref := *p

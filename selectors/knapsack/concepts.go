@@ -118,7 +118,13 @@ func clusterConcepts(p *selectors.Problem, stats map[string]float64) (off, ids [
 		vecs[i] = c.Vector
 	}
 	m := min(n, max(2, min(32, int(math.Round(math.Sqrt(float64(n)))))))
-	labels := kmeans(selectors.NewDenseSimilarities(vecs), n, len(vecs[0]), m)
+	// The problem's engine when it can project (simcache's SIMD one in the
+	// module), else a dense one of our own.
+	proj, ok := p.Sims().(selectors.Projector)
+	if !ok {
+		proj = selectors.NewDenseSimilarities(vecs)
+	}
+	labels := kmeans(proj, n, len(vecs[0]), m)
 	off = make([]int32, n+1)
 	ids = make([]int32, n)
 	for i, l := range labels {

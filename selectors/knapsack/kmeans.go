@@ -19,9 +19,11 @@ const (
 // zero and cluster like any point. Deterministic for a given input.
 //
 // Squared distances are |x|^2 + |c|^2 - 2 x.c with float32 dot products:
-// the assignment step is then one dot product per (point, centre) pair,
-// which is where the time goes (20 * N * m * dim).
-func kmeans(u *selectors.DenseSimilarities, n, dim, m int) []int {
+// the assignment step is one projection of every point on each centre
+// (Projector.Dots, a SIMD pass with the simcache engine), which is where
+// the time goes (20 * N * m * dim). The projections of an iteration take
+// O(N*m) memory.
+func kmeans(u selectors.Projector, n, dim, m int) []int {
 	rng := rand.New(rand.NewPCG(kmeansSeed1, kmeansSeed2))
 	centres := make([]float32, m*dim)
 	cnorm := make([]float32, m)
@@ -35,12 +37,16 @@ func kmeans(u *selectors.DenseSimilarities, n, dim, m int) []int {
 		copy(centre(c), u.Unit(i))
 		cnorm[c] = xnorm[i]
 	}
+	// proj[c*n+i] = x_i . centre_c, refreshed by project(c).
+	proj := make([]float32, m*n)
+	project := func(c int) { u.Dots(centre(c), proj[c*n:(c+1)*n]) }
 	dist := func(i, c int) float64 {
-		return max(0, float64(xnorm[i]+cnorm[c]-2*dot(u.Unit(i), centre(c))))
+		return max(0, float64(xnorm[i]+cnorm[c]-2*proj[c*n+i]))
 	}
 	// k-means++: the first centre uniformly, then by squared distance.
 	first := rng.IntN(n)
 	setCentre(0, first)
+	project(0)
 	chosen := make([]bool, n)
 	chosen[first] = true
 	d2 := make([]float64, n)
@@ -71,6 +77,7 @@ func kmeans(u *selectors.DenseSimilarities, n, dim, m int) []int {
 		}
 		chosen[pick] = true
 		setCentre(c, pick)
+		project(c)
 		for i := range d2 {
 			d2[i] = min(d2[i], dist(i, c))
 		}
@@ -80,6 +87,11 @@ func kmeans(u *selectors.DenseSimilarities, n, dim, m int) []int {
 	counts := make([]int, m)
 	for it := 0; it < kmeansIterations; it++ {
 		changed := it == 0
+		if it > 0 { // the seeding projected the first iteration's centres
+			for c := 0; c < m; c++ {
+				project(c)
+			}
+		}
 		for i := range labels {
 			best, bestD := 0, dist(i, 0)
 			for c := 1; c < m; c++ {
