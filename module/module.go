@@ -72,13 +72,20 @@ func New(classByName ClassByName) *Module {
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
-// ENABLE_MODULES value names.
+// ENABLE_MODULES value names: diverse-select (GraphQL forms) and
+// reranker-diverse-select (the gRPC rerank route), over one engine.
 func EnabledModules(enableModules string, classByName ClassByName) []modulecapabilities.Module {
-	var out []modulecapabilities.Module
+	enabled := map[string]bool{}
 	for _, name := range strings.Split(enableModules, ",") {
-		if strings.TrimSpace(name) == Name {
-			out = append(out, New(classByName))
-		}
+		enabled[strings.TrimSpace(name)] = true
+	}
+	var out []modulecapabilities.Module
+	engine := New(classByName)
+	if enabled[Name] {
+		out = append(out, engine)
+	}
+	if enabled[RerankerName] {
+		out = append(out, NewReranker(engine, !enabled[Name]))
 	}
 	return out
 }

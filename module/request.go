@@ -44,6 +44,9 @@ type Request struct {
 	query   *config.Overrides
 	err     error
 	hasArgs bool // the _additional field was given arguments
+	// cfgName is the moduleConfig key of the class config: Name, or
+	// RerankerName for the gRPC rerank route ("" means Name).
+	cfgName string
 
 	// Set by prepare.
 	prepared  bool
@@ -203,15 +206,23 @@ func (r *Request) PreparePostProcess(className, tenant string, args map[string]a
 	return out, nil
 }
 
+// configName is the moduleConfig key this request reads the class config from.
+func (r *Request) configName() string {
+	if r.cfgName != "" {
+		return r.cfgName
+	}
+	return Name
+}
+
 // resolveClass merges module defaults, class config and query, and picks the
 // text properties.
 func (r *Request) resolveClass(class *models.Class) error {
 	r.className = class.Class
 	var classOverrides *config.Overrides
-	if raw := classConfig(class); raw != nil {
+	if raw := classConfigOf(class, r.configName()); raw != nil {
 		var err error
 		if classOverrides, err = config.Parse(raw, r.m.defaults.MaxCandidates); err != nil {
-			return fmt.Errorf("class %s has an invalid %s config: %w", class.Class, Name, err)
+			return fmt.Errorf("class %s has an invalid %s config: %w", class.Class, r.configName(), err)
 		}
 	}
 	eff, err := config.Merge(r.m.defaults, classOverrides, r.query)
