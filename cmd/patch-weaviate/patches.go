@@ -44,6 +44,18 @@ var Patches = []Patch{
 			"module opt in (diverse-select does), so a class's selection defaults can be changed; Weaviate validates " +
 			"module configs only on create, so a changed config of such a module is validated by the module here.",
 	},
+	{
+		ID:       "grpc-tenant",
+		File:     "adapters/handlers/grpc/v1/service.go",
+		Func:     "search",
+		Anchor:   "ctx = restCtx.AddPrincipalToContext(ctx, principal)",
+		Insert:   "ctx = withSearchTenant(ctx, req.Tenant)",
+		Glue:     "grpc_tenant.go.txt",
+		GlueName: "zz_diverse_select_tenant.go",
+		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
+			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
+			"context so the hook can fetch the vectors from the right tenant of a multi-tenant class.",
+	},
 }
 
 // TestPackage is a Weaviate package whose own tests `make test-weaviate` runs
