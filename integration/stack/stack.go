@@ -196,7 +196,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"PERSISTENCE_DATA_PATH":                   s.DataDir,
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED": "true",
 		"DEFAULT_VECTORIZER_MODULE":               "none",
-		"ENABLE_MODULES":                          "text2vec-transformers,diverse-select",
+		"ENABLE_MODULES":                          "text2vec-transformers,diverse-select,reranker-diverse-select",
 		"TRANSFORMERS_INFERENCE_API":              s.EmbedderURL,
 		"CLUSTER_HOSTNAME":                        "node1",
 		"CLUSTER_IN_LOCALHOST":                    "true",

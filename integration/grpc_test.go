@@ -1,0 +1,437 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
+	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+)
+
+// The gRPC route: the official clients query over gRPC, whose SearchRequest
+// carries `rerank {property, query}` but no module arguments. A collection
+// that configures reranker-diverse-select gets diverse selection from that
+// field. These tests send SearchRequests through the Go client's gRPC
+// connection and compare each selection with the GraphQL _additional form
+// given the same settings and pool, which loads vectors through the route
+// patch: equal selections show the gRPC path loaded what it needed.
+
+// rerankerName is the reranker-typed module of the gRPC route.
+const rerankerName = "reranker-diverse-select"
+
+// rerankCfg is the reranker config of the Health copy: adagres under a budget
+// of planted token counts (ntok, which gRPC does not load: the module fetches it).
+var rerankCfg = map[string]any{"strategy": "adagres", "tokenBudget": 120, "tokenProperty": "ntok"}
+
+// rerankCfgField is rerankCfg as _additional { diverseSelect(...) } arguments.
+const rerankCfgField = `strategy: "adagres", tokenBudget: 120, tokenProperty: "ntok", textProperty: "body"`
+
+// withReranker returns a moduleConfig with text2vec-transformers' settings
+// and reranker-diverse-select's cfg.
+func withReranker(cfg map[string]any) map[string]any {
+	mc := transformers()
+	mc[rerankerName] = cfg
+	return mc
+}
+
+// rerankHealth is the Health corpus in a class that configures only
+// reranker-diverse-select as its reranker.
+func rerankHealth(t testing.TB) string {
+	t.Helper()
+	const class = "RerankHealth"
+	ensure(t, class, func(t testing.TB) {
+		createClass(t, &models.Class{
+			Class:        class,
+			Vectorizer:   "text2vec-transformers",
+			ModuleConfig: withReranker(rerankCfg),
+			Properties:   bodyProps(),
+		})
+		importDocs(t, class, healthDocs)
+	})
+	return class
+}
+
+var (
+	grpcOnce sync.Once
+	grpcConn *connection.GrpcClient
+	grpcErr  error
+)
+
+// grpcc is the Go client's gRPC connection to the shared stack.
+func grpcc(t testing.TB) *connection.GrpcClient {
+	t.Helper()
+	grpcOnce.Do(func() {
+		grpcConn, grpcErr = connection.NewGrpcClient(srv.GRPCAddr, false, nil, nil, time.Minute, 30*time.Second)
+	})
+	if grpcErr != nil {
+		t.Fatalf("gRPC connection: %v", grpcErr)
+	}
+	return grpcConn
+}
+
+// grpcHit is one result of a gRPC search.
+type grpcHit struct {
+	ID       string
+	Body     string
+	Score    float64
+	HasScore bool
+}
+
+// rerankRequest is a gRPC SearchRequest of limit (the pool) with rerank on
+// body and the Health query; the caller sets the search.
+func rerankRequest(class string, limit int) *pb.SearchRequest {
+	q := healthQuery
+	return &pb.SearchRequest{
+		Collection:  class,
+		Limit:       uint32(limit),
+		Rerank:      &pb.Rerank{Property: "body", Query: &q},
+		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+		Metadata:    &pb.MetadataRequest{Uuid: true},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	}
+}
+
+// grpcSearch sends req and returns its hits, or the error.
+func grpcSearch(t testing.TB, req *pb.SearchRequest) ([]grpcHit, error) {
+	t.Helper()
+	reply, err := grpcc(t).Search(ctx(t), req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]grpcHit, len(reply.Results))
+	for i, r := range reply.Results {
+		out[i] = grpcHit{
+			ID:       r.GetMetadata().GetId(),
+			Body:     r.GetProperties().GetNonRefProps().GetFields()["body"].GetTextValue(),
+			Score:    r.GetMetadata().GetRerankScore(),
+			HasScore: r.GetMetadata().GetRerankScorePresent(),
+		}
+	}
+	return out, nil
+}
+
+func mustGRPC(t testing.TB, req *pb.SearchRequest) []grpcHit {
+	t.Helper()
+	hits, err := grpcSearch(t, req)
+	if err != nil {
+		t.Fatalf("gRPC search: %v", err)
+	}
+	return hits
+}
+
+func grpcIDs(hits []grpcHit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// checkRerankScores: every hit carries the route's score, 1 for the first
+// down to 1/n for the last.
+func checkRerankScores(t testing.TB, hits []grpcHit) {
+	t.Helper()
+	if len(hits) == 0 {
+		t.Fatal("empty selection")
+	}
+	for i, h := range hits {
+		want := float64(len(hits)-i) / float64(len(hits))
+		if !h.HasScore || h.Score < want-1e-9 || h.Score > want+1e-9 {
+			t.Errorf("hit %d: rerank score %v (present %v), want %v", i, h.Score, h.HasScore, want)
+		}
+	}
+}
+
+// ntokOf returns the planted token counts of the hits.
+func ntokOf(t testing.TB, class string, hits []grpcHit, docs []Doc) int {
+	t.Helper()
+	idx := index(class, docs)
+	sum := 0
+	for _, h := range hits {
+		d, ok := idx[h.ID]
+		if !ok {
+			t.Fatalf("hit %s is not an object of this corpus", h.ID)
+		}
+		sum += d.Props["ntok"].(int)
+	}
+	return sum
+}
+
+// TestGRPCRerankRoute: nearText, bm25 and hybrid over gRPC with rerank on a
+// class configuring reranker-diverse-select return the diverse selection -
+// the same objects in the same order as the GraphQL _additional form with the
+// same settings and pool - with planted duplicates removed and the budget held.
+func TestGRPCRerankRoute(t *testing.T) {
+	c := rerankHealth(t)
+	idx := index(c, healthDocs)
+	const pool = 15
+	alpha := float32(0.5)
+	for _, tc := range []struct {
+		name, gql string
+		set       func(*pb.SearchRequest)
+	}{
+		{"nearText", healthNear(pool), func(r *pb.SearchRequest) { r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}} }},
+		{"bm25", fmt.Sprintf(`bm25: {query: %q}, limit: %d`, healthQuery, pool), func(r *pb.SearchRequest) { r.Bm25Search = &pb.BM25{Query: healthQuery} }},
+		{"hybrid", fmt.Sprintf(`hybrid: {query: %q, alpha: 0.5}, limit: %d`, healthQuery, pool), func(r *pb.SearchRequest) {
+			r.HybridSearch = &pb.Hybrid{Query: healthQuery, AlphaParam: &alpha, UseAlphaParam: true}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := rerankRequest(c, pool)
+			tc.set(req)
+			hits := mustGRPC(t, req)
+			checkRerankScores(t, hits)
+			groups := make([]int, len(hits))
+			for i, h := range hits {
+				groups[i] = idx[h.ID].Group
+			}
+			if pairs := duplicatePairs(groups); len(pairs) > 0 {
+				t.Errorf("planted duplicates selected: groups %v", groups)
+			}
+			if n := ntokOf(t, c, hits, healthDocs); n > 120 {
+				t.Errorf("selection uses %d tokens, budget 120", n)
+			}
+			if len(hits) >= pool || len(hits) < 2 {
+				t.Errorf("%d of %d candidates selected", len(hits), pool)
+			}
+			want := get(t, c, field(c, tc.gql, rerankCfgField+fmt.Sprintf(", query: %q", healthQuery), "body"), nil)
+			if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(ids(want)); got != exp {
+				t.Errorf("gRPC selection %v (groups %v) differs from GraphQL's %v (groups %v)", got, groups, exp, groupsOf(t, want, idx))
+			}
+		})
+	}
+}
+
+// TestGRPCRerankCapture: Weaviate picks the reranker per class - a reranker
+// module is exposed on a class only when its moduleConfig names it (or it is
+// the only reranker enabled); the stack runs the five API-based rerankers
+// (reranker-cohere and others, no keys) besides ours. On a class configuring
+// only reranker-diverse-select, 30 gRPC queries all return the same diverse
+// selection: no other reranker took the call.
+func TestGRPCRerankCapture(t *testing.T) {
+	c := rerankHealth(t)
+	req := rerankRequest(c, 15)
+	req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+	first := mustGRPC(t, req)
+	checkRerankScores(t, first)
+	same := 0
+	for i := 0; i < 30; i++ {
+		hits, err := grpcSearch(t, req)
+		if err != nil {
+			t.Errorf("query %d: %v", i, err)
+			continue
+		}
+		if fmt.Sprint(grpcIDs(hits)) == fmt.Sprint(grpcIDs(first)) && len(hits) < 15 {
+			same++
+		}
+	}
+	if same != 30 {
+		t.Errorf("%d of 30 gRPC queries returned the diverse selection", same)
+	}
+	t.Logf("%d/30 gRPC rerank queries returned the diverse selection of %d from 15 candidates", same, len(first))
+
+	t.Run("class without a reranker config: no reranker", func(t *testing.T) {
+		req := rerankRequest(health(t), 15)
+		req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+		_, err := grpcSearch(t, req)
+		if err == nil || !strings.Contains(err.Error(), "rerank") {
+			t.Errorf("rerank on a class configuring no reranker: error %v, want Weaviate's unknown capability rerank", err)
+		}
+	})
+}
+
+// TestGRPCTwoRerankers: a class that configures reranker-diverse-select and
+// another reranker is refused on create (Weaviate would pick one at random
+// per query); the refusal names both.
+func TestGRPCTwoRerankers(t *testing.T) {
+	const class = "TwoRerankers"
+	_ = client.Schema().ClassDeleter().WithClassName(class).Do(ctx(t))
+	mc := withReranker(map[string]any{"strategy": "mmr"})
+	mc["reranker-cohere"] = map[string]any{}
+	err := client.Schema().ClassCreator().WithClass(&models.Class{
+		Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps(),
+	}).Do(ctx(t))
+	if err == nil {
+		t.Fatal("a class configuring reranker-cohere and reranker-diverse-select was created")
+	}
+	for _, w := range []string{rerankerName, "reranker-cohere", "one reranker"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("refusal %q does not mention %q", err, w)
+		}
+	}
+}
+
+// TestGRPCVectors: the vectors a strategy compares are loaded on the gRPC
+// path too, which does not go through the GraphQL route patch: Weaviate loads
+// the legacy vector for near and bm25 searches only, so the module fetches
+// named vectors, vectors of hybrid results and unloaded properties in one
+// batched read (with the tenant on multi-tenant classes). No request asks for
+// vectors. dedupThreshold shows which vector was compared (as in
+// TestNamedVectors); every selection equals the GraphQL _additional form's.
+func TestGRPCVectors(t *testing.T) {
+	bare := namedRerankClass(t, "RerankNamedBare", map[string]any{"strategy": "topk", "dedupThreshold": 0.95})
+	cfg := namedRerankClass(t, "RerankNamedCfg", map[string]any{"strategy": "topk", "dedupThreshold": 0.95, "targetVector": "title"})
+	const q = "statins cholesterol"
+	alpha := float32(0.5)
+	near := func(target string) func(*pb.SearchRequest) {
+		return func(r *pb.SearchRequest) {
+			r.NearText = &pb.NearTextSearch{Query: []string{q}, Targets: &pb.Targets{TargetVectors: []string{target}}}
+		}
+	}
+	bm25 := func(r *pb.SearchRequest) { r.Bm25Search = &pb.BM25{Query: q} }
+	// Weaviate requires a target for hybrid on several named vectors; the
+	// module does not see it (hybrid is no module argument) and compares the
+	// configured targetVector.
+	hybrid := func(r *pb.SearchRequest) {
+		r.HybridSearch = &pb.Hybrid{Query: q, Targets: &pb.Targets{TargetVectors: []string{"title"}}, AlphaParam: &alpha, UseAlphaParam: true}
+	}
+	gNear := `nearText: {concepts: ["statins cholesterol"], targetVectors: [%q]}, limit: 6`
+	gBM25 := `bm25: {query: "statins cholesterol"}, limit: 6`
+	gHybrid := `hybrid: {query: "statins cholesterol", targetVectors: ["title"], alpha: 0.5}, limit: 6`
+	for _, tc := range []struct {
+		name, class, gql, fieldArgs string
+		set                         func(*pb.SearchRequest)
+		titleDuplicatesRemoved      bool
+	}{
+		{"nearText target title", bare, fmt.Sprintf(gNear, "title"), ``, near("title"), true},
+		{"nearText target body", bare, fmt.Sprintf(gNear, "body"), ``, near("body"), false},
+		{"configured target, bm25", cfg, gBM25, ``, bm25, true},
+		{"configured target, hybrid", cfg, gHybrid, ``, hybrid, true},
+		{"search target beats the configured one", cfg, fmt.Sprintf(gNear, "body"), ``, near("body"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := rerankRequest(tc.class, 6)
+			*req.Rerank.Query = q
+			tc.set(req)
+			hits := mustGRPC(t, req)
+			checkRerankScores(t, hits)
+			idx := index(tc.class, namedDocs)
+			groups := make([]int, len(hits))
+			for i, h := range hits {
+				groups[i] = idx[h.ID].Group
+			}
+			dups := len(duplicatePairs(groups)) > 0
+			if tc.titleDuplicatesRemoved && (dups || len(hits) > 4) {
+				t.Errorf("compared on title: groups %v, want the 2 extra same-title objects removed", groups)
+			}
+			if !tc.titleDuplicatesRemoved && len(hits) != 6 {
+				t.Errorf("compared on body: %d of 6 kept (groups %v), want all: the title vector was used", len(hits), groups)
+			}
+			fieldArgs := `strategy: "topk", dedupThreshold: 0.95, textProperty: "body"`
+			if tc.class == cfg && !strings.Contains(tc.gql, "nearText") {
+				fieldArgs += `, targetVector: "title"`
+			}
+			want := get(t, tc.class, field(tc.class, tc.gql, fieldArgs, "body"), nil)
+			if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(ids(want)); got != exp {
+				t.Errorf("gRPC selection %v differs from GraphQL's %v", got, exp)
+			}
+		})
+	}
+	t.Run("hybrid on two named vectors without a configured targetVector is a clear error", func(t *testing.T) {
+		req := rerankRequest(bare, 6)
+		hybrid(req)
+		_, err := grpcSearch(t, req)
+		if err == nil {
+			t.Fatal("hybrid rerank on a class with two named vectors and no targetVector succeeded")
+		}
+		for _, w := range []string{"targetVector", "title", "body"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not mention %q", err, w)
+			}
+		}
+	})
+}
+
+// namedRerankClass is namedDocs in a class with two named vectors (title,
+// body) configuring reranker-diverse-select with cfg.
+func namedRerankClass(t testing.TB, name string, cfg map[string]any) string {
+	t.Helper()
+	ensure(t, name, func(t testing.TB) {
+		vc := func(prop string) models.VectorConfig {
+			return models.VectorConfig{
+				Vectorizer:      map[string]any{"text2vec-transformers": map[string]any{"properties": []any{prop}, "vectorizeClassName": false}},
+				VectorIndexType: "hnsw",
+			}
+		}
+		createClass(t, &models.Class{
+			Class:        name,
+			VectorConfig: map[string]models.VectorConfig{"title": vc("title"), "body": vc("body")},
+			Properties:   bodyProps(&models.Property{Name: "title", DataType: []string{"text"}}),
+			ModuleConfig: map[string]any{rerankerName: cfg},
+		})
+		importDocs(t, name, namedDocs)
+	})
+	return name
+}
+
+// TestGRPCMultiTenant: on a multi-tenant class the selection holds only the
+// queried tenant's objects, and vectors the search did not load (hybrid) are
+// fetched from that tenant.
+func TestGRPCMultiTenant(t *testing.T) {
+	const class = "RerankTenanted"
+	var docs []Doc
+	for _, d := range healthDocs[:12] {
+		d.Tenant = "alpha"
+		docs = append(docs, d)
+	}
+	for _, d := range healthDocs[4:] {
+		d.Tenant = "beta"
+		docs = append(docs, d)
+	}
+	createClass(t, &models.Class{
+		Class:              class,
+		Vectorizer:         "text2vec-transformers",
+		ModuleConfig:       withReranker(map[string]any{"strategy": "mmr", "tokenBudget": 100, "dedupThreshold": 0.8}),
+		Properties:         bodyProps(),
+		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true},
+	})
+	if err := client.Schema().TenantsCreator().WithClassName(class).
+		WithTenants(models.Tenant{Name: "alpha"}, models.Tenant{Name: "beta"}).Do(ctx(t)); err != nil {
+		t.Fatalf("create tenants: %v", err)
+	}
+	importDocs(t, class, docs)
+	idx := index(class, docs)
+	alpha := float32(0.5)
+	for _, tenant := range []string{"alpha", "beta"} {
+		for _, tc := range []struct {
+			name, gql string
+			set       func(*pb.SearchRequest)
+		}{
+			{"nearText", healthNear(10), func(r *pb.SearchRequest) { r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}} }},
+			{"hybrid", fmt.Sprintf(`hybrid: {query: %q, alpha: 0.5}, limit: 10`, healthQuery), func(r *pb.SearchRequest) {
+				r.HybridSearch = &pb.Hybrid{Query: healthQuery, AlphaParam: &alpha, UseAlphaParam: true}
+			}},
+			{"bm25", fmt.Sprintf(`bm25: {query: %q}, limit: 10`, healthQuery), func(r *pb.SearchRequest) { r.Bm25Search = &pb.BM25{Query: healthQuery} }},
+		} {
+			t.Run(tenant+"/"+tc.name, func(t *testing.T) {
+				req := rerankRequest(class, 10)
+				req.Tenant = tenant
+				tc.set(req)
+				hits := mustGRPC(t, req)
+				checkRerankScores(t, hits)
+				for _, h := range hits {
+					if d, ok := idx[h.ID]; !ok || d.Tenant != tenant {
+						t.Errorf("tenant %s: selection contains %s of tenant %q", tenant, h.ID, d.Tenant)
+					}
+				}
+				for i := range hits {
+					for j := i + 1; j < len(hits); j++ {
+						if cosine(hits[i].Body, hits[j].Body) >= 0.8 {
+							t.Errorf("near-duplicates %q and %q both selected: the tenant's vectors were not used", hits[i].Body, hits[j].Body)
+						}
+					}
+				}
+				gql := fmt.Sprintf("tenant: %q, %s", tenant, tc.gql)
+				want := get(t, class, field(class, gql, `strategy: "mmr", tokenBudget: 100, dedupThreshold: 0.8, textProperty: "body"`+
+					fmt.Sprintf(", query: %q", healthQuery), "body"), nil)
+				if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(ids(want)); got != exp {
+					t.Errorf("gRPC selection %v differs from GraphQL's %v", got, exp)
+				}
+			})
+		}
+	}
+}
