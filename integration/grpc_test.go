@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -238,10 +241,47 @@ func TestGRPCRerankCapture(t *testing.T) {
 		req := rerankRequest(health(t), 15)
 		req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 		_, err := grpcSearch(t, req)
-		if err == nil || !strings.Contains(err.Error(), "rerank") {
-			t.Errorf("rerank on a class configuring no reranker: error %v, want Weaviate's unknown capability rerank", err)
+		if err == nil || !strings.Contains(err.Error(), "unknown capability: rerank") {
+			t.Errorf("rerank on a class configuring no reranker: error %v, want Weaviate's unknown capability: rerank", err)
 		}
 	})
+}
+
+// TestGraphQLRerankField: on a class configuring reranker-diverse-select,
+// GraphQL's _additional { rerank(property, query) { score } } reaches the same
+// selection as gRPC's rerank field (the query limit is the pool).
+func TestGraphQLRerankField(t *testing.T) {
+	c := rerankHealth(t)
+	req := rerankRequest(c, 15)
+	req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+	viaGRPC := mustGRPC(t, req)
+	q := fmt.Sprintf(`{ Get { %s(%s) { body _additional { id rerank(property: "body", query: %q) { score } } } } }`, c, healthNear(15), healthQuery)
+	res := graphql(t, q, nil)
+	if len(res.Errors) > 0 {
+		t.Fatalf("GraphQL rerank: %s", res.errText())
+	}
+	objs := res.Data.Get[c]
+	var got []string
+	for i, o := range objs {
+		add, _ := o["_additional"].(map[string]any)
+		id, _ := add["id"].(string)
+		got = append(got, id)
+		scores, _ := add["rerank"].([]any)
+		s, _ := func() (float64, bool) {
+			if len(scores) != 1 {
+				return 0, false
+			}
+			m, _ := scores[0].(map[string]any)
+			f, ok := m["score"].(float64)
+			return f, ok
+		}()
+		if want := float64(len(objs)-i) / float64(len(objs)); math.Abs(s-want) > 1e-9 {
+			t.Errorf("object %d: rerank score %v, want %v", i, scores, want)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(grpcIDs(viaGRPC)) {
+		t.Errorf("GraphQL rerank selects %v, gRPC rerank %v", got, grpcIDs(viaGRPC))
+	}
 }
 
 // TestGRPCTwoRerankers: a class that configures reranker-diverse-select and
@@ -434,4 +474,170 @@ func TestGRPCMultiTenant(t *testing.T) {
 			})
 		}
 	}
+}
+
+// updateModuleConfig replaces a class's moduleConfig entries (GET, modify,
+// PUT): set adds or replaces, drop removes.
+func updateModuleConfig(t testing.TB, class string, set map[string]any, drop ...string) error {
+	t.Helper()
+	c, err := client.Schema().ClassGetter().WithClassName(class).Do(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := c.ModuleConfig.(map[string]any)
+	if mc == nil {
+		mc = map[string]any{}
+	}
+	for _, k := range drop {
+		delete(mc, k)
+	}
+	for k, v := range set {
+		mc[k] = v
+	}
+	c.ModuleConfig = mc
+	return client.Schema().ClassUpdater().WithClass(c).Do(ctx(t))
+}
+
+// moduleConfigKeys lists the class's moduleConfig keys as stored.
+func moduleConfigKeys(t testing.TB, class string) []string {
+	t.Helper()
+	c, err := client.Schema().ClassGetter().WithClassName(class).Do(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, _ := c.ModuleConfig.(map[string]any)
+	var out []string
+	for k := range mc {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestRerankConfigUpdate: the reranker config is updatable (reranker configs
+// are, natively); a bad update is refused naming the key and leaves the old
+// config in force; switching the class to another reranker replaces ours, as
+// Weaviate does for any reranker, and back.
+func TestRerankConfigUpdate(t *testing.T) {
+	const class = "RerankMutable"
+	createClass(t, &models.Class{
+		Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: withReranker(rerankCfg), Properties: bodyProps(),
+	})
+	importDocs(t, class, healthDocs)
+	req := rerankRequest(class, 15)
+	req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+	before := mustGRPC(t, req)
+	if n := ntokOf(t, class, before, healthDocs); n > 120 {
+		t.Fatalf("%d tokens selected, budget 120", n)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  map[string]any
+		want []string
+	}{
+		{"unknown strategy", map[string]any{"strategy": "nope"}, []string{"strategy", "nope", "allowed"}},
+		{"negative tokenBudget", map[string]any{"tokenBudget": -1}, []string{"tokenBudget"}},
+		{"missing textProperty", map[string]any{"textProperty": "missing"}, []string{"textProperty", "missing"}},
+	} {
+		t.Run("refused: "+tc.name, func(t *testing.T) {
+			err := updateModuleConfig(t, class, map[string]any{rerankerName: tc.cfg})
+			if err == nil {
+				t.Fatalf("update to %v accepted", tc.cfg)
+			}
+			for _, w := range append(tc.want, rerankerName) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if got := mustGRPC(t, req); fmt.Sprint(grpcIDs(got)) != fmt.Sprint(grpcIDs(before)) {
+				t.Errorf("selection changed after a refused update")
+			}
+		})
+	}
+	t.Run("good update applies to the next query", func(t *testing.T) {
+		cfg := map[string]any{"strategy": "topk", "tokenBudget": 40, "tokenProperty": "ntok"}
+		if err := updateModuleConfig(t, class, map[string]any{rerankerName: cfg}); err != nil {
+			t.Fatalf("good update refused: %v", err)
+		}
+		hits := mustGRPC(t, req)
+		checkRerankScores(t, hits)
+		want := get(t, class, field(class, healthNear(15), `strategy: "topk", tokenBudget: 40, tokenProperty: "ntok", textProperty: "body"`, "body"), nil)
+		if fmt.Sprint(grpcIDs(hits)) != fmt.Sprint(ids(want)) {
+			t.Errorf("after the update gRPC selects %v, GraphQL with the new settings %v", grpcIDs(hits), ids(want))
+		}
+		if n := ntokOf(t, class, hits, healthDocs); n > 40 {
+			t.Errorf("%d tokens selected, new budget 40", n)
+		}
+	})
+	t.Run("switching to another reranker replaces ours, and back", func(t *testing.T) {
+		if err := updateModuleConfig(t, class, map[string]any{"reranker-cohere": map[string]any{}}, rerankerName); err != nil {
+			t.Fatalf("switch to reranker-cohere refused: %v", err)
+		}
+		if keys := fmt.Sprint(moduleConfigKeys(t, class)); strings.Contains(keys, rerankerName) || !strings.Contains(keys, "reranker-cohere") {
+			t.Errorf("moduleConfig keys %s after the switch, want reranker-cohere instead of ours", keys)
+		}
+		if err := updateModuleConfig(t, class, map[string]any{rerankerName: rerankCfg}, "reranker-cohere"); err != nil {
+			t.Fatalf("switch back refused: %v", err)
+		}
+		if keys := fmt.Sprint(moduleConfigKeys(t, class)); !strings.Contains(keys, rerankerName) || strings.Contains(keys, "reranker-cohere") {
+			t.Errorf("moduleConfig keys %s after switching back, want ours instead of reranker-cohere", keys)
+		}
+		if got := mustGRPC(t, req); fmt.Sprint(grpcIDs(got)) != fmt.Sprint(grpcIDs(before)) {
+			t.Errorf("selection %v after switching back, want the original %v", grpcIDs(got), grpcIDs(before))
+		}
+	})
+}
+
+// TestRerankTwoRerankersUnvalidated documents a limit: Weaviate validates no
+// module config of a legacy class with vectorizer "none", so such a class can
+// configure two rerankers; Weaviate then hands each rerank call to one of
+// them at random. Ours refuses such a call with a clear error, so no query
+// silently gets one or the other: every call fails (reranker-cohere's for
+// its missing key, or ours naming both).
+func TestRerankTwoRerankersUnvalidated(t *testing.T) {
+	const class = "TwoRerankersNone"
+	_ = client.Schema().ClassDeleter().WithClassName(class).Do(ctx(t))
+	err := client.Schema().ClassCreator().WithClass(&models.Class{
+		Class: class, Vectorizer: "none", Properties: bodyProps(),
+		ModuleConfig: map[string]any{rerankerName: map[string]any{"strategy": "mmr"}, "reranker-cohere": map[string]any{}},
+	}).Do(ctx(t))
+	if err != nil {
+		t.Logf("Weaviate now validates vectorizer-none classes on create: %v", err)
+		return
+	}
+	importDocs(t, class, []Doc{
+		{Key: "a", Body: "first chunk", Vector: []float32{1, 0, 0}},
+		{Key: "b", Body: "second chunk", Vector: []float32{0.9, 0.1, 0}},
+		{Key: "c", Body: "third chunk", Vector: []float32{0, 1, 0}},
+	})
+	ours, other := 0, 0
+	for i := 0; i < 30; i++ {
+		req := rerankRequest(class, 3)
+		req.NearVector = &pb.NearVector{Vectors: []*pb.Vectors{{VectorBytes: float32Bytes([]float32{1, 0, 0})}}}
+		_, err := grpcSearch(t, req)
+		switch {
+		case err == nil:
+			t.Errorf("query %d succeeded on a class configuring two rerankers", i)
+		case strings.Contains(err.Error(), "also configures the reranker reranker-cohere"):
+			ours++
+		default:
+			other++
+			if other == 1 {
+				t.Logf("reranker-cohere took a call: %v", err)
+			}
+		}
+	}
+	t.Logf("two rerankers configured: reranker-diverse-select took %d of 30 calls (refused, naming both), reranker-cohere %d", ours, other)
+	if ours == 0 {
+		t.Errorf("reranker-diverse-select took none of 30 calls: Weaviate no longer picks at random? then update the README's limit")
+	}
+}
+
+// float32Bytes encodes a vector as gRPC's little-endian vector bytes.
+func float32Bytes(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
 }
