@@ -54,6 +54,8 @@ type options struct {
 	doc     string
 	logPath string
 	only    []string
+	// httpURL and grpcAddr select a running server instead of starting one.
+	httpURL, grpcAddr string
 }
 
 func parseFlags() (options, error) {
@@ -67,6 +69,8 @@ func parseFlags() (options, error) {
 	flag.StringVar(&o.doc, "doc", "", "splice the tables into this markdown file, between <!-- BEGIN server --> and <!-- END server -->")
 	flag.StringVar(&o.logPath, "log", "", "write the servers' output to this file (default discarded)")
 	only := flag.String("strategies", "", "strategies to time, comma-separated (default: every strategy the server offers)")
+	flag.StringVar(&o.httpURL, "http", "", "use the running server at this loopback URL (with -grpc) instead of starting bin/weaviate-server")
+	flag.StringVar(&o.grpcAddr, "grpc", "", "its loopback gRPC address, host:port")
 	flag.Parse()
 	for _, p := range strings.Split(*pools, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
@@ -77,6 +81,9 @@ func parseFlags() (options, error) {
 	}
 	if *only != "" {
 		o.only = strings.Split(*only, ",")
+	}
+	if (o.httpURL == "") != (o.grpcAddr == "") {
+		return o, fmt.Errorf("-http and -grpc go together")
 	}
 	if o.n < 1 || o.n > 100000 || o.warmup < 0 || o.docs < 1 || o.docs > 200000 {
 		return o, fmt.Errorf("-n must be in [1, 100000], -warmup >= 0, -docs in [1, 200000]")
@@ -105,14 +112,18 @@ func run() error {
 		defer f.Close()
 		logw = f
 	}
-	fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
-	s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
-		Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning"}})
-	if err != nil {
-		return err
+	httpURL, grpcAddr := o.httpURL, o.grpcAddr
+	if httpURL == "" {
+		fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
+		s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
+			Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning"}})
+		if err != nil {
+			return err
+		}
+		defer s.Stop()
+		httpURL, grpcAddr = s.HTTPURL, s.GRPCAddr
 	}
-	defer s.Stop()
-	c, err := newClients(s.HTTPURL, s.GRPCAddr)
+	c, err := newClients(httpURL, grpcAddr)
 	if err != nil {
 		return err
 	}
