@@ -38,10 +38,11 @@ const (
 	// 384-1536), 384-512 KiB panels run at 85-96% of the FMA peak, 64 KiB
 	// panels at 62-83%, 768 KiB at 70-88%.
 	panelBytes = 512 << 10
-	// parallelMinMAC is the work (multiply-adds) from which Matrix splits the
-	// row blocks over several cores; below it a goroutine hand-off costs
-	// more than it saves (BenchmarkGram/parallel).
-	parallelMinMAC = 8 << 20
+	// parallelMinMAC is the work (multiply-adds, about N^2/2*d) from which
+	// Matrix splits the row blocks over several cores: below it the
+	// hand-off and the other core's cold caches cost more than they save
+	// (BenchmarkGram, ours-avx512-1core against ours-avx512-allcores).
+	parallelMinMAC = 32 << 20
 	// maxWorkers caps the goroutines of one Matrix call.
 	maxWorkers = 4
 )

@@ -130,8 +130,8 @@ func TestEngineMatchesNaive(t *testing.T) {
 // equals the single-worker one bit for bit.
 func TestEngineParallelMatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	vecs := randomVectors(rng, 517, 200)
-	require.GreaterOrEqual(t, 520*520/2*208, parallelMinMAC, "the test must take the parallel path")
+	vecs := randomVectors(rng, 517, 300)
+	require.GreaterOrEqual(t, 520*520/2*304, parallelMinMAC, "the test must take the parallel path")
 	e := New(vecs)
 	m := append([]float32(nil), e.Matrix()...)
 	e.Release()

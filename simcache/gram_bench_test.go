@@ -131,6 +131,21 @@ func gramImpls() map[string]func(e *Engine, out []float32) {
 			e.gramBlocks(0, 1)
 			kern = saved
 		}
+		if k.name != "go" {
+			// Every size split over all cores, to place parallelMinMAC.
+			impls["ours-"+k.name+"-allcores"] = func(e *Engine, out []float32) {
+				saved := kern
+				kern = k
+				e.mat = grow(e.mat, e.rows*e.rows)
+				workers := min(runtime.GOMAXPROCS(0), maxWorkers, e.rows/4)
+				var wg sync.WaitGroup
+				for w := range workers {
+					wg.Go(func() { e.gramBlocks(w, workers) })
+				}
+				wg.Wait()
+				kern = saved
+			}
+		}
 	}
 	// Weaviate's distancer as Weaviate calls it (SIMD dispatch by CPU: AVX2
 	// here, AVX-512 only with AMX), one call per pair, symmetric half.
