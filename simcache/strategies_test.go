@@ -87,3 +87,34 @@ func TestValidateUsesEngine(t *testing.T) {
 	p.Similarities = e2
 	require.NoError(t, p.Validate())
 }
+
+// TestNoAllocationPerCandidate: the allocations of a query do not grow with
+// the pool (nothing is allocated per candidate in the greedy loops, and the
+// engine's buffers are pooled), checked at N = 100 and N = 1000.
+func TestNoAllocationPerCandidate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts over 1000-candidate pools")
+	}
+	for _, name := range []string{"adagres", "mmr", "dpp", "facility", "topk", "relcost", "cliff"} {
+		s, err := selectors.New(name, nil)
+		require.NoError(t, err)
+		allocs := map[int]float64{}
+		for _, n := range []int{100, 1000} {
+			p := randomProblem(rand.New(rand.NewPCG(1, uint64(n))), problemOpts{n: n, dim: 64, clusters: 10,
+				budget: 1500, maxResults: 10, minTokens: 50, maxTokens: 300})
+			vecs := make([][]float32, n)
+			for i := range vecs {
+				vecs[i] = p.Candidates[i].Vector
+			}
+			allocs[n] = testing.AllocsPerRun(20, func() {
+				e := simcache.New(vecs)
+				p.Similarities = e
+				if _, err := s.Run(context.Background(), p); err != nil {
+					t.Fatal(err)
+				}
+				e.Release()
+			})
+		}
+		require.LessOrEqual(t, allocs[1000], allocs[100]+10, "%s: %v allocations at N=100, %v at N=1000", name, allocs[100], allocs[1000])
+	}
+}
