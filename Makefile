@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate vet clean bench bench-server
+.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server
 
 all: build
 
@@ -29,14 +29,22 @@ run: build
 	$(GO) run ./cmd/demo -glove-dir "$(GLOVE_DIR)"
 
 ## test: unit tests and integration tests against the real server
-test: build vet
+test: build vet ts-deps
 	$(GO) test -count=1 ./...
 
 test-unit: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
 
-test-integration: build
+test-integration: build ts-deps
 	$(GO) test -count=1 -v ./integration/...
+
+## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
+## integration/ts/node_modules (ignored) for the client tests; needs Node.js >= 20 and npm. A failure fails make test.
+ts-deps: integration/ts/node_modules/.package-lock.json
+
+# npm ci writes node_modules/.package-lock.json: reinstall when the lockfile is newer or the folder is gone.
+integration/ts/node_modules/.package-lock.json: integration/ts/package.json integration/ts/package-lock.json
+	cd integration/ts && npm ci
 
 ## test-weaviate: Weaviate's own tests of the packages we patch or rely on, in the patched tree (cmd/patch-weaviate TestPackages)
 test-weaviate:

@@ -474,6 +474,16 @@ func TestGRPCMultiTenant(t *testing.T) {
 			})
 		}
 	}
+	// A limit of GraphQL's _additional { rerank }: only the gRPC handler hands
+	// the tenant to the hook, so a multi-tenant search whose vectors Weaviate
+	// did not load (hybrid) is a clear error there; diverseSelect works.
+	t.Run("GraphQL rerank field, multi-tenant hybrid", func(t *testing.T) {
+		q := fmt.Sprintf(`{ Get { %s(tenant: "alpha", hybrid: {query: %q}, limit: 10) { body _additional { id rerank(property: "body") { score } } } } }`, class, healthQuery)
+		msg := gqlError(t, q, nil)
+		if !strings.Contains(msg, "tenant") || !strings.Contains(msg, rerankerName) {
+			t.Errorf("error %q does not explain the unknown tenant", msg)
+		}
+	})
 }
 
 // updateModuleConfig replaces a class's moduleConfig entries (GET, modify,

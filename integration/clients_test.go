@@ -1,0 +1,357 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
+	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// The official clients, with the code the README's "Use it from your client"
+// section shows: TestREADMEClientSnippets checks that every region marked
+// "README: <name> begin/end" here and in ts/clients.test.mjs appears in the
+// README, so the snippets are the tested code.
+
+// README: go-grpc begin
+// selectChunks returns the diverse selection for query over gRPC: the
+// collection configures reranker-diverse-select, the request asks for rerank.
+func selectChunks(ctx context.Context, conn *connection.GrpcClient, query string) ([]*pb.SearchResult, error) {
+	reply, err := conn.Search(ctx, &pb.SearchRequest{
+		Collection:  "Article",
+		Limit:       40, // the candidate pool; the collection's tokenBudget and maxResults cap the output
+		NearText:    &pb.NearTextSearch{Query: []string{query}},
+		Rerank:      &pb.Rerank{Property: "body", Query: &query},
+		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+		Metadata:    &pb.MetadataRequest{Uuid: true},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return reply.Results, nil
+}
+
+// README: go-grpc end
+
+// README: go-graphql begin
+// selectChunksGraphQL runs the top-level diverseSelect argument through the
+// Go client's raw GraphQL.
+func selectChunksGraphQL(ctx context.Context, client *weaviate.Client, query string) (*models.GraphQLResponse, error) {
+	q := fmt.Sprintf(`{ Get { Article(nearText: {concepts: [%q]}, limit: 8,
+	    diverseSelect: {strategy: "adagres", tokenBudget: 100, candidates: 40}) {
+	  body _additional { id diverseSelect { rank tokens tokensUsed } } } } }`, query)
+	return client.GraphQL().Raw().WithQuery(q).Do(ctx)
+}
+
+// README: go-graphql end
+
+// articleClass is the README's collection, configuring
+// reranker-diverse-select, with the Health corpus.
+func articleClass(t testing.TB) {
+	t.Helper()
+	ctx := ctx(t)
+	_ = client.Schema().ClassDeleter().WithClassName("Article").Do(ctx)
+	// README: go-class begin
+	class := &models.Class{
+		Class:      "Article",
+		Vectorizer: "text2vec-transformers",
+		ModuleConfig: map[string]any{
+			"reranker-diverse-select": map[string]any{"strategy": "adagres", "tokenBudget": 100},
+		},
+		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}},
+	}
+	err := client.Schema().ClassCreator().WithClass(class).Do(ctx)
+	// README: go-class end
+	if err != nil {
+		t.Fatalf("create Article: %v", err)
+	}
+	importDocs(t, "Article", healthDocs)
+}
+
+// TestREADMEGraphQL posts the README's raw GraphQL example (the first
+// graphql block of "Use it from your client") as it is written.
+func TestREADMEGraphQL(t *testing.T) {
+	articleClass(t)
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Use it from your client")
+	_, block, ok2 := strings.Cut(section, "```graphql\n")
+	query, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no graphql block in the section \"Use it from your client\"")
+	}
+	hits := get(t, "Article", query, nil)
+	if len(hits) < 2 || len(hits) > 8 {
+		t.Fatalf("%d objects selected, want 2 to limit 8", len(hits))
+	}
+	used := 0
+	for i, h := range hits {
+		if h.DS == nil || h.DS.Rank != i+1 || h.DS.Tokens < 1 {
+			t.Fatalf("object %d: explanation %+v", i, h.DS)
+		}
+		used += h.DS.Tokens
+	}
+	if used > 100 || hits[0].DS.TokensUsed != used {
+		t.Errorf("tokens: items sum to %d, tokensUsed %d, budget 100", used, hits[0].DS.TokensUsed)
+	}
+	if pairs := duplicatePairs(groupsOf(t, hits, index("Article", healthDocs))); len(pairs) > 0 {
+		t.Errorf("the README's query selects planted duplicates %v", pairs)
+	}
+}
+
+// cl100k counts tokens as the module does by default.
+func cl100k(t testing.TB, text string) int {
+	t.Helper()
+	c, err := tokens.New("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Count(text)
+}
+
+// TestGoClient: the README's Go snippets through weaviate-go-client/v5, over
+// gRPC (rerank route) and over GraphQL (raw query, diverseSelect argument).
+func TestGoClient(t *testing.T) {
+	articleClass(t)
+	idx := index("Article", healthDocs)
+	ctx := context.Background()
+	check := func(t *testing.T, ids, bodies []string) {
+		t.Helper()
+		if len(ids) < 2 || len(ids) >= len(healthDocs) {
+			t.Fatalf("%d of %d selected", len(ids), len(healthDocs))
+		}
+		groups := make([]int, len(ids))
+		used := 0
+		for i, id := range ids {
+			d, ok := idx[id]
+			if !ok {
+				t.Fatalf("%s is not an Article of the corpus", id)
+			}
+			groups[i] = d.Group
+			used += cl100k(t, bodies[i])
+		}
+		if pairs := duplicatePairs(groups); len(pairs) > 0 {
+			t.Errorf("planted duplicates selected: groups %v", groups)
+		}
+		if used > 100 {
+			t.Errorf("%d tokens selected, budget 100", used)
+		}
+		t.Logf("selected groups %v, %d of 100 tokens", groups, used)
+	}
+	t.Run("gRPC rerank", func(t *testing.T) {
+		results, err := selectChunks(ctx, grpcc(t), "statins cholesterol heart")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids, bodies []string
+		for _, r := range results {
+			ids = append(ids, r.Metadata.Id)
+			bodies = append(bodies, r.Properties.NonRefProps.Fields["body"].GetTextValue())
+		}
+		check(t, ids, bodies)
+	})
+	t.Run("GraphQL raw diverseSelect", func(t *testing.T) {
+		resp, err := selectChunksGraphQL(ctx, client, "statins cholesterol heart")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Errors) > 0 {
+			t.Fatalf("GraphQL errors: %s", resp.Errors[0].Message)
+		}
+		objs, _ := resp.Data["Get"].(map[string]any)["Article"].([]any)
+		var ids, bodies []string
+		for _, o := range objs {
+			m := o.(map[string]any)
+			ids = append(ids, m["_additional"].(map[string]any)["id"].(string))
+			bodies = append(bodies, m["body"].(string))
+		}
+		check(t, ids, bodies)
+	})
+}
+
+// TestTypeScriptClient runs ts/clients.test.mjs (node --test) with the
+// official TypeScript client against the shared stack: the gRPC rerank route
+// next to the client's built-in MMR. Node.js and the pinned weaviate-client
+// (npm ci in integration/ts, as make test does first) are required: a missing
+// node or a failed install fails the test.
+func TestTypeScriptClient(t *testing.T) {
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "integration", "ts")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: the TypeScript client test needs Node.js (>= 20) and npm")
+	}
+	if err := npmCI(t, dir); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Key    string `json:"key"`
+		Body   string `json:"body"`
+		Group  int    `json:"group"`
+		Tokens int    `json:"tokens"`
+	}
+	docs := make([]doc, len(healthDocs))
+	for i, d := range healthDocs {
+		docs[i] = doc{d.Key, d.Body, d.Group, cl100k(t, d.Body)}
+	}
+	b, _ := json.Marshal(docs)
+	docsFile := filepath.Join(t.TempDir(), "docs.json")
+	if err := os.WriteFile(docsFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(c, node, "--test", "--test-reporter=spec", "clients.test.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
+		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
+		"DIVERSE_SELECT_DOCS="+docsFile,
+		"NO_COLOR=1")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test clients.test.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("TypeScript client test failed: %v", err)
+	}
+}
+
+// npmCI installs integration/ts's locked dependencies unless node_modules
+// already matches package-lock.json.
+func npmCI(t *testing.T, dir string) error {
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	// npm writes node_modules/.package-lock.json after a successful install;
+	// its packages section matches the lockfile's when nothing changed.
+	if installed, err := os.ReadFile(filepath.Join(dir, "node_modules", ".package-lock.json")); err == nil && samePackages(lock, installed) {
+		return nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return fmt.Errorf("npm not found: the TypeScript client test installs weaviate-client with npm")
+	}
+	start := time.Now()
+	cmd := exec.Command(npm, "ci")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("npm ci in %s failed: %v\n%s", dir, err, out)
+	}
+	t.Logf("npm ci in integration/ts: %s", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// samePackages compares the "packages" of two npm lockfiles, ignoring the
+// root entry (absent from node_modules/.package-lock.json).
+func samePackages(lock, installed []byte) bool {
+	var a, b struct {
+		Packages map[string]json.RawMessage `json:"packages"`
+	}
+	if json.Unmarshal(lock, &a) != nil || json.Unmarshal(installed, &b) != nil {
+		return false
+	}
+	delete(a.Packages, "")
+	delete(b.Packages, "")
+	if len(a.Packages) != len(b.Packages) {
+		return false
+	}
+	for k, v := range a.Packages {
+		var x, y map[string]any
+		if json.Unmarshal(v, &x) != nil || json.Unmarshal(b.Packages[k], &y) != nil || x["version"] != y["version"] || x["integrity"] != y["integrity"] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestREADMEClientSnippets: every region marked "README: <name> begin" ...
+// "README: <name> end" in this file and in ts/clients.test.mjs appears in the
+// README (line by line, ignoring indentation and blank lines), so the
+// README's client snippets are the code these tests run.
+func TestREADMEClientSnippets(t *testing.T) {
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(b []byte) string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return "\n" + strings.Join(out, "\n") + "\n"
+	}
+	doc := norm(readme)
+	found := 0
+	for _, f := range []string{"integration/clients_test.go", "integration/ts/clients.test.mjs"} {
+		src, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range snippetRegions(src) {
+			found++
+			if !strings.Contains(doc, norm(r.body)) {
+				t.Errorf("README lacks the snippet %q of %s (or it differs):\n%s", r.name, f, r.body)
+			}
+		}
+	}
+	if found < 5 {
+		t.Errorf("%d README regions found, want the Go, GraphQL, class and TypeScript ones", found)
+	}
+}
+
+type snippetRegion struct {
+	name string
+	body []byte
+}
+
+// snippetRegions returns the marked regions of a source file.
+func snippetRegions(src []byte) []snippetRegion {
+	var out []snippetRegion
+	var cur *snippetRegion
+	for _, l := range bytes.Split(src, []byte("\n")) {
+		s := strings.TrimSpace(string(l))
+		switch {
+		case strings.HasPrefix(s, "// README: ") && strings.HasSuffix(s, " begin"):
+			cur = &snippetRegion{name: strings.TrimSuffix(strings.TrimPrefix(s, "// README: "), " begin")}
+		case strings.HasPrefix(s, "// README: ") && strings.HasSuffix(s, " end"):
+			if cur != nil {
+				out = append(out, *cur)
+			}
+			cur = nil
+		case cur != nil:
+			cur.body = append(append(cur.body, l...), '\n')
+		}
+	}
+	return out
+}

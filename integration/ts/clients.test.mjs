@@ -1,0 +1,93 @@
+// diverse-select through the official TypeScript client (weaviate-client),
+// which queries over gRPC: the rerank route on a collection that configures
+// reranker-diverse-select, next to the client's built-in MMR diversity option
+// on the same query. Run by integration/clients_test.go against the shared
+// stack: WEAVIATE_HTTP_PORT, WEAVIATE_GRPC_PORT, and DIVERSE_SELECT_DOCS (a
+// JSON file of the planted corpus: body, group of near-duplicates, cl100k
+// token count as the module counts it).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import weaviate, { Diversity } from 'weaviate-client';
+
+const docs = JSON.parse(readFileSync(process.env.DIVERSE_SELECT_DOCS, 'utf8'));
+const byBody = new Map(docs.map((d) => [d.body, d]));
+const groupsOf = (objects) => objects.map((o) => byBody.get(o.properties.body).group);
+const duplicatePairs = (groups) => groups.flatMap((g, i) => groups.slice(i + 1).filter((h) => h === g).map(() => g));
+
+let client;
+
+before(async () => {
+  client = await weaviate.connectToLocal({
+    host: '127.0.0.1',
+    port: Number(process.env.WEAVIATE_HTTP_PORT),
+    grpcPort: Number(process.env.WEAVIATE_GRPC_PORT),
+  });
+  if (await client.collections.exists('Article')) await client.collections.delete('Article');
+});
+
+after(async () => {
+  await client?.close();
+});
+
+test('diverse selection over gRPC rerank, next to the built-in MMR', async (t) => {
+  // README: ts begin
+  await client.collections.create({
+    name: 'Article',
+    properties: [{ name: 'body', dataType: 'text' }],
+    vectorizers: weaviate.configure.vectors.text2VecTransformers(),
+    reranker: { name: 'reranker-diverse-select', config: { strategy: 'adagres', tokenBudget: 100 } },
+  });
+  const articles = client.collections.get('Article');
+  // README: ts end
+  const inserted = await articles.data.insertMany(docs.map((d) => ({ body: d.body })));
+  assert.equal(inserted.hasErrors, false, JSON.stringify(inserted.errors));
+
+  // README: ts query begin
+  const query = 'statins cholesterol heart';
+  const selected = await articles.query.nearText(query, {
+    limit: 40, // the candidate pool; the collection's tokenBudget and maxResults cap the output
+    rerank: { property: 'body', query },
+  });
+  for (const o of selected.objects) console.log(o.metadata.rerankScore, o.properties.body);
+
+  // Weaviate's built-in MMR (gRPC only, Weaviate 1.37+), for comparison:
+  const mmr = await articles.query.nearText(query, {
+    limit: 40,
+    diversity: Diversity.mmr({ limit: 5, balance: 0.5 }),
+  });
+  // README: ts query end
+  const topk = await articles.query.nearText(query, { limit: 5 });
+
+  const sel = groupsOf(selected.objects);
+  const tokensOf = (objects) => objects.reduce((n, o) => n + byBody.get(o.properties.body).tokens, 0);
+  const tokens = tokensOf(selected.objects);
+  const show = (label, objects) => {
+    const g = groupsOf(objects);
+    t.diagnostic(`${label.padEnd(36)} ${objects.length} objects, groups ${g.join(',')}, duplicate pairs ${duplicatePairs(g).length}, ${tokensOf(objects)} tokens`);
+  };
+  show('top-k (limit 5):', topk.objects);
+  show('built-in MMR (limit 5, balance 0.5):', mmr.objects);
+  show('diverse-select (budget 100):', selected.objects);
+
+  assert.ok(duplicatePairs(groupsOf(topk.objects)).length > 0, 'top-k holds planted duplicates: the corpus tests something');
+  assert.ok(selected.objects.length >= 2, `diverse selection of ${selected.objects.length}`);
+  assert.ok(selected.objects.length < docs.length, 'the selection dropped candidates');
+  assert.deepEqual(duplicatePairs(sel), [], `planted duplicates selected: groups ${sel}`);
+  assert.ok(tokens <= 100, `${tokens} tokens selected, budget 100`);
+  assert.equal(sel[0], 1, 'the first pick is from the most relevant group');
+  selected.objects.forEach((o, i) => {
+    const want = (selected.objects.length - i) / selected.objects.length;
+    assert.ok(Math.abs(o.metadata.rerankScore - want) < 1e-9, `rerank score ${o.metadata.rerankScore} at ${i}, want ${want}`);
+  });
+  assert.equal(mmr.objects.length, 5, 'MMR returns its limit');
+});
+
+test('30 rerank calls all reach diverse selection (no other reranker captures them)', async () => {
+  const articles = client.collections.get('Article');
+  const query = 'statins cholesterol heart';
+  const ids = async () =>
+    (await articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query } })).objects.map((o) => o.uuid).join(',');
+  const first = await ids();
+  for (let i = 0; i < 30; i++) assert.equal(await ids(), first, `call ${i} returned another selection`);
+});
