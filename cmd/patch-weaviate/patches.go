@@ -72,9 +72,10 @@ type TestPackage struct {
 // SkippedTest is a top-level test left out of a package's run, and why.
 type SkippedTest struct{ Test, Why string }
 
-// ReliedOn are the unpatched Weaviate packages whose behaviour the module
-// depends on. Their tests run with the patched packages' so that a Weaviate
-// upgrade which changes them fails a Weaviate test here, not a user's query.
+// ReliedOn are the Weaviate packages whose behaviour the module depends on
+// beyond what we patch. Their tests run with the patched packages' so that a
+// Weaviate upgrade which changes them fails a Weaviate test here, not a
+// user's query.
 var ReliedOn = []TestPackage{
 	{
 		Dir: "usecases/traverser",
@@ -91,10 +92,19 @@ var ReliedOn = []TestPackage{
 		Why: "the gRPC route: SearchRequest.rerank reaches our reranker-typed module, and prepare_reply " +
 			"casts the rerank additional property each selected result must carry",
 	},
+	{
+		Dir: "usecases/modulecomponents/additional/rank",
+		Why: "the reranker module reuses its GraphQL field and takes the *rank.Params the gRPC parser builds",
+	},
+	{
+		Dir: "usecases/modulecomponents/arguments/nearText",
+		Why: "the hook reads the search's target vectors from its NearTextParams",
+	},
 }
 
 // TestPackages is every package `make test-weaviate` runs: the patched ones,
-// derived from Patches so the list cannot drift, then ReliedOn.
+// derived from Patches so the list cannot drift, then ReliedOn (a relied-on
+// package that is also patched keeps both reasons).
 func TestPackages() []TestPackage {
 	var out []TestPackage
 	at := map[string]int{}
@@ -107,10 +117,13 @@ func TestPackages() []TestPackage {
 		out = append(out, TestPackage{Dir: p.Package(), Why: "patched: " + p.ID})
 	}
 	for _, r := range ReliedOn {
-		if _, ok := at[r.Dir]; !ok {
-			at[r.Dir] = len(out)
-			out = append(out, r)
+		if i, ok := at[r.Dir]; ok {
+			out[i].Why += "; relied on: " + r.Why
+			out[i].Skip = append(out[i].Skip, r.Skip...)
+			continue
 		}
+		at[r.Dir] = len(out)
+		out = append(out, r)
 	}
 	return out
 }

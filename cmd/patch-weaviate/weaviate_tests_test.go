@@ -254,7 +254,16 @@ func TestTestPackages(t *testing.T) {
 		}
 	}
 	for _, r := range ReliedOn {
-		if !containsDir(pkgs, r.Dir) {
+		found := false
+		for _, p := range pkgs {
+			if p.Dir == r.Dir {
+				found = true
+				if !strings.Contains(p.Why, r.Why) {
+					t.Errorf("%s: reason %q lost (got %q)", r.Dir, r.Why, p.Why)
+				}
+			}
+		}
+		if !found {
 			t.Errorf("relied-on package %s is not tested", r.Dir)
 		}
 	}
