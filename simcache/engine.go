@@ -68,7 +68,10 @@ type Engine struct {
 	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
 	pool   []float32 // scratch for PositivePairSum over a subset
 	qbuf   []float32 // Dots' padded copy of its query vector
-	subs   []*Engine // engines made by Subset, released with this one
+	// PositivePairSum's per-worker strips and per-row-block sums.
+	strips    [][]float32
+	blockSums []float64
+	subs      []*Engine // engines made by Subset, released with this one
 	// nonFinite is the first candidate with a NaN or infinite component, or -1.
 	nonFinite int
 }
@@ -182,7 +185,10 @@ func normalise(row []float32, stride int) bool {
 // Bytes is the memory the engine's buffers hold for this query: the packed
 // vectors (O(N*d)), the matrix when Matrix ran (O(N^2)) and scratch (O(N)).
 func (e *Engine) Bytes() int64 {
-	b := int64(len(e.unit)+len(e.strip)+len(e.pool)+len(e.qbuf)) * 4
+	b := int64(len(e.unit)+len(e.strip)+len(e.pool)+len(e.qbuf))*4 + int64(len(e.blockSums))*8
+	for _, st := range e.strips {
+		b += int64(len(st)) * 4
+	}
 	if e.hasMat {
 		b += int64(e.rows) * int64(e.rows) * 4 // computed padded, then compacted
 	}
@@ -330,21 +336,70 @@ func (e *Engine) PositivePairSum(idx []int) float64 {
 		}
 		base = e.pool
 	}
-	// Zero rows past the subset have products 0, which add nothing.
-	e.strip = grow(e.strip, max(len(e.strip), 4*rows))
-	var s float64
-	for ib := 0; ib < rows; ib += 4 {
-		ncols := rows - ib
-		kern.gramStrip(&base[ib*e.stride], &base[ib*e.stride], ncols, e.stride, &e.strip[0], nil, ncols)
-		for r := range 4 {
-			for _, v := range e.strip[r*ncols+r+1 : (r+1)*ncols] {
-				if v > 0 {
-					s += float64(v)
-				}
-			}
+	// Zero rows past the subset have products 0, which add nothing. Each row
+	// block's sum is kept apart and the blocks are added in order at the end,
+	// so the result does not depend on how many workers shared the blocks.
+	blocks := rows / 4
+	e.blockSums = growF64(e.blockSums, blocks)
+	clear(e.blockSums)
+	workers := 1
+	if rows*rows/2*e.stride >= parallelMinMAC {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers, blocks)
+	}
+	for len(e.strips) < workers {
+		e.strips = append(e.strips, nil)
+	}
+	for w := range workers {
+		e.strips[w] = grow(e.strips[w], max(len(e.strips[w]), 4*rows))
+	}
+	if workers == 1 {
+		e.pairBlocks(base, rows, 0, 1, e.strips[0])
+	} else {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { e.pairBlocks(base, rows, w, workers, e.strips[w]) })
 		}
+		wg.Wait()
+	}
+	var s float64
+	for _, b := range e.blockSums {
+		s += b
 	}
 	return s
+}
+
+// pairBlocks adds to blockSums[ib/4], for the row blocks ib = 4w, 4(w+workers),
+// ..., the positive products of each row with the later rows, computed in
+// strips over L2-sized column panels (as Matrix does) into strip.
+func (e *Engine) pairBlocks(base []float32, rows, w, workers int, strip []float32) {
+	stride := e.stride
+	panel := max(rowAlign, panelBytes/(stride*4)/rowAlign*rowAlign)
+	for p0 := 0; p0 < rows; p0 += panel {
+		p1 := min(rows, p0+panel)
+		for ib := 4 * w; ib < p1; ib += 4 * workers {
+			j0 := max(ib, p0)
+			ncols := p1 - j0
+			kern.gramStrip(&base[ib*stride], &base[j0*stride], ncols, stride, &strip[0], nil, ncols)
+			var s float64
+			for r := range 4 {
+				// Row ib+r pairs with the columns j > ib+r.
+				from := max(0, ib+r+1-j0)
+				for _, v := range strip[r*ncols+from : (r+1)*ncols] {
+					if v > 0 {
+						s += float64(v)
+					}
+				}
+			}
+			e.blockSums[ib/4] += s
+		}
+	}
+}
+
+func growF64(b []float64, n int) []float64 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float64, n)
 }
 
 func identity(idx []int, n int) bool {

@@ -137,6 +137,19 @@ func TestEngineParallelMatrix(t *testing.T) {
 	e.Release()
 	e = New(vecs)
 	defer e.Release()
+	// The pair sum does not depend on the number of workers, bit for bit.
+	all := make([]int, 517)
+	for i := range all {
+		all[i] = i
+	}
+	par := e.PositivePairSum(all)
+	clear(e.blockSums)
+	e.pairBlocks(e.unit, e.rows, 0, 1, e.strips[0])
+	var one float64
+	for _, b := range e.blockSums {
+		one += b
+	}
+	require.Equal(t, one, par)
 	e.mat = grow(e.mat, e.rows*e.rows)
 	e.gramBlocks(0, 1)
 	for i := 0; i < 517; i++ {
