@@ -38,7 +38,7 @@ func (m *Module) featureSource(r *Request, counter tokens.Counter) *featureSourc
 
 // get returns the candidate's token count (when needTokens) and its terms
 // (when the strategy uses them; nil otherwise).
-func (f *featureSource) get(res *search.Result, txt string, needTokens bool) (n int, terms []string) {
+func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) (n int, terms []string) {
 	useCache := f.cache != nil && res.Updated > 0 && ((needTokens && f.cacheTokens) || f.wantTerms)
 	var key simcache.FeatureKey
 	var cached *simcache.Features
@@ -55,7 +55,7 @@ func (f *featureSource) get(res *search.Result, txt string, needTokens bool) (n 
 		if cached != nil && cached.Tokens > 0 {
 			n = cached.Tokens
 		} else {
-			n, computed = f.counter.Count(txt), true
+			n, computed = f.counter.Count(txt.get()), true
 		}
 	}
 	if f.wantTerms {
@@ -65,7 +65,7 @@ func (f *featureSource) get(res *search.Result, txt string, needTokens bool) (n 
 			if f.an == nil {
 				f.an = text.NewAnalyzer()
 			}
-			terms, computed = f.an.Terms([]string{}, txt), true
+			terms, computed = f.an.Terms([]string{}, txt.get()), true
 		}
 	}
 	if useCache && computed {

@@ -135,20 +135,20 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 	}
 	relevance := relevances(r, in)
 	features := m.featureSource(r, counter)
-	var text strings.Builder
+	text := &lazyText{names: r.textProps}
 	for i := range in {
 		res := &in[i]
 		props, _ := res.Schema.(map[string]any)
-		text.Reset()
-		for _, name := range r.textProps {
-			appendText(&text, props[name])
-		}
-		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i], Text: text.String()}
+		text.reset(props)
+		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
 		c.Tokens = tokenCount(props, r.eff.TokenProperty)
 		var n int
-		n, c.Terms = features.get(res, c.Text, c.Tokens == 0)
+		n, c.Terms = features.get(res, text, c.Tokens == 0)
 		if c.Tokens == 0 {
 			c.Tokens = n
+		}
+		if r.eff.Selector.Def.NeedsText {
+			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
 		}
 		if r.eff.SourceProperty != "" {
 			c.Source = fmt.Sprint(valueOr(props[r.eff.SourceProperty], ""))
@@ -255,6 +255,30 @@ func tokenCount(props map[string]any, name string) int {
 		return 0 // missing or unusable: count the text instead
 	}
 	return int(n)
+}
+
+// lazyText joins one object's text properties only when something needs
+// the text: with its token count (and terms) cached, a strategy that reads no
+// text never builds it.
+type lazyText struct {
+	names []string
+	props map[string]any
+	b     strings.Builder
+	s     string
+	built bool
+}
+
+func (t *lazyText) reset(props map[string]any) { t.props, t.built = props, false }
+
+func (t *lazyText) get() string {
+	if !t.built {
+		t.b.Reset()
+		for _, name := range t.names {
+			appendText(&t.b, t.props[name])
+		}
+		t.s, t.built = t.b.String(), true
+	}
+	return t.s
 }
 
 func appendText(b *strings.Builder, v any) {
