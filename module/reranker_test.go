@@ -1,0 +1,232 @@
+package diverseselect
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/multi"
+	"github.com/weaviate/weaviate/entities/search"
+	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+)
+
+func TestEnabledModules(t *testing.T) {
+	names := func(enable string) string {
+		var out []string
+		for _, m := range EnabledModules(enable, nil) {
+			out = append(out, m.Name()+":"+string(m.Type()))
+		}
+		return strings.Join(out, ",")
+	}
+	for enable, want := range map[string]string{
+		"text2vec-transformers":                      "",
+		"diverse-select":                             "diverse-select:Text2TextSelection",
+		"reranker-diverse-select":                    "reranker-diverse-select:Text2TextReranker",
+		"diverse-select, reranker-diverse-select":    "diverse-select:Text2TextSelection,reranker-diverse-select:Text2TextReranker",
+		"reranker-cohere,reranker-diverse-select,x":  "reranker-diverse-select:Text2TextReranker",
+		"reranker-diverse-select,diverse-select,foo": "diverse-select:Text2TextSelection,reranker-diverse-select:Text2TextReranker",
+	} {
+		if got := names(enable); got != want {
+			t.Errorf("ENABLE_MODULES=%q: %q, want %q", enable, got, want)
+		}
+	}
+	// Both enabled: one engine, initialised by diverse-select.
+	mods := EnabledModules("diverse-select,reranker-diverse-select", nil)
+	rr := mods[1].(*Reranker)
+	if rr.m != mods[0].(*Module) || rr.ownsEngine {
+		t.Errorf("the reranker does not share diverse-select's engine")
+	}
+	if alone := EnabledModules("reranker-diverse-select", nil)[0].(*Reranker); !alone.ownsEngine {
+		t.Errorf("a reranker enabled alone does not own its engine")
+	}
+}
+
+func rerankClass(cfg map[string]any, others ...string) *models.Class {
+	mc := map[string]any{RerankerName: cfg}
+	for _, o := range others {
+		mc[o] = map[string]any{}
+	}
+	return &models.Class{
+		Class:        "Doc",
+		ModuleConfig: mc,
+		Properties: []*models.Property{
+			{Name: "body", DataType: []string{"text"}},
+			{Name: "ntok", DataType: []string{"int"}},
+		},
+	}
+}
+
+func TestRerankerValidateClass(t *testing.T) {
+	rr := NewReranker(New(nil), true)
+	for _, tc := range []struct {
+		name    string
+		class   *models.Class
+		wantErr []string
+	}{
+		{"valid", rerankClass(map[string]any{"strategy": "mmr", "tokenBudget": 100.0, "tokenProperty": "ntok"}), nil},
+		{"not configured", &models.Class{Class: "Doc", ModuleConfig: map[string]any{"reranker-cohere": map[string]any{}}}, nil},
+		{"bad strategy", rerankClass(map[string]any{"strategy": "nope"}), []string{"strategy", "nope"}},
+		{"bad property", rerankClass(map[string]any{"textProperty": "missing"}), []string{"textProperty", "missing"}},
+		{"query is no class setting", rerankClass(map[string]any{"query": "x"}), []string{"query"}},
+		{"second reranker", rerankClass(map[string]any{}, "reranker-cohere", "text2vec-transformers"), []string{RerankerName, "reranker-cohere", "one reranker"}},
+		{"diverse-select next to it is fine", rerankClass(map[string]any{}, Name), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := rr.ValidateClass(context.Background(), tc.class, nil)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted, want an error mentioning %v", tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractRerank(t *testing.T) {
+	str := func(name, v string) *ast.Argument {
+		return &ast.Argument{Name: &ast.Name{Value: name}, Value: &ast.StringValue{Value: v}}
+	}
+	p := extractRerank([]*ast.Argument{str("property", "body"), str("query", "q"),
+		{Name: &ast.Name{Value: "query"}, Value: &ast.Variable{Name: &ast.Name{Value: "v"}}}}, nil).(*rank.Params)
+	if p.GetProperty() != "body" || p.GetQuery() != "q" {
+		t.Errorf("extracted %+v", p)
+	}
+	if got := p.GetPropertiesToExtract(); len(got) != 1 || got[0] != "body" {
+		t.Errorf("properties to extract %v", got)
+	}
+}
+
+func TestSourceOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   []search.Result
+		want relevanceSource
+	}{
+		{"near", []search.Result{{Dist: 0}, {Dist: 0.2}}, fromDistance},
+		{"bm25", []search.Result{{Score: 3}, {Score: 1}}, fromScore},
+		{"hybrid with distances", []search.Result{{Score: 0.9, Dist: 0.1}, {Score: 0.4}}, fromScore},
+		{"plain list", []search.Result{{}, {}}, fromOrder},
+	} {
+		if got := sourceOf(tc.in); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// fakeDB serves MultiGet from a map and records the tenant asked for.
+type fakeDB struct {
+	objects map[strfmt.UUID]search.Result
+	tenant  string
+	calls   int
+}
+
+func (f *fakeDB) MultiGet(_ context.Context, q []multi.Identifier, _ additional.Properties, tenant string) ([]search.Result, error) {
+	f.calls++
+	f.tenant = tenant
+	out := make([]search.Result, len(q))
+	for i, id := range q {
+		out[i] = f.objects[strfmt.UUID(id.ID)]
+	}
+	return out, nil
+}
+
+// fakeState stands for Weaviate's *state.State: the reranker reads its DB
+// field by name.
+type fakeState struct {
+	DB *fakeDB
+}
+
+func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
+	ids := []strfmt.UUID{"00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002", "00000000-0000-0000-0000-000000000003"}
+	bodies := []string{"statins lower cholesterol", "statins lower cholesterol levels", "exercise strengthens the heart"}
+	vecs := [][]float32{{1, 0}, {0.999, 0.04}, {0, 1}}
+	db := &fakeDB{objects: map[strfmt.UUID]search.Result{}}
+	for i, id := range ids {
+		db.objects[id] = search.Result{ID: id, ClassName: "Doc", Schema: map[string]any{"body": bodies[i], "ntok": float64(5)},
+			Vectors: models.Vectors{"title": vecs[i]}}
+	}
+	class := &models.Class{
+		Class:              "Doc",
+		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true},
+		ModuleConfig:       map[string]any{RerankerName: map[string]any{"strategy": "topk", "dedupThreshold": 0.95, "tokenProperty": "ntok"}},
+		Properties: []*models.Property{
+			{Name: "body", DataType: []string{"text"}},
+			{Name: "ntok", DataType: []string{"int"}},
+		},
+		VectorConfig: map[string]models.VectorConfig{"title": {Vectorizer: map[string]any{"none": map[string]any{}}, VectorIndexType: "hnsw"}},
+	}
+	rr := NewReranker(New(func(string) *models.Class { return class }), true)
+	rr.appState = &fakeState{DB: db}
+	// What a gRPC hybrid search hands the hook: scores, the rerank property, no vectors, no tenant.
+	in := func() []search.Result {
+		out := make([]search.Result, len(ids))
+		for i, id := range ids {
+			out[i] = search.Result{ID: id, ClassName: "Doc", Score: float32(3 - i), Schema: map[string]any{"body": bodies[i]}}
+		}
+		return out
+	}
+	prop, q := "body", "statins"
+	params := &rank.Params{Property: &prop, Query: &q}
+
+	if _, err := rr.rerankHook(context.Background(), in(), params, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "tenant") {
+		t.Fatalf("multi-tenant without a tenant: error %v, want one naming the tenant", err)
+	}
+	out, err := rr.rerankHook(WithTenant(context.Background(), "alpha"), in(), params, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.tenant != "alpha" || db.calls != 1 {
+		t.Errorf("MultiGet tenant %q, %d calls; want alpha, one batched call (none without the tenant)", db.tenant, db.calls)
+	}
+	if len(out) != 2 || out[0].ID != ids[0] || out[1].ID != ids[2] {
+		t.Fatalf("selected %v, want the first and third (the second duplicates the first on the fetched vectors)", out)
+	}
+	for i, o := range out {
+		rs, ok := o.AdditionalProperties["rerank"].([]*rankmodels.RankResult)
+		want := float64(2-i) / 2
+		if !ok || len(rs) != 1 || *rs[0].Score != want {
+			t.Errorf("result %d: rerank %v, want score %v", i, o.AdditionalProperties["rerank"], want)
+		}
+		if ds, _ := o.AdditionalProperties[ArgName].(map[string]any); ds["tokens"] != 5 {
+			t.Errorf("result %d: tokens %v, want the fetched ntok 5", i, ds["tokens"])
+		}
+	}
+
+	t.Run("a class that does not configure it", func(t *testing.T) {
+		bare := *class
+		bare.ModuleConfig = nil
+		rr := NewReranker(New(func(string) *models.Class { return &bare }), true)
+		if _, err := rr.rerankHook(context.Background(), in(), params, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "does not configure") {
+			t.Errorf("error %v, want a refusal asking to configure it", err)
+		}
+	})
+}
+
+func TestAppStateField(t *testing.T) {
+	db := &fakeDB{}
+	if got, _ := appStateField(&fakeState{DB: db}, "DB").(*fakeDB); got != db {
+		t.Errorf("DB not read")
+	}
+	for _, s := range []any{nil, fakeState{DB: db}, &fakeState{}, (*fakeState)(nil), 3} {
+		if got := appStateField(s, "DB"); got != nil {
+			t.Errorf("appStateField(%#v) = %v, want nil", s, got)
+		}
+	}
+	if got := appStateField(&fakeState{DB: db}, "Modules"); got != nil {
+		t.Errorf("absent field gave %v", got)
+	}
+}
