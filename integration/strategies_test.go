@@ -25,6 +25,7 @@ var strategyTests = map[string]func(t *testing.T){
 	"facility": testFacility,
 	"ngram":    testNgram,
 	"dpp":      testDPP,
+	"coverage": testCoverage,
 }
 
 // TestStrategies runs every strategy's test; a registered strategy without
@@ -555,4 +556,53 @@ func TestDedupThreshold(t *testing.T) {
 			t.Errorf("without dedupThreshold: removed %d, groups %v", hits[0].DS.Removed, groupsOf(t, hits, healthIdx))
 		}
 	})
+}
+
+// testCoverage: the default strategy (chosen by cmd/eval) is what a query
+// without a strategy runs; it reports its statistics, spends the budget on
+// new information rather than near-copies, and covers the three planted
+// clusters with three picks.
+func testCoverage(t *testing.T) {
+	c := health(t)
+	hits := get(t, c, sel(c, healthNear(10), `tokenBudget: 120, candidates: 19`, "body"), nil)
+	checkSelection(t, hits, 120, true)
+	if hits[0].DS.Strategy != "coverage" {
+		t.Errorf("a query without a strategy ran %q, want the default coverage", hits[0].DS.Strategy)
+	}
+	for _, s := range []string{"kappa", "queryTerms"} {
+		if _, ok := hits[0].DS.Stat(s); !ok {
+			t.Errorf("coverage stats %v lack %q", hits[0].DS.Stats, s)
+		}
+	}
+	// A selected chunk covers a candidate by their centred cosine squared.
+	// The test embedder (feature hashing) puts the planted near-copies at a
+	// cosine of only about 0.86 (GloVe: 0.997), so by default a near-copy
+	// still counts a quarter new; it may come in late, once the distinct
+	// chunks worth more are in, but far less often than in top-k.
+	top := get(t, c, sel(c, healthNear(10), `strategy: "topk", tokenBudget: 120, candidates: 19`, "body"), nil)
+	dup, topDup := duplicatePairs(groupsOf(t, hits, healthIdx)), duplicatePairs(groupsOf(t, top, healthIdx))
+	if len(hits) < 5 || len(dup) > 1 || len(dup) >= len(topDup) {
+		t.Errorf("coverage: %d items, duplicate pairs %v (topk: %v)", len(hits), dup, topDup)
+	}
+	for i, h := range hits[:min(5, len(hits))] {
+		for _, g := range groupsOf(t, hits[:i], healthIdx) {
+			if g == healthIdx[h.ID].Group {
+				t.Errorf("pick %d repeats group %d among the first five", i+1, g)
+			}
+		}
+	}
+	// Cosine as coverage (power 1) covers the near-copies fully: none at all.
+	lin := get(t, c, sel(c, healthNear(10), `tokenBudget: 120, candidates: 19, similarityPower: 1`, "body"), nil)
+	checkSelection(t, lin, 120, true)
+	if pairs := duplicatePairs(groupsOf(t, lin, healthIdx)); len(pairs) > 0 || len(lin) < 5 {
+		t.Errorf("coverage with similarityPower 1: %d items, duplicate pairs %v", len(lin), pairs)
+	}
+	p := plantedClass(t)
+	cl := get(t, p, sel(p, scenario(scenClusters), `strategy: "coverage", maxResults: 3`, "body"), nil)
+	checkSelection(t, cl, 0, true)
+	g := groupsOf(t, cl, plantedIdx)
+	sort.Ints(g)
+	if fmt.Sprint(g) != "[301 302 303]" {
+		t.Errorf("coverage groups %v, want one pick per cluster", g)
+	}
 }

@@ -5,62 +5,67 @@
 //
 // Objective (monotone submodular):
 //
-//		F(S) = sum_{d in S} rho_d + kappa * (diversity * FL(S) + queryCoverage * QC(S))
+//		F(S) = sum_u rho_u * max_{d in S} s(d,u) + kappa * queryCoverage * QC(S)
 //
-//	  - rho_d, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_d +
-//	    lexicalWeight * lex_d, where dense_d is the relevance min-max scaled
-//	    over the pool and lex_d the idf-weighted share of the query's terms
-//	    found in d, divided by the pool's largest share (hybrid search's
-//	    fusion of normalised scores). Without query text, or when no
-//	    candidate contains a query term, rho = dense.
-//	  - FL(S) = sum_u rho_u * max_{d in S} k(d,u) / sum_u rho_u: facility
-//	    location over the whole pool weighted by relevance, i.e. how much of
-//	    the pool's relevant content S represents (query-focused facility
-//	    location, Lin and Bilmes 2011). k is the cosine of the candidates'
-//	    vectors after subtracting the pool mean ("center", default), clipped
-//	    at 0: sentence embeddings are anisotropic (GloVe SIF vectors of
-//	    unrelated texts have cosines around 0.5), and centring removes the
-//	    direction every candidate shares so that k measures what two
-//	    candidates share beyond the topic (Mu and Viswanath 2018; on
-//	    Perspectrum paraphrases score 0.46 and different perspectives of one
-//	    claim 0.02 after centring, against 0.72 and 0.51 before). The centred
-//	    cosines are derived from the cosine matrix alone:
+//	  - The first term is facility location over the whole pool weighted by
+//	    relevance (query-focused facility location, Lin and Bilmes 2011):
+//	    every candidate u lends its relevance rho_u to the selection to the
+//	    extent that a selected chunk says the same thing, s(d,u). With
+//	    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
+//	    relevance, as in top-k; a near-copy of a selected chunk adds almost
+//	    nothing, so the budget goes to new information.
+//	  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
+//	    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
+//	    over the pool and lex_u the idf-weighted share of the query's terms
+//	    found in u, divided by the pool's largest share (the fusion of
+//	    normalised dense and keyword scores of hybrid search). Without query
+//	    text, or when no candidate contains a query term, rho = dense.
+//	  - s(d,u) = max(0, k(d,u))^similarityPower for d != u, where k is the
+//	    cosine of the candidates' vectors after subtracting the pool mean
+//	    ("center", default). Sentence embeddings are anisotropic (GloVe SIF
+//	    vectors of unrelated texts have cosines around 0.5); centring removes
+//	    the direction every candidate shares, so k measures what two chunks
+//	    share beyond the topic (Mu and Viswanath 2018; on Perspectrum,
+//	    paraphrases score 0.46 and different perspectives of one claim 0.02
+//	    after centring, against 0.72 and 0.51 before). The default power 2
+//	    makes s the squared correlation: the share of one chunk's variation
+//	    the other accounts for, so near-copies (k 0.95: s 0.9) are covered
+//	    and loosely related chunks (k 0.3: s 0.09) hardly at all. The centred
+//	    cosines come from the cosine matrix alone:
 //	    (c_ij - m_i - m_j + m) / sqrt((1 - 2 m_i + m) (1 - 2 m_j + m)) with
 //	    m_i the mean of row i and m the mean of the matrix.
 //	  - QC(S) = sum over the query's terms t found in S of w_t, with
 //	    w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 (df over the pool):
 //	    the share of the question a selection speaks to. Multi-part questions
-//	    need evidence for each part (weighted coverage, Khuller et al. 1999).
+//	    need evidence for each part (weighted coverage).
 //	  - kappa = kbar, the number of items the constraint admits on average
 //	    (B / mean tokens, at least 1, at most maxResults; maxResults when
-//	    there is no budget), as in AdaGReS's calibration: the modular
-//	    relevance grows with the selection size while the coverage terms are
-//	    bounded by 1, so scaling them by kbar keeps the balance the same for
-//	    any budget.
+//	    there is no budget), as in AdaGReS's calibration: the relevance term
+//	    grows with the number of picks while QC is bounded by 1, so scaling
+//	    it by kbar keeps the balance the same for any budget.
 //
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
 // guard under a budget; then ("fill", default) the remaining budget is
-// filled by relevance per token, so the budget is never left unused while
-// fitting candidates remain (the gains are positive until then anyway: rho
-// is 0 only for the least relevant candidate without a query term).
+// filled by relevance per token, so the budget is not left unused while a
+// candidate fits.
 //
-// Guarantee: F is monotone submodular (a non-negative modular term, facility
-// location with a non-negative kernel and weighted coverage): greedy under
-// a cardinality constraint >= (1-1/e) OPT; density greedy with the
-// best-single guard >= (1-1/e)/2 OPT under a knapsack. The fill phase only
-// adds items, which never lowers a monotone F.
+// Guarantee: F is monotone submodular (facility location with a
+// non-negative kernel plus weighted coverage): greedy under a cardinality
+// constraint >= (1-1/e) OPT; density greedy with the best-single guard
+// >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items, which
+// never lowers a monotone F.
 //
 // Complexity: the N x N cosine matrix from the similarity engine and one
 // N x N float32 kernel, O(N^2) for the initial gains, O(N + |Q|) per lazy
 // re-evaluation, plus O(total text) to find the query's terms.
 //
-// Explanation: Item.Gain is the marginal gain when the item was picked (0
-// for fill items), Item.Redundancy the part of the item's stand-alone value
-// F({d}) that earlier picks already covered, Item.Relevance the candidate's
-// relevance. Stats: "kappa", "queryTerms" (terms of the query found in the
-// pool), "singleGuard" (1 when the best single item replaced the greedy
-// set), "filled" (items added by the fill phase).
+// Explanation: Item.Gain is the marginal gain when the item was picked,
+// Item.Redundancy the part of the item's stand-alone value F({d}) that
+// earlier picks already covered, Item.Relevance the candidate's relevance.
+// Stats: "kappa", "queryTerms" (terms of the query found in the pool),
+// "singleGuard" (1 when the best single item replaced the greedy set),
+// "filled" (items added by the fill phase).
 package coverage
 
 import (
@@ -81,15 +86,15 @@ func init() {
 	inf := math.Inf(1)
 	selectors.Register(selectors.Definition{
 		Name: Name,
-		Doc: "default: hybrid relevance + facility location over centred similarities + query-term coverage, " +
+		Doc: "default: relevance-weighted facility location over centred similarities + query-term coverage, " +
 			"density greedy under the token budget",
 		NeedsVectors: true,
 		NeedsText:    true,
 		Params: []selectors.ParamSpec{
 			{Name: "lexicalWeight", Kind: selectors.KindFloat, Default: 0.5, Min: 0, Max: 1,
 				Doc: "share of the lexical query match in the relevance (0 = the dense relevance only)"},
-			{Name: "diversity", Kind: selectors.KindFloat, Default: 1.75, Min: 0, Max: inf,
-				Doc: "weight of the facility-location term (representing the pool's relevant content), in units of kbar"},
+			{Name: "similarityPower", Kind: selectors.KindFloat, Default: 2.0, Min: 1, Max: 64,
+				Doc: "how much a selected chunk covers another: centred cosine to this power (larger = only near-copies count)"},
 			{Name: "queryCoverage", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
 				Doc: "weight of the query-term coverage term, in units of kbar"},
 			{Name: "center", Kind: selectors.KindBool, Default: true,
@@ -98,15 +103,15 @@ func init() {
 				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
-			return strategy{lexical: p.Float("lexicalWeight"), diversity: p.Float("diversity"),
+			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill")}, nil
 		},
 	})
 }
 
 type strategy struct {
-	lexical, diversity, queryCoverage float64
-	center, fill                      bool
+	lexical, power, queryCoverage float64
+	center, fill                  bool
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

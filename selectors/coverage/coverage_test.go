@@ -39,17 +39,12 @@ func build(t *testing.T, params map[string]any, p *selectors.Problem) (strategy,
 // value is F(S) computed from scratch.
 func (o *objective) value(sel []int) float64 {
 	var v float64
-	for _, d := range sel {
-		v += o.rho[d]
-	}
-	if o.wfl {
-		for u := 0; u < o.n; u++ {
-			var m float32
-			for _, d := range sel {
-				m = max(m, o.k[d*o.n+u])
-			}
-			v += o.flw[u] * float64(m)
+	for u := 0; u < o.n; u++ {
+		var m float32
+		for _, d := range sel {
+			m = max(m, o.s[d*o.n+u])
 		}
+		v += o.rho[u] * float64(m)
 	}
 	if o.qw != nil {
 		covered := map[int32]bool{}
@@ -200,62 +195,73 @@ func TestCoversTheQuery(t *testing.T) {
 
 func TestLazyEqualsNaiveGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for trial := range 300 {
+	for trial := range 1000 {
 		p := randomProblem(rng)
 		params := randomParams(rng)
 		params["fill"] = false
 		_, o := build(t, params, p)
 		want := naiveGreedy(p, o)
+		o.reset()
 		got := run(t, params, p)
 		require.Equal(t, want, got.Indices(), "trial %d params %v", trial, params)
 		var sum float64
 		for _, it := range got.Items {
 			sum += it.Gain
 		}
-		assert.InDelta(t, o.value(want), sum, 1e-9, "gains telescope to F(S)")
-		assert.InDelta(t, o.value(want), got.Objective, 1e-9)
+		assert.InDelta(t, o.value(want), sum, 1e-9*max(1, sum), "gains telescope to F(S)")
+		assert.InDelta(t, o.value(want), got.Objective, 1e-9*max(1, sum))
 	}
 }
 
-// naiveGreedy recomputes F(S+d) - F(S) from scratch for every candidate each
-// round, then applies the best-single guard under a budget.
+// naiveGreedy evaluates every candidate's gain each round on a state
+// rebuilt from scratch (no stale bounds), then applies the best-single
+// guard under a budget. It differs from the strategy only in laziness; the
+// gain formula is checked against F from scratch by the telescoping test.
 func naiveGreedy(p *selectors.Problem, o *objective) []int {
 	c := p.Candidates
 	sel := []int{}
 	in := make([]bool, len(c))
 	used := 0
+	var total float64
+	state := func() {
+		o.reset()
+		for _, d := range sel {
+			o.add(d)
+		}
+	}
 	for len(sel) < p.K() {
-		base := o.value(sel)
+		state()
 		best, bestKey, bestG := -1, 0.0, 0.0
 		for d := range c {
 			if in[d] || !p.Fits(used, c[d].Tokens) {
 				continue
 			}
-			g := o.value(append(append([]int(nil), sel...), d)) - base
+			g := o.gain(d)
 			key := g
 			if p.Budget > 0 {
 				key = g / float64(c[d].Tokens)
 			}
-			if best < 0 || key > bestKey+1e-12 || (math.Abs(key-bestKey) <= 1e-12 && selectors.Better(c, d, best)) {
+			if best < 0 || key > bestKey || (key == bestKey && selectors.Better(c, d, best)) {
 				best, bestKey, bestG = d, key, g
 			}
 		}
-		if best < 0 || bestG <= 1e-12 {
+		if best < 0 || !(bestG > 0) {
 			break
 		}
 		sel = append(sel, best)
 		in[best] = true
 		used += c[best].Tokens
+		total += bestG
 	}
 	if p.Budget > 0 {
+		o.reset()
 		single, singleF := -1, 0.0
 		for d := range c {
-			if f := o.value([]int{d}); p.Fits(0, c[d].Tokens) && (single < 0 || f > singleF+1e-12 ||
-				(math.Abs(f-singleF) <= 1e-12 && selectors.Better(c, d, single))) {
+			if f := o.gain(d); p.Fits(0, c[d].Tokens) && (single < 0 || f > singleF || (f == singleF && selectors.Better(c, d, single))) {
 				single, singleF = d, f
 			}
 		}
-		if single >= 0 && singleF > o.value(sel)+1e-12 {
+		if single >= 0 && singleF > total {
 			return []int{single}
 		}
 	}
@@ -339,7 +345,7 @@ func TestPoolCap(t *testing.T) {
 func TestProperties(t *testing.T) {
 	textprob.CheckProperties(t, Name, nil, 6, 0)
 	textprob.CheckProperties(t, Name, map[string]any{"center": false, "fill": false, "lexicalWeight": 0.0}, 4, 0)
-	textprob.CheckProperties(t, Name, map[string]any{"diversity": 0.0, "queryCoverage": 0.0}, 3, 0)
+	textprob.CheckProperties(t, Name, map[string]any{"similarityPower": 1.0, "queryCoverage": 0.0}, 3, 0)
 }
 
 func FuzzCoverage(f *testing.F) {
@@ -356,10 +362,10 @@ func FuzzCoverage(f *testing.F) {
 
 func randomParams(rng *rand.Rand) map[string]any {
 	return map[string]any{
-		"lexicalWeight": []float64{0, 0.5, 1}[rng.IntN(3)],
-		"diversity":     []float64{0, 0.5, 1.75, 4}[rng.IntN(4)],
-		"queryCoverage": []float64{0, 1, 3}[rng.IntN(3)],
-		"center":        rng.IntN(2) == 0,
+		"lexicalWeight":   []float64{0, 0.5, 1}[rng.IntN(3)],
+		"similarityPower": []float64{1, 2, 4}[rng.IntN(3)],
+		"queryCoverage":   []float64{0, 1, 3}[rng.IntN(3)],
+		"center":          rng.IntN(2) == 0,
 	}
 }
 

@@ -13,16 +13,14 @@ type objective struct {
 	n     int
 	rho   []float64 // hybrid relevance per candidate, in [0, 1]
 	kappa float64
-	// Facility location: kernel k (row-major n x n, clipped at 0), weights
-	// rho_u scaled by kappa*diversity/sum(rho).
-	k     []float32
-	flw   []float64
-	wfl   bool      // the facility-location term is on
+	// s is the coverage kernel, row-major n x n: 1 on the diagonal,
+	// max(0, k)^power elsewhere.
+	s     []float32
 	terms [][]int32 // per candidate, the distinct query terms it contains
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
 	queryTerms int
-	// State: cur[u] = max_{d in S} k(d,u); covered[t] for query terms.
+	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms.
 	cur     []float32
 	covered []bool
 }
@@ -49,20 +47,16 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
 		}
 	}
-	if s.diversity > 0 && n > 0 {
-		o.wfl = true
-		o.k = kernel(p.Sims().Matrix(), n, s.center)
-		o.flw = make([]float64, n)
-		var z float64
-		for _, r := range o.rho {
-			z += r
-		}
-		for u := range o.flw {
-			if z > 0 {
-				o.flw[u] = o.kappa * s.diversity * o.rho[u] / z
-			} else {
-				o.flw[u] = o.kappa * s.diversity / float64(n) // no relevance signal: every candidate counts alike
+	if n > 0 {
+		o.s = kernel(p.Sims().Matrix(), n, s.center)
+		for i := range n {
+			row := o.s[i*n : (i+1)*n]
+			for j, x := range row {
+				if x > 0 && s.power != 1 {
+					row[j] = float32(math.Pow(float64(x), s.power))
+				}
 			}
+			row[i] = 1 // a chunk covers itself fully, whatever its vector
 		}
 	}
 	o.reset()
@@ -71,9 +65,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 
 // reset empties the selection state.
 func (o *objective) reset() {
-	if o.wfl {
-		o.cur = make([]float32, o.n)
-	}
+	o.cur = make([]float32, o.n)
 	o.covered = make([]bool, len(o.qw))
 }
 
@@ -229,16 +221,11 @@ func kernel(cos []float32, n int, center bool) []float32 {
 
 // gain is F(S+d) - F(S) for the current state.
 func (o *objective) gain(d int) float64 {
-	g := o.rho[d]
-	if o.wfl {
-		row := o.k[d*o.n : (d+1)*o.n]
-		var fl float64
-		for u, k := range row {
-			if k > o.cur[u] {
-				fl += o.flw[u] * (float64(k) - float64(o.cur[u]))
-			}
+	var g float64
+	for u, k := range o.s[d*o.n : (d+1)*o.n] {
+		if k > o.cur[u] {
+			g += o.rho[u] * (float64(k) - float64(o.cur[u]))
 		}
-		g += fl
 	}
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
@@ -252,11 +239,9 @@ func (o *objective) gain(d int) float64 {
 
 // add puts d into the selection state.
 func (o *objective) add(d int) {
-	if o.wfl {
-		for u, k := range o.k[d*o.n : (d+1)*o.n] {
-			if k > o.cur[u] {
-				o.cur[u] = k
-			}
+	for u, k := range o.s[d*o.n : (d+1)*o.n] {
+		if k > o.cur[u] {
+			o.cur[u] = k
 		}
 	}
 	if o.qw != nil {
