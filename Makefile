@@ -9,7 +9,8 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server
+.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
+	eval eval-check eval-check-update eval-server
 
 all: build
 
@@ -69,6 +70,24 @@ BENCH_SERVER_FLAGS ?=
 bench-server: build
 	@mkdir -p $(BENCH_OUT)
 	$(GO) run ./cmd/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
+
+## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
+## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores)
+eval:
+	$(GO) run ./cmd/eval -data "$(SHARED_DATA)"
+
+## eval-check: the CI quality regression check - the default strategy at or above the floors in
+## cmd/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)
+eval-check:
+	$(GO) run ./cmd/eval -mode check -data "$(SHARED_DATA)"
+
+eval-check-update:
+	$(GO) run ./cmd/eval -mode check -update -data "$(SHARED_DATA)"
+
+## eval-server: the HotpotQA measurement end to end through Weaviate (embedder in glove mode, nearText, 50 candidates),
+## next to the library on the same pools; tables into docs/quality.md (several minutes)
+eval-server: build
+	$(GO) run ./cmd/eval -mode server -data "$(SHARED_DATA)"
 
 vet:
 	$(GO) vet ./...

@@ -34,6 +34,7 @@ var (
 type options struct {
 	dataDir, gloveDir string
 	doc, plot         string
+	thresholds        string
 	extra             []config
 	print             bool
 	target            string
@@ -57,13 +58,15 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 
 func main() {
 	var (
-		o     options
-		mode  = flag.String("mode", "library", "library (tables and plot), check (CI regression check) or server (end to end through Weaviate)")
-		extra = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
+		o      options
+		mode   = flag.String("mode", "library", "library (tables and plot), check (CI regression check) or server (end to end through Weaviate)")
+		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
+		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
+	flag.StringVar(&o.thresholds, "thresholds", "cmd/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
 	flag.StringVar(&o.target, "target", "", "config whose targets are printed (default: the default strategy and every -extra config)")
@@ -86,6 +89,8 @@ func main() {
 	switch *mode {
 	case "library":
 		err = runLibrary(ctx, o, os.Stdout)
+	case "check":
+		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
@@ -123,6 +128,9 @@ func (o *options) resolve() error {
 	}
 	if !filepath.IsAbs(o.plot) {
 		o.plot = filepath.Join(root, o.plot)
+	}
+	if !filepath.IsAbs(o.thresholds) {
+		o.thresholds = filepath.Join(root, o.thresholds)
 	}
 	return nil
 }
