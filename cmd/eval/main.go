@@ -35,6 +35,7 @@ type options struct {
 	dataDir, gloveDir string
 	doc, plot         string
 	thresholds        string
+	questions         int
 	extra             []config
 	print             bool
 	target            string
@@ -66,6 +67,7 @@ func main() {
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
+	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); 0 = all")
 	flag.StringVar(&o.thresholds, "thresholds", "cmd/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
@@ -89,6 +91,8 @@ func main() {
 	switch *mode {
 	case "library":
 		err = runLibrary(ctx, o, os.Stdout)
+	case "server":
+		err = runServer(ctx, o, os.Stdout)
 	case "check":
 		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
 	default:

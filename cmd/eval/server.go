@@ -1,0 +1,436 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate/entities/models"
+
+	dsconfig "github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// The server mode measures HotpotQA end to end: the paragraphs of all
+// questions (deduplicated) go into one class vectorised by the embedder in
+// glove mode, and each question runs nearText with diverseSelect over 50
+// candidates. Next to it, the library runs the same strategies on the
+// very pools the server retrieved (a plain nearText of 50 with vectors and
+// distances), so any difference comes from the real path itself.
+
+const (
+	serverClass = "EvalHotpot"
+	serverPool  = 50
+)
+
+// serverPara is one deduplicated paragraph.
+type serverPara struct{ Title, Text string }
+
+func runServer(ctx context.Context, o options, w io.Writer) error {
+	t0 := time.Now()
+	qs, err := loadHotpot(o.dataDir)
+	if err != nil {
+		return err
+	}
+	var paras []serverPara
+	// Every question's paragraphs are imported; -questions only limits the
+	// questions asked (a quick look).
+	seen := map[serverPara]bool{}
+	for _, q := range qs {
+		for _, p := range q.Paras {
+			sp := serverPara{p.Title, p.Text}
+			if !seen[sp] {
+				seen[sp] = true
+				paras = append(paras, sp)
+			}
+		}
+	}
+	root, err := stack.RepoRoot()
+	if err != nil {
+		return err
+	}
+	dataDir, err := os.MkdirTemp("", "diverse-select-eval-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dataDir)
+	logPath := filepath.Join(root, ".data", "eval-server.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return err
+	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	fmt.Fprintf(os.Stderr, "eval: starting the embedder (glove) and Weaviate; logs in %s\n", logPath)
+	s, err := stack.Start(ctx, stack.Options{DataDir: dataDir, Log: logFile,
+		EmbedderArgs: []string{"-mode", "glove", "-glove-dir", o.gloveDir}})
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	client, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(s.HTTPURL, "http://"), Scheme: "http"})
+	if err != nil {
+		return err
+	}
+	if err := importParas(ctx, client, paras); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "eval: imported %d paragraphs (%d questions) in %s\n", len(paras), len(qs), time.Since(t0).Round(time.Second))
+	allQuestions := len(qs)
+	if o.questions > 0 && o.questions < len(qs) {
+		qs = qs[:o.questions]
+	}
+	def := dsconfig.DefaultStrategy
+	cfgs := configs(def)
+	counter, err := tokens.New(tokens.CL100K)
+	if err != nil {
+		return err
+	}
+	// Per question: the server's pool, then every config and budget through
+	// the server and through the library on that pool.
+	type key struct{ cfg, budget int }
+	n := len(qs)
+	srv := map[key][]float64{}  // both-gold per question
+	lib := map[key][]float64{}  // both-gold per question, library on the server's pool
+	srvR := map[key][]float64{} // recall
+	libR := map[key][]float64{}
+	same := map[key]int{} // questions where server and library select the same objects
+	for k := range cfgs {
+		for b := range hotpotBudgets {
+			kk := key{k, b}
+			srv[kk], lib[kk], srvR[kk], libR[kk] = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		}
+	}
+	sels := make([]*selectors.Selector, len(cfgs))
+	for k, c := range cfgs {
+		if sels[k], err = selectors.New(c.Strategy, c.Params); err != nil {
+			return err
+		}
+	}
+	var mu sync.Mutex
+	errs := make([]error, n)
+	var poolGold, poolBoth float64
+	t1 := time.Now()
+	parallel(n, func(qi int) {
+		q := qs[qi]
+		gold := map[string]bool{}
+		for _, p := range q.Paras {
+			if p.Gold {
+				gold[p.Title] = true
+			}
+		}
+		score := func(titles []string) (float64, float64) {
+			hit := map[string]bool{}
+			for _, t := range titles {
+				if gold[t] {
+					hit[t] = true
+				}
+			}
+			both := 0.0
+			if len(hit) == len(gold) {
+				both = 1
+			}
+			return both, float64(len(hit)) / float64(len(gold))
+		}
+		pool, err := serverPoolOf(ctx, s.HTTPURL, q.Question, counter)
+		if err != nil {
+			errs[qi] = err
+			return
+		}
+		titles := make([]string, len(pool))
+		for i, c := range pool {
+			titles[i] = strings.SplitN(c.Text, "\n", 2)[0]
+		}
+		pb, pr := score(titles)
+		mu.Lock()
+		poolBoth += pb
+		poolGold += pr
+		mu.Unlock()
+		for k, c := range cfgs {
+			for b, budget := range hotpotBudgets {
+				got, err := serverSelect(ctx, s.HTTPURL, q.Question, c, budget)
+				if err != nil {
+					errs[qi] = fmt.Errorf("%s B=%d on %q: %w", c.Label, budget, q.Question, err)
+					return
+				}
+				res, err := sels[k].Run(ctx, &selectors.Problem{Candidates: pool, Budget: budget, Query: q.Question})
+				if err != nil {
+					errs[qi] = err
+					return
+				}
+				libTitles := make([]string, len(res.Items))
+				for i, it := range res.Indices() {
+					libTitles[i] = titles[it]
+				}
+				sb, sr := score(got)
+				lb, lr := score(libTitles)
+				kk := key{k, b}
+				mu.Lock()
+				srv[kk][qi], srvR[kk][qi], lib[kk][qi], libR[kk][qi] = sb, sr, lb, lr
+				if sameSet(got, libTitles) {
+					same[kk]++
+				}
+				mu.Unlock()
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	elapsed := time.Since(t1)
+	queries := n * (1 + len(cfgs)*len(hotpotBudgets))
+	fmt.Fprintf(os.Stderr, "eval: %d queries in %s\n", queries, elapsed.Round(time.Second))
+
+	mean := func(v []float64) float64 {
+		var s float64
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Generated by `make eval-server` (`go run ./cmd/eval -mode server`): the %d distinct paragraphs of the %d HotpotQA "+
+		"questions (%d asked) imported into one class (text2vec-transformers against the local embedder in glove mode; diverse-select "+
+		"`textProperty: title`, `extraTextProperties: [text]`), then per question `nearText` with the question, "+
+		"`diverseSelect: {strategy, tokenBudget, candidates: %d}` over GraphQL, %d queries in %s on %d cores. "+
+		"Gold = the question's two supporting paragraphs (by title). This is the open-retrieval setting: the 50 candidates "+
+		"come from all %d paragraphs, not the question's own 10, so the numbers differ from the library tables above.\n\n",
+		len(paras), allQuestions, n, serverPool, queries, elapsed.Round(time.Second), runtimeCPUs(), len(paras))
+	fmt.Fprintf(&b, "The retrieved pool of 50 holds both supporting paragraphs for %.1f%% of the questions (gold recall %.1f%%): "+
+		"the ceiling of any selection.\n\n", 100*poolBoth/float64(n), 100*poolGold/float64(n))
+	b.WriteString("Server: through Weaviate. Library: the same strategies run in process on the very pools the server retrieved " +
+		"(a plain nearText of 50 with vectors and distances). Same: share of (question, budget) pairs where both selected " +
+		"the same paragraphs.\n\n")
+	head := []string{"strategy"}
+	for _, bud := range hotpotBudgets {
+		head = append(head, fmt.Sprintf("both-gold B=%d server", bud), "library")
+	}
+	for _, bud := range hotpotBudgets {
+		head = append(head, fmt.Sprintf("recall B=%d server", bud))
+	}
+	head = append(head, "same")
+	var rows [][]string
+	order := rowIndex(cfgs, def)
+	for _, k := range order {
+		c := cfgs[k]
+		name := "`" + c.Label + "`"
+		if c.Label == def {
+			name = "**`" + c.Label + "` (default)**"
+		}
+		row := []string{name}
+		sameN := 0
+		for bi := range hotpotBudgets {
+			row = append(row, pct(mean(srv[key{k, bi}])), pct(mean(lib[key{k, bi}])))
+			sameN += same[key{k, bi}]
+		}
+		for bi := range hotpotBudgets {
+			row = append(row, pct(mean(srvR[key{k, bi}])))
+		}
+		row = append(row, pct(float64(sameN)/float64(n*len(hotpotBudgets))))
+		rows = append(rows, row)
+	}
+	// Best-lambda MMR per column, on the server's numbers.
+	best := []string{"`mmr`, best lambda per column"}
+	for bi := range hotpotBudgets {
+		bl, bv, lv := "", -1.0, 0.0
+		for k, c := range cfgs {
+			if c.Sweep {
+				if v := mean(srv[key{k, bi}]); v > bv {
+					bl, bv, lv = c.Label, v, mean(lib[key{k, bi}])
+				}
+			}
+		}
+		best = append(best, pct(bv)+" ("+strings.TrimPrefix(bl, "mmr ")+")", pct(lv))
+	}
+	for range hotpotBudgets {
+		best = append(best, "")
+	}
+	rows = append(rows, append(best, ""))
+	table(&b, head, rows)
+	body := b.String()
+	if o.print {
+		fmt.Fprint(w, body)
+		return nil
+	}
+	if err := splice(o.doc, serverBegin, serverEnd, body); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "eval: wrote %s\n", o.doc)
+	return nil
+}
+
+// rowIndex orders the configs as the library tables: default, topk,
+// relcost, the other strategies, then the sweep.
+func rowIndex(cfgs []config, def string) []int {
+	var head, rest, sweep []int
+	for k, c := range cfgs {
+		switch {
+		case c.Sweep:
+			sweep = append(sweep, k)
+		case c.Label == def || c.Label == "topk" || c.Label == "relcost":
+			head = append(head, k)
+		default:
+			rest = append(rest, k)
+		}
+	}
+	rank := map[string]int{def: 0, "topk": 1, "relcost": 2}
+	sort.SliceStable(head, func(a, b int) bool { return rank[cfgs[head[a]].Label] < rank[cfgs[head[b]].Label] })
+	return append(append(head, rest...), sweep...)
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x := append([]string(nil), a...)
+	y := append([]string(nil), b...)
+	sort.Strings(x)
+	sort.Strings(y)
+	for i := range x {
+		if x[i] != y[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// importParas (re)creates the class and imports the paragraphs in batches.
+func importParas(ctx context.Context, client *weaviate.Client, paras []serverPara) error {
+	_ = client.Schema().ClassDeleter().WithClassName(serverClass).Do(ctx)
+	class := &models.Class{
+		Class:      serverClass,
+		Vectorizer: "text2vec-transformers",
+		ModuleConfig: map[string]any{
+			"text2vec-transformers": map[string]any{"vectorizeClassName": false},
+			"diverse-select":        map[string]any{"textProperty": "title", "extraTextProperties": []string{"text"}},
+		},
+		Properties: []*models.Property{
+			{Name: "title", DataType: []string{"text"}},
+			{Name: "text", DataType: []string{"text"}},
+		},
+	}
+	if err := client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
+		return fmt.Errorf("create class %s: %w", serverClass, err)
+	}
+	const batch = 200
+	for start := 0; start < len(paras); start += batch {
+		objs := make([]*models.Object, 0, batch)
+		for _, p := range paras[start:min(start+batch, len(paras))] {
+			objs = append(objs, &models.Object{Class: serverClass, Properties: map[string]any{"title": p.Title, "text": p.Text}})
+		}
+		resp, err := client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		for _, r := range resp {
+			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+				return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
+			}
+		}
+	}
+	return nil
+}
+
+// gql posts a GraphQL query and decodes the objects of the class.
+func gql(ctx context.Context, url, query string) ([]map[string]any, error) {
+	body, _ := json.Marshal(map[string]string{"query": query})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/graphql", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			Get map[string][]map[string]any `json:"Get"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, err
+	}
+	if len(out.Errors) > 0 {
+		return nil, fmt.Errorf("graphql: %s", out.Errors[0].Message)
+	}
+	return out.Data.Get[serverClass], nil
+}
+
+// serverPoolOf is the plain nearText top-50 with vectors and distances, as
+// library candidates (relevance 1 - distance, text as the module joins it).
+func serverPoolOf(ctx context.Context, url, question string, counter tokens.Counter) ([]selectors.Candidate, error) {
+	objs, err := gql(ctx, url, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d) {
+		title text _additional { id distance vector } } } }`, serverClass, question, serverPool))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]selectors.Candidate, len(objs))
+	for i, o := range objs {
+		add, _ := o["_additional"].(map[string]any)
+		dist, _ := add["distance"].(float64)
+		raw, _ := add["vector"].([]any)
+		vec := make([]float32, len(raw))
+		for j, x := range raw {
+			f, _ := x.(float64)
+			vec[j] = float32(f)
+		}
+		title, _ := o["title"].(string)
+		text, _ := o["text"].(string)
+		full := title + "\n" + text
+		id, _ := add["id"].(string)
+		out[i] = selectors.Candidate{ID: id, Relevance: 1 - dist, Tokens: counter.Count(full), Vector: vec, Text: full}
+	}
+	return out, nil
+}
+
+// serverSelect runs nearText with diverseSelect and returns the selected titles.
+func serverSelect(ctx context.Context, url, question string, c config, budget int) ([]string, error) {
+	args := fmt.Sprintf(`strategy: %q, tokenBudget: %d, candidates: %d`, c.Strategy, budget, serverPool)
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := c.Params[k].(type) {
+		case string:
+			args += fmt.Sprintf(", %s: %q", k, v)
+		default:
+			args += fmt.Sprintf(", %s: %v", k, v)
+		}
+	}
+	objs, err := gql(ctx, url, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d, diverseSelect: {%s}) {
+		title _additional { diverseSelect { rank } } } } }`, serverClass, question, serverPool, args))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(objs))
+	for i, o := range objs {
+		out[i], _ = o["title"].(string)
+	}
+	return out, nil
+}
+
+func runtimeCPUs() int { return runtime.NumCPU() }
