@@ -51,9 +51,17 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		o.s = kernel(p.Sims().Matrix(), n, s.center)
 		for i := range n {
 			row := o.s[i*n : (i+1)*n]
-			for j, x := range row {
-				if x > 0 && s.power != 1 {
-					row[j] = float32(math.Pow(float64(x), s.power))
+			switch s.power {
+			case 1:
+			case 2: // the default: a multiply, not math.Pow, on N^2 entries
+				for j, x := range row {
+					row[j] = x * x
+				}
+			default:
+				for j, x := range row {
+					if x > 0 {
+						row[j] = float32(math.Pow(float64(x), s.power))
+					}
 				}
 			}
 			row[i] = 1 // a chunk covers itself fully, whatever its vector
@@ -201,19 +209,27 @@ func kernel(cos []float32, n int, center bool) []float32 {
 		m += s
 	}
 	m /= float64(n) * float64(n)
-	inv := make([]float64, n)
+	// float32 from here: the N^2 loop is the strategy's main cost, and the
+	// kernel is stored as float32 anyway.
+	inv := make([]float32, n)
+	rm := make([]float32, n)
 	for i := range n {
+		rm[i] = float32(rowMean[i])
 		self := float64(cos[i*n+i]) // 1 for a unit vector, 0 for a zero vector
 		if d2 := self - 2*rowMean[i] + m; self > 0 && d2 > 1e-12 {
-			inv[i] = 1 / math.Sqrt(d2)
+			inv[i] = float32(1 / math.Sqrt(d2))
 		}
 	}
 	for i := range n {
-		for j := range n {
-			v := (float64(cos[i*n+j]) - rowMean[i] - rowMean[j] + m) * inv[i] * inv[j]
-			if v > 0 {
-				out[i*n+j] = float32(min(v, 1))
-			}
+		if inv[i] == 0 {
+			continue
+		}
+		ci, oi := cos[i*n:(i+1)*n], out[i*n:(i+1)*n]
+		a, ii := float32(m-rowMean[i]), inv[i]
+		rm, inv := rm[:len(ci)], inv[:len(ci)]
+		for j, x := range ci {
+			// min/max rather than branches: the sign of v is unpredictable.
+			oi[j] = min(max((x+a-rm[j])*ii*inv[j], 0), 1)
 		}
 	}
 	return out
@@ -222,9 +238,11 @@ func kernel(cos []float32, n int, center bool) []float32 {
 // gain is F(S+d) - F(S) for the current state.
 func (o *objective) gain(d int) float64 {
 	var g float64
-	for u, k := range o.s[d*o.n : (d+1)*o.n] {
-		if k > o.cur[u] {
-			g += o.rho[u] * (float64(k) - float64(o.cur[u]))
+	row := o.s[d*o.n : (d+1)*o.n]
+	cur, rho := o.cur[:len(row)], o.rho[:len(row)]
+	for u, k := range row {
+		if c := cur[u]; k > c {
+			g += rho[u] * (float64(k) - float64(c))
 		}
 	}
 	if o.qw != nil {

@@ -1,0 +1,43 @@
+package coverage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
+)
+
+// BenchmarkCoverage: selection only, cold (the default similarity engine
+// builds the cosine matrix) and warm (a precomputed matrix, as a cache
+// supplies it), at d = 384, a budget of 1500 tokens and a query.
+func BenchmarkCoverage(b *testing.B) {
+	for _, n := range []int{100, 500, 2000} {
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		p := textprob.Random(rng, textprob.Options{N: n, Dim: 384, MaxTokens: 300, MaxWords: 60, Budget: 1500,
+			Query: "statin muscle pain risk"})
+		s, err := selectors.New(Name, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("N=%d/cold", n), func(b *testing.B) {
+			for b.Loop() {
+				p.Similarities = nil
+				if _, err := s.Run(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		p.Similarities = nil
+		p.Sims().Matrix()
+		b.Run(fmt.Sprintf("N=%d/warm", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Run(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
