@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		in       string
+		strategy string
+		params   map[string]any
+		err      bool
+	}{
+		{"topk", "topk", map[string]any{}, false},
+		{"mmr:lambda=0.7", "mmr", map[string]any{"lambda": 0.7}, false},
+		{"coverage:center=false,similarityPower=1", "coverage", map[string]any{"center": false, "similarityPower": 1.0}, false},
+		{"facility:kernel=euclidean", "facility", map[string]any{"kernel": "euclidean"}, false},
+		{"mmr:lambda", "", nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			c, err := parseConfig(tc.in)
+			if tc.err {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.in, c.Label)
+			assert.Equal(t, tc.strategy, c.Strategy)
+			assert.Equal(t, tc.params, c.Params)
+		})
+	}
+}
+
+func TestSplice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.md")
+	require.NoError(t, os.WriteFile(path, []byte("intro\n"+libBegin+"\nold\n"+libEnd+"\noutro\n"), 0o644))
+	require.NoError(t, splice(path, libBegin, libEnd, "new\n"))
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "intro\n"+libBegin+"\nnew\n"+libEnd+"\noutro\n", string(raw))
+	// A document without the markers is an error, not a silent no-op.
+	require.NoError(t, os.WriteFile(path, []byte("no markers\n"), 0o644))
+	require.Error(t, splice(path, libBegin, libEnd, "x"))
+}
+
+func TestOutcomeMeanAndMacro(t *testing.T) {
+	// Two PIR tasks' worth of instances: the macro mean weighs tasks equally.
+	s := &suite{Name: "PIR", Metrics: []string{mPersp}, Constraints: []constraint{{K: 5}}}
+	for _, id := range []string{"perspectrum/0", "perspectrum/1", "perspectrum/2", "agnews/0"} {
+		s.Insts = append(s.Insts, &instance{ID: id})
+	}
+	o := &outcome{vals: [][][]float64{{{1, 1, 0, 0}}}}
+	assert.InDelta(t, 0.5, o.mean(s, 0, 0, nil), 1e-12)                       // micro: 2 of 4
+	assert.InDelta(t, 2.0/3, o.mean(s, 0, 0, taskKeep("perspectrum")), 1e-12) // 2 of 3
+	assert.InDelta(t, (2.0/3+0)/2, macroTasks(s, o, 0, 0, nil, []string{"perspectrum", "agnews"}), 1e-12)
+}
