@@ -24,8 +24,8 @@
 //	patch-weaviate -out build          prepare build/weaviate and build/go.work
 //	patch-weaviate -out build -test    ... and run Weaviate's tests there
 //	patch-weaviate -out build -test -pristine
-//	                                   on failure, rerun on an unpatched copy
-//	                                   (build/pristine) to tell Weaviate's failures from ours
+//	                                   ... and on an unpatched copy (build/pristine),
+//	                                   to tell Weaviate's own failures from ours
 //	patch-weaviate -list               print the patch table and the tested packages
 //	patch-weaviate -packages           print the patched Go packages
 package main
@@ -54,7 +54,7 @@ func main() {
 	list := flag.Bool("list", false, "print the patch table and exit")
 	pkgs := flag.Bool("packages", false, "print the patched Go packages (import paths) and exit")
 	test := flag.Bool("test", false, "after preparing, run Weaviate's tests of the patched and relied-on packages in the patched tree")
-	pristine := flag.Bool("pristine", false, "with -test: on failure, run the same tests on an unpatched copy for comparison")
+	pristine := flag.Bool("pristine", false, "with -test: also run the same tests on an unpatched copy (out/pristine) and compare")
 	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
 	flag.Parse()
 	switch {

@@ -440,7 +440,7 @@ func testWeaviate(repo, out, timeout string, pristine bool) error {
 	}
 
 	var base *Report
-	if pristine && len(problems) > 0 {
+	if pristine {
 		fmt.Println("== the same tests on an unpatched copy")
 		pout := filepath.Join(out, "pristine")
 		if err := prepare(repo, pout, nil); err != nil {
