@@ -217,7 +217,8 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 		"the ceiling of any selection.\n\n", 100*poolBoth/float64(n), 100*poolGold/float64(n))
 	b.WriteString("Server: through Weaviate. Library: the same strategies run in process on the very pools the server retrieved " +
 		"(a plain nearText of 50 with vectors and distances). Same: share of (question, budget) pairs where both selected " +
-		"the same paragraphs.\n\n")
+		"the same paragraphs. HNSW search is approximate and its graph depends on the import's timing, so a pool can " +
+		"differ by a paragraph between runs and the figures by a few tenths; the library column always uses the server's pool.\n\n")
 	head := []string{"strategy"}
 	for _, bud := range hotpotBudgets {
 		head = append(head, fmt.Sprintf("both-gold B=%d server", bud), "library")
