@@ -33,7 +33,7 @@ func main() {
 		httpPort   = flag.Int("http-port", 8080, "Weaviate HTTP port on 127.0.0.1")
 		grpcPort   = flag.Int("grpc-port", 50051, "Weaviate gRPC port on 127.0.0.1")
 		embedPort  = flag.Int("embedder-port", 8090, "embedder port on 127.0.0.1")
-		budget     = flag.Int("budget", 350, "token budget of both selections")
+		budget     = flag.Int("budget", 600, "token budget of both selections")
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
