@@ -372,8 +372,8 @@ func goTestArgs(r testRun, timeout string) []string {
 
 // runWeaviateTests runs the tests of pkgs in the Weaviate tree at tree with
 // the workspace gowork, printing a line as each package finishes. It returns
-// an error only if go test could not be started; failures are in the report,
-// and exit statuses of go test that the report does not explain in Unexplained.
+// an error only if go test could not be run; test failures are in the report,
+// and go test's non-zero exits in the returned list (for failures no event shows).
 func runWeaviateTests(tree, gowork string, pkgs []TestPackage, timeout string, progress io.Writer) (*Report, []string, error) {
 	rep := NewReport()
 	rep.Done = func(p *PackageResult) {
