@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/internal/lazyheap"
 )
 
 // lazyGreedy maximises F by lazy greedy (Minoux 1978): F is submodular, so
@@ -29,39 +30,39 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]sel
 		return g
 	}
 	fresh := make([]int, n) // fresh[d] == len(items)+1 when d's queue entry is current
-	q := &queue{c: c, e: make([]entry, 0, n)}
+	q := lazyheap.New(c, n)
 	single := make([]float64, n)
 	for d := range c {
 		single[d] = math.NaN()
 		if p.Fits(0, c[d].Tokens) {
 			g := o.gain(d)
 			single[d] = g
-			q.push(entry{key(d, g), g, d})
+			q.Push(lazyheap.Entry{Key: key(d, g), Gain: g, Index: d})
 			fresh[d] = 1
 		}
 	}
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
-	for len(items) < k && q.len() > 0 {
+	for len(items) < k && q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		top := q.pop()
-		d := top.idx
+		top := q.Pop()
+		d := top.Index
 		if !p.Fits(used, c[d].Tokens) {
 			continue // the budget only shrinks: it never fits again
 		}
 		if fresh[d] != len(items)+1 {
 			fresh[d] = len(items) + 1
 			g := o.gain(d)
-			q.push(entry{key(d, g), g, d})
+			q.Push(lazyheap.Entry{Key: key(d, g), Gain: g, Index: d})
 			continue
 		}
-		if !(top.gain > 0) {
+		if !(top.Gain > 0) {
 			break // nothing left to gain; fill may still use the budget
 		}
-		items = append(items, selectors.Item{Index: d, Gain: top.gain, Relevance: c[d].Relevance,
-			Redundancy: max(0, single[d]-top.gain), Tokens: c[d].Tokens})
+		items = append(items, selectors.Item{Index: d, Gain: top.Gain, Relevance: c[d].Relevance,
+			Redundancy: max(0, single[d]-top.Gain), Tokens: c[d].Tokens})
 		used += c[d].Tokens
 		o.add(d)
 	}
@@ -145,61 +146,4 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 		o.add(d)
 	}
 	return items
-}
-
-// entry is a candidate with its (possibly stale) key and gain.
-type entry struct {
-	key, gain float64
-	idx       int
-}
-
-// queue is a binary max-heap of entries ordered by key, then the shared tie
-// rule (higher relevance, then lower index).
-type queue struct {
-	c []selectors.Candidate
-	e []entry
-}
-
-func (q *queue) len() int { return len(q.e) }
-
-func (q *queue) above(a, b entry) bool {
-	if a.key != b.key {
-		return a.key > b.key
-	}
-	return selectors.Better(q.c, a.idx, b.idx)
-}
-
-func (q *queue) push(x entry) {
-	q.e = append(q.e, x)
-	i := len(q.e) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !q.above(q.e[i], q.e[parent]) {
-			break
-		}
-		q.e[i], q.e[parent] = q.e[parent], q.e[i]
-		i = parent
-	}
-}
-
-func (q *queue) pop() entry {
-	top := q.e[0]
-	last := len(q.e) - 1
-	q.e[0] = q.e[last]
-	q.e = q.e[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < last && q.above(q.e[l], q.e[m]) {
-			m = l
-		}
-		if r < last && q.above(q.e[r], q.e[m]) {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		q.e[i], q.e[m] = q.e[m], q.e[i]
-		i = m
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/internal/lazyheap"
 )
 
 // lazyGreedy maximises f by lazy greedy (Minoux 1978): stale gains are upper
@@ -31,14 +32,14 @@ func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]sele
 	}
 	cur := make([]float32, n)
 	fresh := make([]int, n) // fresh[i] == len(items)+1 when i's entry is current
-	h := newQueue(c, n)
+	h := lazyheap.New(c, n)
 	single := make([]float64, n)
 	for i := range c {
 		single[i] = math.NaN()
 		if p.Fits(0, c[i].Tokens) {
 			g := o.gain(i, cur)
 			single[i] = g
-			h.push(entry{key(i, g), g, i})
+			h.Push(lazyheap.Entry{Key: key(i, g), Gain: g, Index: i})
 			fresh[i] = 1
 		}
 	}
@@ -47,22 +48,22 @@ func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]sele
 	}
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
-	for len(items) < k && h.len() > 0 {
+	for len(items) < k && h.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		top := h.pop()
-		i := top.idx
+		top := h.Pop()
+		i := top.Index
 		if !p.Fits(used, c[i].Tokens) {
 			continue // the budget only shrinks: it never fits again
 		}
 		if fresh[i] != len(items)+1 {
 			fresh[i] = len(items) + 1
 			g := o.gain(i, cur)
-			h.push(entry{key(i, g), g, i})
+			h.Push(lazyheap.Entry{Key: key(i, g), Gain: g, Index: i})
 			continue
 		}
-		g := top.gain
+		g := top.Gain
 		if !(g > 0) {
 			break // nothing left to gain
 		}
