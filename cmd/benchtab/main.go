@@ -65,7 +65,7 @@ func parse(r io.Reader) (*results, error) {
 		line := sc.Text()
 		for _, h := range []string{"goos", "goarch", "cpu", "pkg"} {
 			if v, ok := strings.CutPrefix(line, h+": "); ok && res.header[h] == "" {
-				res.header[h] = v
+				res.header[h] = strings.TrimSpace(v)
 			}
 		}
 		m := lineRE.FindStringSubmatch(line)
