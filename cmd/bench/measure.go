@@ -71,6 +71,10 @@ func (c *clients) variants(pool int, strategies []string, rerank bool) []variant
 		// adagres, budget and K, and the search asks for a rerank on body.
 		out = append(out, variant{name: "diverseSelect adagres via rerank", protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
 			r.Rerank = &pb.Rerank{Property: "body"}
+		})}, variant{name: "diverseSelect adagres via rerank, vectors requested", protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
+			// With the vectors in the search results the route needs no second fetch.
+			r.Rerank = &pb.Rerank{Property: "body"}
+			r.Metadata.Vector = true
 		})})
 	}
 	for _, s := range strategies {
