@@ -1,7 +1,6 @@
 package adagres
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,12 +13,7 @@ import (
 )
 
 func run(t *testing.T, params map[string]any, p *selectors.Problem) *selectors.Result {
-	t.Helper()
-	s, err := selectors.New(Name, params)
-	require.NoError(t, err)
-	res, err := s.Run(context.Background(), p)
-	require.NoError(t, err)
-	return res
+	return testprob.MustRun(t, Name, params, p)
 }
 
 // TestAdaptiveBetaHandComputed checks the calibration on a pool small enough

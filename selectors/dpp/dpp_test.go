@@ -1,7 +1,6 @@
 package dpp
 
 import (
-	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -14,12 +13,7 @@ import (
 )
 
 func run(t *testing.T, params map[string]any, p *selectors.Problem) *selectors.Result {
-	t.Helper()
-	s, err := selectors.New(Name, params)
-	require.NoError(t, err)
-	res, err := s.Run(context.Background(), p)
-	require.NoError(t, err)
-	return res
+	return testprob.MustRun(t, Name, params, p)
 }
 
 // logDet is log det L_S from scratch by Cholesky; -Inf when L_S is not

@@ -14,12 +14,7 @@ import (
 )
 
 func run(t *testing.T, params map[string]any, p *selectors.Problem) *selectors.Result {
-	t.Helper()
-	s, err := selectors.New(Name, params)
-	require.NoError(t, err)
-	res, err := s.Run(context.Background(), p)
-	require.NoError(t, err)
-	return res
+	return testprob.MustRun(t, Name, params, p)
 }
 
 // build returns the objective the strategy with these params would use.

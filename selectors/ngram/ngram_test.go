@@ -1,24 +1,18 @@
 package ngram
 
 import (
-	"context"
 	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
 )
 
 func run(t *testing.T, params map[string]any, p *selectors.Problem) *selectors.Result {
-	t.Helper()
-	s, err := selectors.New(Name, params)
-	require.NoError(t, err)
-	res, err := s.Run(context.Background(), p)
-	require.NoError(t, err)
-	return res
+	return testprob.MustRun(t, Name, params, p)
 }
 
 // The hand example, N = 3:

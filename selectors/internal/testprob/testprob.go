@@ -3,7 +3,9 @@
 package testprob
 
 import (
+	"context"
 	"math/rand/v2"
+	"testing"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -88,4 +90,19 @@ func Subsets(p *selectors.Problem, visit func(idx []int)) {
 		}
 		visit(idx)
 	}
+}
+
+// MustRun builds the named strategy with params and runs it on p, failing
+// the test on any error.
+func MustRun(t testing.TB, name string, params map[string]any, p *selectors.Problem) *selectors.Result {
+	t.Helper()
+	s, err := selectors.New(name, params)
+	if err != nil {
+		t.Fatalf("selectors.New(%q, %v): %v", name, params, err)
+	}
+	res, err := s.Run(context.Background(), p)
+	if err != nil {
+		t.Fatalf("%s: Run: %v", name, err)
+	}
+	return res
 }
