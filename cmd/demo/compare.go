@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // hit is one returned chunk with its diverse-select explanation.
@@ -108,30 +106,9 @@ func clip(s string, n int) string {
 func selection(ctx context.Context, url, text, dsArgs string) ([]hit, error) {
 	query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
 		title facet dupGroup _additional { diverseSelect { rank tokens strategy } } } } }`, Class, text, dsArgs)
-	body, _ := json.Marshal(map[string]string{"query": query})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/graphql", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
+	var hits []hit
+	if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
+		return nil, fmt.Errorf("query %q: %w", text, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Data struct {
-			Get map[string][]hit `json:"Get"`
-		} `json:"data"`
-		Errors []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, err
-	}
-	if len(out.Errors) > 0 {
-		return nil, fmt.Errorf("query %q: %s", text, out.Errors[0].Message)
-	}
-	return out.Data.Get[Class], nil
+	return hits, nil
 }

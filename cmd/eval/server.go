@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -351,32 +349,9 @@ func importParas(ctx context.Context, client *weaviate.Client, paras []serverPar
 
 // gql posts a GraphQL query and decodes the objects of the class.
 func gql(ctx context.Context, url, query string) ([]map[string]any, error) {
-	body, _ := json.Marshal(map[string]string{"query": query})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/graphql", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Data struct {
-			Get map[string][]map[string]any `json:"Get"`
-		} `json:"data"`
-		Errors []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return nil, err
-	}
-	if len(out.Errors) > 0 {
-		return nil, fmt.Errorf("graphql: %s", out.Errors[0].Message)
-	}
-	return out.Data.Get[serverClass], nil
+	var out []map[string]any
+	err := stack.QueryGet(ctx, url, serverClass, query, &out)
+	return out, err
 }
 
 // serverPoolOf is the plain nearText top-50 with vectors and distances, as
