@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -41,15 +42,24 @@ func main() {
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	if err := run(ctx, *gloveDir, *dataDir, *httpPort, *grpcPort, *embedPort, *budget, *candidates, *strategy, *exit); err != nil {
+	opts := options{gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit}
+	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, gloveDir, dataDir string, httpPort, grpcPort, embedPort, budget, candidates int,
-	strategy string, exit bool,
-) error {
+// options are the demo's flags.
+type options struct {
+	gloveDir, dataDir, strategy   string
+	httpPort, grpcPort, embedPort int
+	budget, candidates            int
+	exit                          bool
+}
+
+func run(ctx context.Context, w io.Writer, o options) error {
+	gloveDir, dataDir, budget, candidates, strategy := o.gloveDir, o.dataDir, o.budget, o.candidates, o.strategy
 	embedArgs := []string{"-mode", "hash"}
 	mode := "hash (feature hashing; pass -glove-dir for GloVe sentence vectors)"
 	if gloveDir != "" {
@@ -71,44 +81,44 @@ func run(ctx context.Context, gloveDir, dataDir string, httpPort, grpcPort, embe
 		return err
 	}
 	defer logFile.Close()
-	fmt.Printf("starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
+	fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
 	s, err := stack.Start(ctx, stack.Options{
 		DataDir: absData, EmbedderArgs: embedArgs, Log: logFile,
-		HTTPPort: httpPort, GRPCPort: grpcPort, EmbedderPort: embedPort,
+		HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort,
 	})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		fmt.Println("stopping Weaviate and the embedder")
+		fmt.Fprintln(w, "stopping Weaviate and the embedder")
 		s.Stop()
 	}()
-	fmt.Printf("Weaviate  HTTP %s   gRPC %s   embedder %s\n\n", s.HTTPURL, s.GRPCAddr, s.EmbedderURL)
+	fmt.Fprintf(w, "Weaviate  HTTP %s   gRPC %s   embedder %s\n\n", s.HTTPURL, s.GRPCAddr, s.EmbedderURL)
 
 	client, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(s.HTTPURL, "http://"), Scheme: "http"})
 	if err != nil {
 		return err
 	}
-	if err := importCorpus(ctx, client, budget); err != nil {
+	if err := importCorpus(ctx, w, client, budget); err != nil {
 		return err
 	}
 	for _, q := range corpus.Queries() {
-		if err := compare(ctx, s.HTTPURL, os.Stdout, q, budget, candidates, strategy); err != nil {
+		if err := compare(ctx, s.HTTPURL, w, q, budget, candidates, strategy); err != nil {
 			return err
 		}
 	}
-	fmt.Printf("Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
+	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
 		s.HTTPURL, Class, exampleQuery(budget, candidates))
-	if exit {
+	if o.exit {
 		return nil
 	}
-	fmt.Println("\nPress Ctrl-C to stop.")
+	fmt.Fprintln(w, "\nPress Ctrl-C to stop.")
 	<-ctx.Done()
 	return nil
 }
 
 // importCorpus (re)creates the demo class and imports every chunk.
-func importCorpus(ctx context.Context, client *weaviate.Client, budget int) error {
+func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int) error {
 	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
 	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
 	class := &models.Class{
@@ -150,7 +160,7 @@ func importCorpus(ctx context.Context, client *weaviate.Client, budget int) erro
 			return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
 		}
 	}
-	fmt.Printf("imported %d demo chunks in %s\n\n", len(objs), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(w, "imported %d demo chunks in %s\n\n", len(objs), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
