@@ -50,25 +50,24 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 // bytes, so the cache holds at most MaxBytes (otter may exceed it briefly
 // while it evicts).
 //
-// What it caches, and why (BenchmarkFeatureCost and BenchmarkTextStrategies;
-// medians of the run in docs/performance.md, 2-vCPU AMD EPYC Zen 5 shared
-// with other work, demo corpus chunks of about 100 English words; an
-// earlier quieter run gave about two thirds of the BPE and twice the terms
-// figures):
+// What it caches, and why (BenchmarkFeatureCost and BenchmarkTextStrategies,
+// medians of the run in docs/performance.md on a 2-vCPU AMD EPYC Zen 5,
+// demo corpus chunks of about 100 English words; under load from other
+// processes every figure was up to 2.5 times higher, the ratios the same):
 //
-//	cl100k_base token count   185 us per chunk    cached
-//	o200k_base token count    220 us per chunk    cached
-//	analysed terms             35 us per chunk    cached
-//	words token count          2.7 us per chunk   cached (a hit saves ~2.5 us)
-//	chars token count          0.36 us per chunk  not cached: a hit (0.12 us
-//	                                              with the key built, 0.49 us
+//	cl100k_base token count    77 us per chunk    cached
+//	o200k_base token count     90 us per chunk    cached
+//	analysed terms             19 us per chunk    cached
+//	words token count          1.8 us per chunk   cached (a hit saves ~1.6 us)
+//	chars token count          0.2 us per chunk   not cached: a hit (0.12 us
+//	                                              with the key built, 0.21 us
 //	                                              building it) saves nothing
-//	cache hit                  0.12-0.49 us
+//	cache hit                  0.12-0.21 us
 //
-// With the terms cached, knapsack on 100 chunks drops from 2.8 ms to 0.37 ms
-// and ngram from 3.7 ms to 1.7 ms; the BPE counts are what dominates every
-// other strategy's problem building (100 x 185 us = 18 ms per query, to
-// 12-50 us with the cache warm).
+// With the terms cached, knapsack on 100 chunks drops from 2.5 ms to 0.29 ms
+// and ngram from 3.0 ms to 1.1 ms; the BPE counts are what dominates every
+// other strategy's problem building (100 x 77 us = 7.7 ms per query, to
+// 12-21 us with the cache warm).
 type FeatureCache struct {
 	c        *otter.Cache[FeatureKey, *Features]
 	counter  *stats.Counter
