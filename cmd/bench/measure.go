@@ -187,8 +187,14 @@ func report(o options, before, after serverMeta, tables []table) string {
 		b.WriteString("\n")
 	}
 	if c := after.cache; c != nil {
-		fmt.Fprintf(&b, "Feature cache after the run: %v hits, %v misses, %v entries, %v bytes of %v.\n",
-			c["hits"], c["misses"], c["entries"], c["bytes"], c["maxBytes"])
+		num := func(k string) string {
+			if f, ok := c[k].(float64); ok {
+				return fmt.Sprintf("%.0f", f)
+			}
+			return fmt.Sprint(c[k])
+		}
+		fmt.Fprintf(&b, "Feature cache after the run: %s hits, %s misses, %s entries, %s bytes of %s.\n",
+			num("hits"), num("misses"), num("entries"), num("bytes"), num("maxBytes"))
 	}
 	return b.String()
 }
