@@ -211,23 +211,9 @@ func strList(key string, v any) ([]string, error) {
 }
 
 func number(key string, v any) (float64, error) {
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	default:
-		return 0, errf(key, "must be a number, got %v (%T)", v, v)
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, errf(key, "must be a finite number, got %v", f)
+	f, ok := selectors.AsNumber(v)
+	if !ok {
+		return 0, errf(key, "must be a finite number, got %v (%T)", v, v)
 	}
 	return f, nil
 }

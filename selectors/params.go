@@ -180,22 +180,8 @@ func coerce(s ParamSpec, v any) (any, error) {
 		}
 		return nil, want()
 	}
-	var f float64
-	switch x := v.(type) {
-	case float64:
-		f = x
-	case float32:
-		f = float64(x)
-	case int:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	default:
-		return nil, want()
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	f, ok := AsNumber(v)
+	if !ok {
 		return nil, want()
 	}
 	if f < s.Min || f > s.Max || (s.MinOpen && f == s.Min) || (s.MaxOpen && f == s.Max) {
@@ -208,4 +194,25 @@ func coerce(s ParamSpec, v any) (any, error) {
 		return int(f), nil
 	}
 	return f, nil
+}
+
+// AsNumber converts a decoded JSON or GraphQL number (float64, float32, int,
+// int64, int32) to float64. ok is false for any other type and for NaN and
+// infinities, which no parameter accepts.
+func AsNumber(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	default:
+		return 0, false
+	}
+	return f, !math.IsNaN(f) && !math.IsInf(f, 0)
 }
