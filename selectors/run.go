@@ -172,3 +172,28 @@ func applyOrder(o Order, items []Item) {
 		}
 	}
 }
+
+// FillInOrder walks the candidates in the given order and adds each one that
+// fits the remaining budget, until p.K() items are selected; with
+// stopAtMisfit the walk ends at the first item that does not fit. Gain and
+// objective are relevance: the walk of the baselines topk and relcost.
+func FillInOrder(p *Problem, order []int, stopAtMisfit bool) *Result {
+	res := &Result{}
+	used := 0
+	for _, i := range order {
+		if len(res.Items) == p.K() {
+			break
+		}
+		c := p.Candidates[i]
+		if !p.Fits(used, c.Tokens) {
+			if stopAtMisfit {
+				break
+			}
+			continue
+		}
+		used += c.Tokens
+		res.Objective += c.Relevance
+		res.Items = append(res.Items, Item{Index: i, Gain: c.Relevance, Relevance: c.Relevance, Tokens: c.Tokens})
+	}
+	return res
+}

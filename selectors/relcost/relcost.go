@@ -62,18 +62,5 @@ func (strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Re
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := &selectors.Result{}
-	used := 0
-	for _, i := range order {
-		if len(res.Items) == p.K() {
-			break
-		}
-		if !p.Fits(used, c[i].Tokens) {
-			continue
-		}
-		used += c[i].Tokens
-		res.Objective += c[i].Relevance
-		res.Items = append(res.Items, selectors.Item{Index: i, Gain: c[i].Relevance, Relevance: c[i].Relevance, Tokens: c[i].Tokens})
-	}
-	return res, nil
+	return selectors.FillInOrder(p, order, false), nil
 }

@@ -35,22 +35,5 @@ func init() {
 type topK struct{ stopAtMisfit bool }
 
 func (t topK) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {
-	res := &selectors.Result{}
-	used := 0
-	for _, i := range selectors.ByRelevance(p.Candidates) {
-		if len(res.Items) == p.K() {
-			break
-		}
-		c := p.Candidates[i]
-		if !p.Fits(used, c.Tokens) {
-			if t.stopAtMisfit {
-				break
-			}
-			continue
-		}
-		used += c.Tokens
-		res.Objective += c.Relevance
-		res.Items = append(res.Items, selectors.Item{Index: i, Gain: c.Relevance, Relevance: c.Relevance, Tokens: c.Tokens})
-	}
-	return res, ctx.Err()
+	return selectors.FillInOrder(p, selectors.ByRelevance(p.Candidates), t.stopAtMisfit), ctx.Err()
 }
