@@ -17,10 +17,11 @@ all: build
 ## build: the patched Weaviate server with the module, and the local embedder
 build: weaviate embedder
 
-## weaviate: copy the pinned Weaviate source, patch it (no-op when up to date), build incrementally
+## weaviate: copy the pinned Weaviate source, patch it (no-op when up to date), build incrementally. -trimpath
+## keeps the checkout's path out of the build cache keys, so another clone (CI, a worktree) reuses compiled Weaviate.
 weaviate:
 	$(GO) run ./cmd/patch-weaviate -out $(BUILD)
-	cd $(BUILD) && GOWORK=$(CURDIR)/$(BUILD)/go.work $(GO) build -o $(CURDIR)/$(BIN)/weaviate-server github.com/weaviate/weaviate/cmd/weaviate-server
+	cd $(BUILD) && GOWORK=$(CURDIR)/$(BUILD)/go.work $(GO) build -trimpath -o $(CURDIR)/$(BIN)/weaviate-server github.com/weaviate/weaviate/cmd/weaviate-server
 
 embedder:
 	$(GO) build -o $(BIN)/embedder ./cmd/embedder
