@@ -25,7 +25,7 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 	defer func() {
 		if p := recover(); p != nil {
 			m.logger.WithField("panic", p).WithField("stack", string(debug.Stack())).Error("diverse-select: selection panicked")
-			out, err = nil, fmt.Errorf("diverseSelect: internal error (logged by the server): %v", p)
+			out, err = nil, fmt.Errorf("diverseSelect: %w (logged by the server): %v", errPanic, p)
 		}
 	}()
 	r, ok := params.(*Request)
@@ -69,7 +69,7 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 	}
 	res, err := r.eff.Selector.Run(ctx, problem)
 	if err != nil {
-		return nil, fmt.Errorf("diverseSelect: %w", err)
+		return nil, fmt.Errorf("diverseSelect: %w", strategyError(err))
 	}
 	out = make([]search.Result, len(res.Items))
 	var beta *float64
@@ -102,16 +102,14 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 		o.AdditionalProperties = ap
 		out[k] = o
 	}
-	m.logger.WithFields(map[string]any{
-		"class": r.className, "strategy": res.Strategy, "candidates": len(in), "selected": len(out),
-		"tokensUsed": res.TokensUsed, "budget": res.Budget, "took": time.Since(start).String(),
-	}).Debug("diverse-select: selection")
+	m.observeSelection(r, len(in), res, time.Since(start))
 	return out, nil
 }
 
 func candidateCapError(n, limit int) error {
-	return fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d (DIVERSE_SELECT_MAX_CANDIDATES); "+
-		"lower candidates, or with _additional { diverseSelect } the query limit, which is the pool there", n, limit)
+	return &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d "+
+		"(DIVERSE_SELECT_MAX_CANDIDATES); lower candidates, or with _additional { diverseSelect } the query limit, "+
+		"which is the pool there", n, limit)}
 }
 
 // problem turns the candidate list into a selection problem.

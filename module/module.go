@@ -62,6 +62,8 @@ type Module struct {
 
 	// features caches token counts and analysed terms per object (nil = off).
 	features *simcache.FeatureCache
+	// metrics records selections when Weaviate's monitoring is on (nil = off).
+	metrics *metrics
 }
 
 // New returns the module; classByName reads the live schema.
@@ -108,7 +110,7 @@ func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) 
 	if l := params.GetLogger(); l != nil {
 		m.logger = l.WithField("module", Name)
 	}
-	return nil
+	return m.initMetrics(params)
 }
 
 // MutableModuleConfig opts in to class config updates (see the
@@ -141,8 +143,8 @@ func (m *Module) AdditionalProperties() map[string]modulecapabilities.Additional
 			GraphQLFieldFunction:   additionalField,
 			GraphQLExtractFunction: m.extractField,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
-				ExploreGet:  m.selectHook,
-				ExploreList: m.selectHook,
+				ExploreGet:  m.countingErrors(routeField, m.selectHook),
+				ExploreList: m.countingErrors(routeField, m.selectHook),
 			},
 		},
 	}

@@ -150,10 +150,12 @@ func (r *Request) GetPropertiesToExtract() []string {
 // PreparePostProcess is called by the route patch in Weaviate's Get resolver
 // before the search runs: it merges the configuration, rejects what the
 // selection cannot honour, widens the search to the candidate pool (top-level
-// form) and asks for the vectors the strategy needs.
+// form) and asks for the vectors the strategy needs. Its refusals are
+// counted in the error metrics, as the result hook never runs then.
 func (r *Request) PreparePostProcess(className, tenant string, args map[string]any,
 	pagination *filters.Pagination, addl *additional.Properties,
-) (*filters.Pagination, error) {
+) (_ *filters.Pagination, err error) {
+	defer func() { r.m.metrics.failure(r.route(), err) }()
 	if r.err != nil {
 		return nil, r.err
 	}

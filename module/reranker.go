@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sirupsen/logrus"
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/models"
@@ -170,8 +171,8 @@ func (rr *Reranker) AdditionalProperties() map[string]modulecapabilities.Additio
 			GraphQLFieldFunction:   rank.New(nil).AdditionalFieldFn,
 			GraphQLExtractFunction: extractRerank,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
-				ExploreGet:  rr.rerankHook,
-				ExploreList: rr.rerankHook,
+				ExploreGet:  rr.m.countingErrors(routeRerank, rr.rerankHook),
+				ExploreList: rr.m.countingErrors(routeRerank, rr.rerankHook),
 			},
 		},
 	}
@@ -344,6 +345,10 @@ func (rr *Reranker) load(ctx context.Context, r *Request, in []search.Result) er
 	for k, i := range missing {
 		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
 	}
+	rr.m.metrics.degradedPath("refetch")
+	rr.m.logger.WithFields(logrus.Fields{"class": r.className, "objects": len(missing), "candidates": len(in),
+		"vectors": needVector, "properties": props}).Warn("diverse-select: the search did not load what the selection " +
+		"needs; loading it again by id (request the vectors and text properties in the query to avoid this)")
 	got, err := db.MultiGet(ctx, ids, additional.Properties{}, r.tenant)
 	if err != nil {
 		return fmt.Errorf("%s: load the candidates' vectors and text: %w", RerankerName, err)

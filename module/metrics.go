@@ -1,0 +1,232 @@
+package diverseselect
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/modulecapabilities"
+	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+// Routes a selection arrives by: the metrics' and the log line's "route".
+const (
+	routeArgument = "argument" // Get { C(diverseSelect: {...}) }
+	routeField    = "field"    // _additional { diverseSelect(...) }
+	routeRerank   = "rerank"   // gRPC SearchRequest.rerank, GraphQL _additional { rerank }
+)
+
+// Error kinds of diverse_select_errors_total.
+const (
+	kindInvalidArgument = "invalid_argument" // a query or class setting refused (config.Error)
+	kindInvalidData     = "invalid_data"     // the candidates cannot be selected from (no vector, NaN, ...)
+	kindCapExceeded     = "cap_exceeded"     // candidate or matrix memory cap
+	kindStrategy        = "strategy"         // the strategy failed
+	kindPanic           = "panic"            // recovered panic in the module
+	kindCanceled        = "canceled"         // the client went away
+	kindTimeout         = "timeout"          // a deadline passed
+	kindOther           = "other"
+)
+
+var (
+	// errPanic marks the error of a recovered panic.
+	errPanic = errors.New("internal error")
+	// errCapExceeded marks a refusal by the module's candidate cap.
+	errCapExceeded = errors.New("candidate cap exceeded")
+)
+
+// errorKinds maps sentinel errors to kinds, first match wins; append a row
+// for a new failure mode (a time cap, a plugin strategy's error, ...).
+var errorKinds = []struct {
+	target error
+	kind   string
+}{
+	{context.Canceled, kindCanceled},
+	{context.DeadlineExceeded, kindTimeout},
+	{errPanic, kindPanic},
+	{errCapExceeded, kindCapExceeded},
+	{selectors.ErrMatrixTooLarge, kindCapExceeded},
+	{selectors.ErrInvalidProblem, kindInvalidData},
+	{errStrategy, kindStrategy},
+}
+
+// errStrategy marks an error returned by a strategy's run (see strategyError).
+var errStrategy = errors.New("strategy failed")
+
+// strategyError marks err as the strategy's, keeping its message and chain.
+func strategyError(err error) error { return &markedError{err: err, mark: errStrategy} }
+
+type markedError struct{ err, mark error }
+
+func (e *markedError) Error() string   { return e.err.Error() }
+func (e *markedError) Unwrap() []error { return []error{e.err, e.mark} }
+
+// errorKind classifies a failed selection for diverse_select_errors_total.
+func errorKind(err error) string {
+	for _, k := range errorKinds {
+		if errors.Is(err, k.target) {
+			return k.kind
+		}
+	}
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return kindInvalidArgument
+	}
+	return kindOther
+}
+
+// metrics are the module's Prometheus collectors. Weaviate serves its
+// default registry on PROMETHEUS_MONITORING_PORT; a nil *metrics (monitoring
+// off) records nothing.
+type metrics struct {
+	duration   *prometheus.HistogramVec
+	candidates *prometheus.HistogramVec
+	selected   *prometheus.HistogramVec
+	budgetUse  *prometheus.HistogramVec
+	errors     *prometheus.CounterVec
+	degraded   *prometheus.CounterVec
+}
+
+// newMetrics registers the collectors with reg; cache reads the feature
+// cache's counters at scrape time.
+func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*metrics, error) {
+	m := &metrics{
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "diverse_select_selection_duration_seconds",
+			Help:    "Time to build the selection problem and select, per strategy and route.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16), // 0.1 ms .. 3.3 s
+		}, []string{"strategy", "route"}),
+		candidates: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "diverse_select_candidates",
+			Help:    "Candidates a selection chose from, per strategy.",
+			Buckets: prometheus.ExponentialBuckets(5, 2, 10), // 5 .. 2560
+		}, []string{"strategy"}),
+		selected: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "diverse_select_selected",
+			Help:    "Items a selection returned, per strategy.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 9), // 1 .. 256
+		}, []string{"strategy"}),
+		budgetUse: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "diverse_select_budget_use_ratio",
+			Help:    "Tokens used / token budget of selections with a budget, per strategy.",
+			Buckets: prometheus.LinearBuckets(0.1, 0.1, 10),
+		}, []string{"strategy"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "diverse_select_errors_total",
+			Help: "Refused or failed selections, by kind and route.",
+		}, []string{"kind", "route"}),
+		degraded: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "diverse_select_degraded_total",
+			Help: "Selections that took a slower or fallback path, by reason (refetch, single_guard).",
+		}, []string{"reason"}),
+	}
+	collectors := []prometheus.Collector{m.duration, m.candidates, m.selected, m.budgetUse, m.errors, m.degraded,
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "diverse_select_feature_cache_hits_total",
+			Help: "Feature cache lookups that found an object's token count or terms.",
+		}, func() float64 { return float64(cache().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "diverse_select_feature_cache_misses_total",
+			Help: "Feature cache lookups that had to count tokens or analyse terms.",
+		}, func() float64 { return float64(cache().Misses) }),
+	}
+	for _, c := range collectors {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// selection records one finished selection.
+func (m *metrics) selection(strategy, route string, candidates int, res *selectors.Result, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.duration.WithLabelValues(strategy, route).Observe(took.Seconds())
+	m.candidates.WithLabelValues(strategy).Observe(float64(candidates))
+	m.selected.WithLabelValues(strategy).Observe(float64(len(res.Items)))
+	if res.Budget > 0 {
+		m.budgetUse.WithLabelValues(strategy).Observe(float64(res.TokensUsed) / float64(res.Budget))
+	}
+}
+
+func (m *metrics) failure(route string, err error) {
+	if m != nil && err != nil {
+		m.errors.WithLabelValues(errorKind(err), route).Inc()
+	}
+}
+
+func (m *metrics) degradedPath(reason string) {
+	if m != nil {
+		m.degraded.WithLabelValues(reason).Inc()
+	}
+}
+
+// initMetrics registers the collectors when Weaviate's monitoring is on.
+func (m *Module) initMetrics(params moduletools.ModuleInitParams) error {
+	cfg, reg := params.GetConfig(), params.GetMetricsRegisterer()
+	if cfg == nil || !cfg.Monitoring.Enabled || reg == nil {
+		return nil
+	}
+	met, err := newMetrics(reg, func() simcache.CacheStats { return m.features.Stats() })
+	if err != nil {
+		return err
+	}
+	m.metrics = met
+	return nil
+}
+
+// route names the way r arrived.
+func (r *Request) route() string {
+	switch {
+	case r.cfgName == RerankerName:
+		return routeRerank
+	case r.form == formArgument:
+		return routeArgument
+	}
+	return routeField
+}
+
+// observeSelection is the one place a successful selection is reported: the
+// metrics, the debug line per selection, and a warning when the strategy
+// fell back (the best single item replaced its greedy set).
+func (m *Module) observeSelection(r *Request, candidates int, res *selectors.Result, took time.Duration) {
+	route := r.route()
+	m.metrics.selection(res.Strategy, route, candidates, res, took)
+	fields := logrus.Fields{
+		"class": r.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
+		"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
+		"durationMs": float64(took.Microseconds()) / 1000,
+	}
+	m.logger.WithFields(fields).Debug("diverse-select: selection")
+	if res.Stats["singleGuard"] == 1 {
+		m.metrics.degradedPath("single_guard")
+		m.logger.WithFields(fields).Warn("diverse-select: the strategy fell back to the best single item, " +
+			"which alone beats its greedy selection: the budget fits few candidates")
+	}
+}
+
+// countingErrors wraps a result hook so that its errors are counted by kind.
+func (m *Module) countingErrors(route string, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
+	return func(ctx context.Context, in []search.Result, params any, limit *int,
+		args map[string]any, cfg moduletools.ClassConfig,
+	) ([]search.Result, error) {
+		out, err := hook(ctx, in, params, limit, args, cfg)
+		if err != nil {
+			at := route
+			if r, ok := params.(*Request); ok && r != nil {
+				at = r.route()
+			}
+			m.metrics.failure(at, err)
+		}
+		return out, err
+	}
+}

@@ -1,0 +1,117 @@
+package diverseselect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+func TestErrorKind(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&config.Error{Key: "strategy", Msg: "is unknown"}, kindInvalidArgument},
+		{fmt.Errorf("diverseSelect: %w", &config.Error{Key: "tokenBudget", Msg: "is negative"}), kindInvalidArgument},
+		{candidateCapError(2000, 1000), kindCapExceeded},
+		{fmt.Errorf("diverseSelect: %w", strategyError(fmt.Errorf("%w: too big", selectors.ErrMatrixTooLarge))), kindCapExceeded},
+		{fmt.Errorf("diverseSelect: %w", strategyError(fmt.Errorf("%w: NaN", selectors.ErrInvalidProblem))), kindInvalidData},
+		{fmt.Errorf("diverseSelect: %w", strategyError(errors.New("no convergence"))), kindStrategy},
+		{fmt.Errorf("diverseSelect: %w", strategyError(context.Canceled)), kindCanceled},
+		{fmt.Errorf("diverseSelect: %w", strategyError(context.DeadlineExceeded)), kindTimeout},
+		{fmt.Errorf("diverseSelect: %w (logged by the server): %v", errPanic, "boom"), kindPanic},
+		{errors.New("class not found"), kindOther},
+	} {
+		if got := errorKind(tc.err); got != tc.want {
+			t.Errorf("errorKind(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+	// Marking keeps the message the client sees.
+	if got := strategyError(errors.New("x")).Error(); got != "x" {
+		t.Errorf("strategyError changed the message to %q", got)
+	}
+}
+
+func TestMetricsRecord(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	stats := simcache.CacheStats{Hits: 7, Misses: 3}
+	m, err := newMetrics(reg, func() simcache.CacheStats { return stats })
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 4), TokensUsed: 300, Budget: 400}
+	m.selection("mmr", routeArgument, 50, res, 2*time.Millisecond)
+	m.selection("mmr", routeArgument, 50, &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 2)}, time.Millisecond)
+	m.failure(routeRerank, candidateCapError(5, 1))
+	m.failure(routeRerank, nil)
+	m.degradedPath("refetch")
+
+	if n := testutil.CollectAndCount(m.duration); n != 1 {
+		t.Errorf("duration series = %d, want 1", n)
+	}
+	for name, want := range map[string]float64{
+		"diverse_select_feature_cache_hits_total":   7,
+		"diverse_select_feature_cache_misses_total": 3,
+	} {
+		if got := gatheredValue(t, reg, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if got := testutil.ToFloat64(m.errors.WithLabelValues(kindCapExceeded, routeRerank)); got != 1 {
+		t.Errorf("cap_exceeded errors = %v, want 1", got)
+	}
+	if got := testutil.ToFloat64(m.degraded.WithLabelValues("refetch")); got != 1 {
+		t.Errorf("refetch = %v, want 1", got)
+	}
+	// Only the selection with a budget counts in the budget use ratio.
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]uint64{}
+	for _, mf := range mfs {
+		for _, s := range mf.GetMetric() {
+			if h := s.GetHistogram(); h != nil {
+				counts[mf.GetName()] += h.GetSampleCount()
+			}
+		}
+	}
+	want := map[string]uint64{
+		"diverse_select_selection_duration_seconds": 2, "diverse_select_candidates": 2,
+		"diverse_select_selected": 2, "diverse_select_budget_use_ratio": 1,
+	}
+	for name, n := range want {
+		if counts[name] != n {
+			t.Errorf("%s sample count = %d, want %d", name, counts[name], n)
+		}
+	}
+	// A nil *metrics (monitoring off) records nothing and does not panic.
+	var off *metrics
+	off.selection("mmr", routeField, 1, res, time.Millisecond)
+	off.failure(routeField, errPanic)
+	off.degradedPath("refetch")
+}
+
+func gatheredValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("%s not gathered", name)
+	return 0
+}
