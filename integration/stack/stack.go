@@ -37,6 +37,12 @@ type Options struct {
 	Log io.Writer
 	// ReadyTimeout bounds the wait for readiness (default 2 minutes).
 	ReadyTimeout time.Duration
+	// EmbedderURL, when set, is a running embedder to use instead of
+	// starting one (cluster nodes share one).
+	EmbedderURL string
+	// Metrics turns on Weaviate's Prometheus endpoint on a free port
+	// (Stack.MetricsURL).
+	Metrics bool
 }
 
 // Stack is a running embedder + Weaviate pair.
@@ -44,6 +50,7 @@ type Stack struct {
 	HTTPURL     string // http://127.0.0.1:PORT
 	GRPCAddr    string // 127.0.0.1:PORT
 	EmbedderURL string
+	MetricsURL  string // http://127.0.0.1:PORT/metrics when Options.Metrics
 	HTTPPort    int
 	GRPCPort    int
 	DataDir     string
@@ -181,15 +188,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
 	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)
 
-	args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", o.EmbedderPort)}, o.EmbedderArgs...)
-	emb := exec.Command(filepath.Join(o.BinDir, "embedder"), args...)
-	emb.Stdout, emb.Stderr = prefixed(o.Log, "embedder | "), prefixed(o.Log, "embedder | ")
-	if s.embedder, err = startProc(emb); err != nil {
-		return nil, fmt.Errorf("start embedder: %w", err)
-	}
-	if err := waitReady(ctx, s.EmbedderURL+"/.well-known/ready", o.ReadyTimeout, s.embedder); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("embedder: %w", err)
+	if o.EmbedderURL != "" {
+		s.EmbedderURL = o.EmbedderURL
+	} else if err := s.startEmbedder(ctx, o); err != nil {
+		return nil, err
 	}
 
 	env := map[string]string{
@@ -211,6 +213,16 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"LOG_LEVEL":                               "info",
 		"QUERY_DEFAULTS_LIMIT":                    "25",
 	}
+	if o.Metrics {
+		port, err := FreePort()
+		if err != nil {
+			s.Stop()
+			return nil, err
+		}
+		env["PROMETHEUS_MONITORING_ENABLED"] = "true"
+		env["PROMETHEUS_MONITORING_PORT"] = strconv.Itoa(port)
+		s.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	}
 	for k, v := range o.Env {
 		env[k] = v
 	}
@@ -230,6 +242,21 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, fmt.Errorf("weaviate: %w", err)
 	}
 	return s, nil
+}
+
+func (s *Stack) startEmbedder(ctx context.Context, o Options) error {
+	args := append([]string{"-addr", fmt.Sprintf("127.0.0.1:%d", o.EmbedderPort)}, o.EmbedderArgs...)
+	emb := exec.Command(filepath.Join(o.BinDir, "embedder"), args...)
+	emb.Stdout, emb.Stderr = prefixed(o.Log, "embedder | "), prefixed(o.Log, "embedder | ")
+	var err error
+	if s.embedder, err = startProc(emb); err != nil {
+		return fmt.Errorf("start embedder: %w", err)
+	}
+	if err := waitReady(ctx, s.EmbedderURL+"/.well-known/ready", o.ReadyTimeout, s.embedder); err != nil {
+		s.Stop()
+		return fmt.Errorf("embedder: %w", err)
+	}
+	return nil
 }
 
 // Alive reports whether the Weaviate process is still running.
