@@ -30,6 +30,11 @@ embedder:
 run: build
 	$(GO) run ./cmd/demo -glove-dir "$(GLOVE_DIR)"
 
+## cluster: a local 3-node Weaviate cluster with the module (one shared embedder), endpoints printed; Ctrl-C stops it
+.PHONY: cluster
+cluster: build
+	$(GO) run ./cmd/cluster
+
 ## test: unit tests and integration tests against the real server
 test: build vet ts-deps
 	$(GO) test -count=1 ./...
