@@ -65,7 +65,9 @@ func run(m *testing.M) int {
 	logPath = logFile.Name()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv, err = stack.Start(ctx, stack.Options{BinDir: bin, DataDir: dataDir, Log: logFile})
+	// Metrics and debug logs on: observe_test.go checks both.
+	srv, err = stack.Start(ctx, stack.Options{BinDir: bin, DataDir: dataDir, Log: logFile, Metrics: true,
+		Env: map[string]string{"LOG_LEVEL": "debug"}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration: start the stack: %v\nserver log: %s\n%s", err, logPath, tail(logPath, 40))
 		logFile.Close()
