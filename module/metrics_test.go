@@ -9,6 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -114,4 +116,60 @@ func gatheredValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
 	}
 	t.Fatalf("%s not gathered", name)
 	return 0
+}
+
+// TestObserveSelection: one debug line per selection with its figures, and a
+// warning (and a degraded count) when the strategy fell back to the best
+// single item.
+func TestObserveSelection(t *testing.T) {
+	logger, hook := logtest.NewNullLogger()
+	logger.SetLevel(logrus.DebugLevel)
+	reg := prometheus.NewRegistry()
+	met, err := newMetrics(reg, func() simcache.CacheStats { return simcache.CacheStats{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Module{logger: logger, metrics: met}
+	for _, tc := range []struct {
+		name     string
+		r        *Request
+		stats    map[string]float64
+		route    string
+		warnings int
+	}{
+		{"argument", &Request{form: formArgument, className: "Doc"}, map[string]float64{}, routeArgument, 0},
+		{"field, fallback", &Request{form: formField, className: "Doc"}, map[string]float64{"singleGuard": 1}, routeField, 1},
+		{"rerank", &Request{form: formField, cfgName: RerankerName, className: "Doc"}, nil, routeRerank, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hook.Reset()
+			res := &selectors.Result{Strategy: "coverage", Items: make([]selectors.Item, 3), TokensUsed: 90, Budget: 100, Stats: tc.stats}
+			m.observeSelection(tc.r, 20, res, 1500*time.Microsecond)
+			var debug, warn []*logrus.Entry
+			for _, e := range hook.AllEntries() {
+				switch e.Level {
+				case logrus.DebugLevel:
+					debug = append(debug, e)
+				case logrus.WarnLevel:
+					warn = append(warn, e)
+				}
+			}
+			if len(debug) != 1 || len(warn) != tc.warnings {
+				t.Fatalf("%d debug and %d warning lines, want 1 and %d", len(debug), len(warn), tc.warnings)
+			}
+			want := logrus.Fields{"class": "Doc", "strategy": "coverage", "route": tc.route, "candidates": 20,
+				"selected": 3, "removed": 0, "tokensUsed": 90, "budget": 100, "durationMs": 1.5}
+			for k, v := range want {
+				if debug[0].Data[k] != v {
+					t.Errorf("field %s = %v, want %v", k, debug[0].Data[k], v)
+				}
+			}
+		})
+	}
+	if got := testutil.ToFloat64(met.degraded.WithLabelValues("single_guard")); got != 1 {
+		t.Errorf("single_guard count %v, want 1", got)
+	}
+	if got := testutil.CollectAndCount(met.duration); got != 3 {
+		t.Errorf("%d duration series (strategy x route), want 3", got)
+	}
 }
