@@ -22,9 +22,11 @@ import (
 
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/data/replication"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
@@ -131,6 +133,14 @@ func TestCluster(t *testing.T) {
 				}
 			}
 		}
+		for _, q := range corpus.Queries()[:2] {
+			want := grpcSelection(ctx, t, single.GRPCAddr, q.Text, false)
+			for i, n := range cl.Nodes {
+				if got := grpcSelection(ctx, t, n.GRPCAddr, q.Text, false); !equal(got, want) {
+					t.Errorf("%s over gRPC on %s selects %v, the single node %v", q.ID, stack.NodeName(i), got, want)
+				}
+			}
+		}
 		if differs == 0 {
 			t.Error("every selection is the head of the nearText ranking: diverse selection did not run")
 		}
@@ -162,6 +172,15 @@ func TestCluster(t *testing.T) {
 				got := eventually(ctx, t, n.HTTPURL, q.query("consistencyLevel: ONE"))
 				if !equal(got, want) {
 					t.Errorf("%s on %s with %s stopped selects %v, the single node %v", q.name,
+						stack.NodeName(i), stack.NodeName(stopped), got, want)
+				}
+			}
+		}
+		for _, q := range corpus.Queries()[:2] {
+			want := grpcSelection(ctx, t, single.GRPCAddr, q.Text, false)
+			for i, n := range cl.Nodes[:stopped] {
+				if got := grpcSelection(ctx, t, n.GRPCAddr, q.Text, true); !equal(got, want) {
+					t.Errorf("%s over gRPC on %s with %s stopped selects %v, the single node %v", q.ID,
 						stack.NodeName(i), stack.NodeName(stopped), got, want)
 				}
 			}
@@ -281,6 +300,10 @@ func demoClass() *models.Class {
 			"diverse-select": map[string]any{
 				"textProperty": "body", "extraTextProperties": []string{"title"}, "sourceProperty": "source",
 			},
+			// The gRPC route: rerank on body, the default strategy under a budget.
+			"reranker-diverse-select": map[string]any{
+				"extraTextProperties": []string{"title"}, "sourceProperty": "source", "tokenBudget": 500,
+			},
 		},
 		Properties: []*models.Property{
 			{Name: "title", DataType: []string{"text"}},
@@ -320,6 +343,42 @@ func queries() []query {
 						chunkId _additional { id diverseSelect(%stokenBudget: 500) { rank } } } } }`, Class, args(extra), text, strategy)
 				}})
 		}
+	}
+	return out
+}
+
+// grpcSelection sends a gRPC nearText search of 40 candidates with rerank
+// (the reranker-diverse-select route the official clients use) and returns
+// the selected chunk ids; the module loads the text and vectors the search
+// did not, from whichever nodes hold them.
+func grpcSelection(ctx context.Context, t *testing.T, addr, text string, consistencyOne bool) []string {
+	t.Helper()
+	conn, err := connection.NewGrpcClient(addr, false, nil, nil, time.Minute, 30*time.Second)
+	if err != nil {
+		t.Fatalf("gRPC %s: %v", addr, err)
+	}
+	req := &pb.SearchRequest{
+		Collection:  Class,
+		Limit:       40,
+		NearText:    &pb.NearTextSearch{Query: []string{text}},
+		Rerank:      &pb.Rerank{Property: "body", Query: &text},
+		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"chunkId"}},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	}
+	if consistencyOne {
+		one := pb.ConsistencyLevel_CONSISTENCY_LEVEL_ONE
+		req.ConsistencyLevel = &one
+	}
+	reply, err := conn.Search(ctx, req)
+	if err != nil {
+		t.Fatalf("gRPC search on %s: %v", addr, err)
+	}
+	out := make([]string, len(reply.Results))
+	for i, r := range reply.Results {
+		out[i] = r.GetProperties().GetNonRefProps().GetFields()["chunkId"].GetTextValue()
+	}
+	if len(out) == 0 || len(out) == 40 {
+		t.Fatalf("gRPC search on %s returned %d of 40 candidates: no selection", addr, len(out))
 	}
 	return out
 }
