@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,16 +75,36 @@ func StartCluster(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	}
 	c.EmbedderURL = c.embedder.EmbedderURL
 
-	base, err := FreePortBlock(portsPerNode * o.Nodes)
+	// A port taken between the check and the bind (by another program)
+	// stops a node: start again on other ports.
+	for attempt := 1; attempt <= 3; attempt++ {
+		if err = c.startNodes(ctx, o); err == nil || ctx.Err() != nil {
+			break
+		}
+		fmt.Fprintf(o.Log, "cluster: attempt %d failed: %v\n", attempt, err)
+	}
 	if err != nil {
 		c.Stop()
 		return nil, err
+	}
+	return c, nil
+}
+
+// startNodes starts every node on a fresh block of ports and waits until
+// the cluster formed; on failure it stops the nodes it started.
+func (c *Cluster) startNodes(ctx context.Context, o ClusterOptions) error {
+	base, err := FreePortBlock(portsPerNode * o.Nodes)
+	if err != nil {
+		return err
 	}
 	port := func(node, k int) int { return base + node*portsPerNode + k }
 	raftJoin := make([]string, o.Nodes)
 	for i := range raftJoin {
 		raftJoin[i] = fmt.Sprintf("%s:%d", NodeName(i), port(i, 4))
 	}
+	// The first node to fail stops the others' wait for readiness.
+	nodesCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	c.Nodes = make([]*Stack, o.Nodes)
 	errs := make([]error, o.Nodes)
 	var wg sync.WaitGroup
@@ -110,23 +131,24 @@ func StartCluster(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 			defer wg.Done()
 			// Every node is started at once: none is ready before the
 			// raft cluster has bootstrapped with all of them.
-			c.Nodes[i], errs[i] = Start(ctx, Options{BinDir: o.BinDir, EmbedderURL: c.EmbedderURL, Env: env,
+			c.Nodes[i], errs[i] = Start(nodesCtx, Options{BinDir: o.BinDir, EmbedderURL: c.EmbedderURL, Env: env,
 				HTTPPort: port(i, 0), GRPCPort: port(i, 1), ReadyTimeout: o.ReadyTimeout,
 				Log: nodeLog(o.Log, NodeName(i))})
+			if errs[i] != nil {
+				cancel()
+			}
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			c.Stop()
-			return nil, fmt.Errorf("%s: %w", NodeName(i), err)
-		}
+	err = errors.Join(errs...)
+	if err == nil {
+		err = c.waitFormed(ctx, o.ReadyTimeout)
 	}
-	if err := c.waitFormed(ctx, o.ReadyTimeout); err != nil {
-		c.Stop()
-		return nil, err
+	if err != nil {
+		c.stopNodes()
+		c.Nodes = nil
 	}
-	return c, nil
+	return err
 }
 
 // NodeName is the CLUSTER_HOSTNAME of node i (from 0): node1, node2, ...
@@ -220,6 +242,13 @@ func Nodes(ctx context.Context, baseURL, class string) ([]NodeStatus, error) {
 // Stop stops every node, then the embedder; it may be called after
 // stopping single nodes.
 func (c *Cluster) Stop() {
+	c.stopNodes()
+	if c.embedder != nil {
+		c.embedder.Stop()
+	}
+}
+
+func (c *Cluster) stopNodes() {
 	var wg sync.WaitGroup
 	for _, n := range c.Nodes {
 		if n != nil {
@@ -228,7 +257,4 @@ func (c *Cluster) Stop() {
 		}
 	}
 	wg.Wait()
-	if c.embedder != nil {
-		c.embedder.Stop()
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -114,27 +115,47 @@ func FreePort() (int, error) {
 }
 
 // FreePortBlock returns the first of n consecutive ports that were all free
-// on 127.0.0.1 a moment ago.
+// a moment ago, on every interface (Weaviate binds some of them to the
+// host's address, not to 127.0.0.1). The block lies below the kernel's
+// ephemeral range, where FreePort and outgoing connections take their
+// ports, so that processes started at the same time (a cluster and a single
+// node, two test packages) do not pick a port inside each other's block.
 func FreePortBlock(n int) (int, error) {
+	lo, hi := 10000, ephemeralLow()
 	for try := 0; try < 200; try++ {
-		first, err := FreePort()
-		if err != nil {
-			return 0, err
-		}
+		first := lo + rand.IntN(hi-lo-n)
 		ok := true
-		for p := first + 1; p < first+n && ok; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		for p := first; p < first+n && ok; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
 			if err != nil {
 				ok = false
 				continue
 			}
 			l.Close()
 		}
-		if ok && first+n < 65536 {
+		if ok {
 			return first, nil
 		}
 	}
 	return 0, errors.New("no block of free ports found")
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux;
+// 32768 elsewhere or when unreadable).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low < 12000 {
+		return 32768
+	}
+	return low
 }
 
 // Start launches the embedder and Weaviate and waits until both are ready.
