@@ -245,32 +245,23 @@ func testImport(ctx context.Context, t *testing.T) {
 			}
 		}
 	}
-	// Replication factor 3 on 3 nodes: every node holds every shard, and
-	// each shard all of its objects.
-	for i, n := range cl.Nodes {
-		nodes, err := stack.Nodes(ctx, n.HTTPURL, Class)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range nodes {
-			var names []string
-			var objects int64
-			for _, sh := range s.Shards {
-				if sh.Class == Class {
-					names = append(names, sh.Name)
-					objects += sh.ObjectCount
-				}
-			}
-			if len(names) != 3 {
-				t.Errorf("%s reports %d shards of %s on %s, want 3", stack.NodeName(i), len(names), Class, s.Name)
-			}
-			// objectCount is refreshed asynchronously: at most the corpus.
-			if objects > int64(len(chunks)) {
-				t.Errorf("%s reports %d objects on %s, the corpus has %d", stack.NodeName(i), objects, s.Name, len(chunks))
+	// Replication factor 3 on 3 nodes: every node holds the 3 shards and a
+	// replica of every object (read from that node alone).
+	if msg := spread(ctx, t); msg != "" {
+		t.Fatal(msg)
+	}
+	c := client(t, cl.Nodes[0].HTTPURL)
+	for i := range cl.Nodes {
+		missing := 0
+		for _, ch := range chunks {
+			objs, err := c.Data().ObjectsGetter().WithClassName(Class).WithID(uuidOf(ch.ID).String()).
+				WithNodeName(stack.NodeName(i)).Do(ctx)
+			if err != nil || len(objs) != 1 {
+				missing++
 			}
 		}
-		if len(nodes) != 3 {
-			t.Errorf("%s's nodes API lists %d nodes", stack.NodeName(i), len(nodes))
+		if missing > 0 {
+			t.Errorf("%s lacks %d of the %d objects", stack.NodeName(i), missing, len(chunks))
 		}
 	}
 	for i, n := range cl.Nodes {
@@ -283,6 +274,32 @@ func testImport(ctx context.Context, t *testing.T) {
 			t.Errorf("%s counts %s, want %d objects", stack.NodeName(i), got, len(chunks))
 		}
 	}
+}
+
+// spread returns "" when every node lists 3 nodes, each holding 3 shards of
+// Class, or else what differs.
+func spread(ctx context.Context, t *testing.T) string {
+	for i, n := range cl.Nodes {
+		nodes, err := stack.Nodes(ctx, n.HTTPURL, Class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(nodes) != len(cl.Nodes) {
+			return fmt.Sprintf("%s lists %d nodes", stack.NodeName(i), len(nodes))
+		}
+		for _, s := range nodes {
+			var shards []string
+			for _, sh := range s.Shards {
+				if sh.Class == Class {
+					shards = append(shards, sh.Name)
+				}
+			}
+			if len(shards) != 3 {
+				return fmt.Sprintf("%s reports the shards %v of %s on %s, want 3", stack.NodeName(i), shards, Class, s.Name)
+			}
+		}
+	}
+	return ""
 }
 
 // demoClass: the demo corpus with text2vec-transformers on title, body and
