@@ -455,7 +455,7 @@ func TestDockerFilesBad(t *testing.T) {
 		name, file, old, new, want string
 	}{
 		{"go version", "Dockerfile", "FROM golang:1.26-", "FROM golang:1.22-", "does not match go.mod"},
-		{"copy source", "Dockerfile", "COPY go.mod go.sum ./", "COPY go.mod go.work ./", "go.work: not in the repository"},
+		{"copy source", "Dockerfile", "COPY go.mod go.sum ./", "COPY go.mod go.sum.missing ./", "go.sum.missing: not in the repository"},
 		{"make target", "Dockerfile", "RUN make build", "RUN make build-image", "no such Makefile target"},
 		{"binary", "Dockerfile", "/src/bin/embedder ", "/src/bin/embedderd ", "not a binary make build writes"},
 		{"weaviate env", "Dockerfile", "CLUSTER_HOSTNAME=node1", "CLUSTER_HOST_NAME=node1", "CLUSTER_HOST_NAME is not read by Weaviate"},
