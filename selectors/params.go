@@ -16,6 +16,9 @@ const (
 	KindInt    Kind = "int"
 	KindBool   Kind = "bool"
 	KindString Kind = "string" // one of Enum
+	// KindProperty names a property of the candidates' objects; the caller
+	// (the Weaviate module) loads it into Candidate.Properties.
+	KindProperty Kind = "property"
 )
 
 // ParamSpec declares one strategy parameter: its type, default and allowed
@@ -42,6 +45,8 @@ func (s ParamSpec) Range() string {
 		return "true or false"
 	case KindString:
 		return "one of " + strings.Join(s.Enum, ", ")
+	case KindProperty:
+		return "a property name"
 	}
 	lo, hi := "[", "]"
 	if s.MinOpen || math.IsInf(s.Min, -1) {
@@ -168,6 +173,12 @@ func coerce(s ParamSpec, v any) (any, error) {
 			return nil, want()
 		}
 		return b, nil
+	case KindProperty:
+		str, ok := v.(string)
+		if !ok || !isPropertyName(str) {
+			return nil, want()
+		}
+		return str, nil
 	case KindString:
 		str, ok := v.(string)
 		if !ok {
@@ -194,6 +205,30 @@ func coerce(s ParamSpec, v any) (any, error) {
 		return int(f), nil
 	}
 	return f, nil
+}
+
+// isPropertyName reports whether s is a valid property name: a letter or
+// underscore, then letters, digits and underscores (Weaviate's rule).
+func isPropertyName(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// PropertyParams returns the values of the parameters of kind property:
+// the object properties a configured strategy reads.
+func PropertyParams(specs []ParamSpec, p Params) []string {
+	var out []string
+	for _, s := range specs {
+		if v := p.String(s.Name); s.Kind == KindProperty && v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // AsNumber converts a decoded JSON or GraphQL number (float64, float32, int,

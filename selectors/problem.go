@@ -45,6 +45,10 @@ type Candidate struct {
 	Terms []string
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
+	// Properties holds the object properties named by the strategy's
+	// parameters of kind property (external strategies read them), as
+	// decoded JSON values; nil when the strategy names none.
+	Properties map[string]any
 }
 
 // Order is the order of the returned selection.

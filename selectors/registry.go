@@ -46,6 +46,10 @@ type Definition struct {
 	NeedsText bool
 	// New builds the strategy from validated parameters.
 	New func(p Params) (Strategy, error)
+	// Unavailable, when set, is why the strategy cannot run (an external
+	// plugin that failed to start): New(name, ...) returns it before looking
+	// at the parameters, so a query naming the strategy gets the cause.
+	Unavailable error
 }
 
 var (
@@ -65,6 +69,21 @@ func Register(d Definition) {
 		panic("selectors: strategy registered twice: " + d.Name)
 	}
 	registry[d.Name] = d
+}
+
+// Add registers a definition loaded at run time (an external plugin's): like
+// Register, but a duplicate or malformed definition is an error, not a panic.
+func Add(d Definition) error {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if d.Name == "" || (d.New == nil && d.Unavailable == nil) {
+		return fmt.Errorf("selectors: strategy %q needs a name and a New function", d.Name)
+	}
+	if _, dup := registry[d.Name]; dup {
+		return fmt.Errorf("selectors: a strategy named %q is already registered", d.Name)
+	}
+	registry[d.Name] = d
+	return nil
 }
 
 // Lookup returns the definition of a strategy by name.
@@ -151,6 +170,9 @@ func New(name string, raw map[string]any) (*Selector, error) {
 	d, ok := Lookup(name)
 	if !ok {
 		return nil, &UnknownStrategyError{name}
+	}
+	if d.Unavailable != nil {
+		return nil, d.Unavailable
 	}
 	params, err := ValidateParams(name, d.Params, raw)
 	if err != nil {

@@ -1,0 +1,250 @@
+package host
+
+import (
+	"context"
+	"flag"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	_ "github.com/diverse-select/diverse-select/selectors/all"
+)
+
+// The tests start real plugin processes: plugin/testdata/misbehave, built
+// once and copied under the names that pick its behaviour, in one host
+// shared by every test (the selectors registry is process-wide).
+var (
+	testHost *Host
+	binDir   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "diverse-select-plugins-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binDir = dir
+	bin := filepath.Join(dir, "misbehave")
+	build := exec.Command("go", "build", "-o", bin, "../testdata/misbehave")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build the test plugin:", err)
+		return 1
+	}
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, name := range []string{"passthrough", "crash", "hang", "cheat", "badversion", "pinned"} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	os.Remove(bin)
+	sum := sha256.Sum256(b)
+	cfg, err := config.PluginsFromEnv(func(name string) string {
+		return map[string]string{
+			"DIVERSE_SELECT_PLUGIN_DIR":     dir,
+			"DIVERSE_SELECT_PLUGIN_TIMEOUT": "1s",
+			// passthrough pinned to its true hash, pinned to a wrong one.
+			"DIVERSE_SELECT_PLUGIN_SHA256": "passthrough=" + hex.EncodeToString(sum[:]) + ",pinned=" + strings.Repeat("ab", 32),
+		}[name]
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	logger := logrus.New()
+	logger.SetOutput(io.Discard)
+	if testing.Verbose() {
+		logger.SetOutput(os.Stderr)
+		logger.SetLevel(logrus.DebugLevel)
+	}
+	testHost = Start(cfg, logger)
+	defer testHost.Close()
+	return m.Run()
+}
+
+// problem is n random candidates of dimension d with token costs 1..10.
+func problem(n, d int, seed int64) *selectors.Problem {
+	rng := rand.New(rand.NewSource(seed))
+	p := &selectors.Problem{Candidates: make([]selectors.Candidate, n)}
+	for i := range p.Candidates {
+		v := make([]float32, d)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		p.Candidates[i] = selectors.Candidate{ID: fmt.Sprintf("00000000-0000-0000-0000-%012d", i),
+			Relevance: rng.Float64(), Tokens: 1 + rng.Intn(10), Vector: v}
+	}
+	return p
+}
+
+func statusOf(name string) Status {
+	for _, s := range testHost.Status() {
+		if s.Strategy == name {
+			return s
+		}
+	}
+	return Status{}
+}
+
+func TestPassthroughMatchesBuiltIn(t *testing.T) {
+	for _, tc := range []struct {
+		params map[string]any
+		budget int
+		k      int
+	}{
+		{nil, 0, 5},
+		{map[string]any{"lambda": 0.3, "normalize": "minmax"}, 40, 0},
+		{map[string]any{"lambda": 0.9, "simMap": "half"}, 25, 8},
+	} {
+		p := problem(60, 32, 7)
+		p.Budget, p.MaxResults = tc.budget, tc.k
+		want, err := run2(t, "mmr", tc.params, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := run2(t, "passthrough", tc.params, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Indices()) != fmt.Sprint(want.Indices()) {
+			t.Errorf("%v: plugin selected %v, built-in mmr %v", tc.params, got.Indices(), want.Indices())
+		}
+		for i := range got.Items {
+			if got.Items[i].Gain != want.Items[i].Gain || got.Items[i].Tokens != want.Items[i].Tokens {
+				t.Errorf("%v: item %d: plugin %+v, built-in %+v", tc.params, i, got.Items[i], want.Items[i])
+			}
+		}
+	}
+	if s := statusOf("passthrough"); s.State != StateRunning || !s.Pinned || s.PID == 0 {
+		t.Errorf("passthrough status %+v, want running, pinned, with a pid", s)
+	}
+}
+
+func run2(t *testing.T, name string, params map[string]any, p *selectors.Problem) (*selectors.Result, error) {
+	t.Helper()
+	s, err := selectors.New(name, params)
+	if err != nil {
+		return nil, err
+	}
+	return s.Run(context.Background(), p)
+}
+
+func TestBrokenPluginsAreUnavailableWithTheirCause(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"badversion", "plugin speaks protocol 2, this module speaks 1"},
+		{"pinned", "does not match its pin in DIVERSE_SELECT_PLUGIN_SHA256"},
+	} {
+		_, err := selectors.New(tc.name, map[string]any{"lambda": 0.5})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "unavailable") {
+			t.Errorf("%s: error %v, want it to say unavailable: %q", tc.name, err, tc.want)
+		}
+		if s := statusOf(tc.name); s.State != StateFailed || !strings.Contains(s.Error, tc.want) {
+			t.Errorf("%s: status %+v", tc.name, s)
+		}
+		d, _ := selectors.Lookup(tc.name)
+		if !strings.Contains(d.Doc, "unavailable") {
+			t.Errorf("%s: doc %q should say unavailable", tc.name, d.Doc)
+		}
+	}
+}
+
+func TestCheatIsRefused(t *testing.T) {
+	for _, tc := range []struct{ how, want string }{
+		{"duplicate", "index 0 selected twice"},
+		{"outofrange", "index 20 is out of range: 20 candidates"},
+		{"overbudget", "over the token budget of 5"},
+		{"toomany", "4 items selected, more than maxResults 3"},
+	} {
+		p := problem(20, 8, 1)
+		p.Budget = 5
+		if tc.how == "toomany" {
+			p.Budget, p.MaxResults = 0, 3
+		}
+		_, err := run2(t, "cheat", map[string]any{"cheat": tc.how}, p)
+		if err == nil || !strings.Contains(err.Error(), `plugin "cheat" returned an invalid selection: `) ||
+			!strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.how, err, tc.want)
+		}
+	}
+	if s := statusOf("cheat"); s.State != StateRunning || s.Restarts != 0 {
+		t.Errorf("a cheat is not a crash: status %+v", s)
+	}
+}
+
+func TestCrashRestarts(t *testing.T) {
+	before := statusOf("crash")
+	_, err := run2(t, "crash", nil, problem(10, 8, 2))
+	if err == nil || !strings.Contains(err.Error(), `plugin "crash" crashed during the call`) ||
+		!strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("error %v, want a crash naming exit status 3", err)
+	}
+	// The next call waits for the restart (first backoff) and succeeds.
+	res, err := run2(t, "crash", map[string]any{"crash": false}, problem(10, 8, 2))
+	if err != nil || len(res.Items) == 0 {
+		t.Fatalf("after the restart: %v, %v", res, err)
+	}
+	after := statusOf("crash")
+	if after.Restarts != before.Restarts+1 || after.PID == before.PID || after.State != StateRunning {
+		t.Errorf("status before %+v, after %+v: want one restart, a new pid", before, after)
+	}
+	if processAlive(before.PID) {
+		t.Errorf("the crashed process %d is still there", before.PID)
+	}
+}
+
+func TestHangTimesOutAndIsReplaced(t *testing.T) {
+	before := statusOf("hang")
+	start := time.Now()
+	_, err := run2(t, "hang", nil, problem(10, 8, 3))
+	if err == nil || !strings.Contains(err.Error(), `plugin "hang" did not answer within 1s (DIVERSE_SELECT_PLUGIN_TIMEOUT)`) {
+		t.Fatalf("error %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the call took %s with a timeout of 1s", took)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for statusOf("hang").Restarts == before.Restarts && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	after := statusOf("hang")
+	if after.Restarts != before.Restarts+1 || after.PID == before.PID {
+		t.Errorf("status before %+v, after %+v: want the hung process replaced", before, after)
+	}
+	if processAlive(before.PID) {
+		t.Errorf("the hung process %d is still there", before.PID)
+	}
+}
+
+// processAlive reports whether pid is a live (not zombie) process.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] != "Z"
+}
