@@ -9,13 +9,13 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
+.PHONY: all build weaviate embedder plugins test-plugins proto run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
 	eval eval-check eval-check-update eval-server
 
 all: build
 
-## build: the patched Weaviate server with the module, and the local embedder
-build: weaviate embedder
+## build: the patched Weaviate server with the module, the local embedder and the example selector plugin
+build: weaviate embedder plugins
 
 ## weaviate: copy the pinned Weaviate source, patch it (no-op when up to date), build incrementally. -trimpath
 ## keeps the checkout's path out of the build cache keys, so another clone (CI, a worktree) reuses compiled Weaviate.
@@ -25,6 +25,28 @@ weaviate:
 
 embedder:
 	$(GO) build -o $(BIN)/embedder ./cmd/embedder
+
+## plugins: the example selector plugin (examples/plugins/recency) into bin/plugins/, the folder the README's
+## "Bring your own selector" points DIVERSE_SELECT_PLUGIN_DIR at
+plugins:
+	$(GO) build -o $(BIN)/plugins/recency ./examples/plugins/recency
+
+## test-plugins: the misbehaving plugin of the plugin tests (plugin/testdata/misbehave) into bin/testplugins/,
+## linked under each name that picks its behaviour
+TEST_PLUGINS := passthrough crash hang cheat badversion pinned
+test-plugins:
+	$(GO) build -o $(BIN)/testplugins/.misbehave ./plugin/testdata/misbehave
+	cd $(BIN)/testplugins && for n in $(TEST_PLUGINS); do ln -f .misbehave $$n; done
+
+## proto: regenerate plugin/proto from selector.proto (needs protoc; the generated code is committed, so builds
+## and CI do not); the code generators are pinned to the versions of Weaviate's protobuf and a grpc-go release
+PROTOC_GEN_GO_VERSION      := v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.1
+proto:
+	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH="$(CURDIR)/$(BIN)/tools:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin/proto/selector.proto
 
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
 run: build
@@ -36,13 +58,13 @@ cluster: build
 	$(GO) run ./cmd/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build vet ts-deps
+test: build vet ts-deps test-plugins
 	$(GO) test -count=1 ./...
 
 test-unit: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
 
-test-integration: build ts-deps
+test-integration: build ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into

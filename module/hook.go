@@ -131,6 +131,7 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 	if r.limit > 0 && (p.MaxResults == 0 || r.limit < p.MaxResults) {
 		p.MaxResults = r.limit
 	}
+	propNames := propertyParams(r.eff)
 	relevance := relevances(r, in)
 	features := m.featureSource(r, counter)
 	text := &lazyText{names: r.textProps}
@@ -150,6 +151,9 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 		}
 		if r.eff.SourceProperty != "" {
 			c.Source = fmt.Sprint(valueOr(props[r.eff.SourceProperty], ""))
+		}
+		if len(propNames) > 0 {
+			c.Properties = pickProperties(props, propNames)
 		}
 		if needVectors {
 			v, err := vectorOf(*res, r.target)

@@ -38,6 +38,7 @@ func (m *Module) MetaInfo() (map[string]any, error) {
 		},
 		"similarityKernel": simcache.KernelName(),
 		"featureCache":     featureCacheMeta(m.features),
+		"plugins":          m.plugins.Status(),
 	}, nil
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/weaviate/weaviate/entities/schema"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/plugin/host"
 	_ "github.com/diverse-select/diverse-select/selectors/all" // register every built-in strategy
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -64,6 +65,10 @@ type Module struct {
 	features *simcache.FeatureCache
 	// metrics records selections when Weaviate's monitoring is on (nil = off).
 	metrics *metrics
+
+	// plugins runs the external selector plugins, started once by Init.
+	plugins     *host.Host
+	pluginsOnce sync.Once
 }
 
 // New returns the module; classByName reads the live schema.
@@ -100,17 +105,30 @@ func (m *Module) Type() modulecapabilities.ModuleType { return ModuleType }
 
 // Init reads the module defaults from the environment; a bad value stops
 // Weaviate's start-up with a message naming the variable.
+// External selector plugins start first: their strategies are registered
+// before DIVERSE_SELECT_STRATEGY, class configs and the GraphQL schema are
+// checked against the registry.
 func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
+	if l := params.GetLogger(); l != nil {
+		m.logger = l.WithField("module", Name)
+	}
+	if err := m.startPlugins(); err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
 	defaults, err := config.FromEnv(nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
 	}
 	m.defaults = defaults
 	m.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
-	if l := params.GetLogger(); l != nil {
-		m.logger = l.WithField("module", Name)
-	}
 	return m.initMetrics(params)
+}
+
+// Close implements modulecapabilities.ModuleWithClose: Weaviate's shutdown
+// ends the plugin processes.
+func (m *Module) Close() error {
+	m.plugins.Close()
+	return nil
 }
 
 // MutableModuleConfig opts in to class config updates (see the

@@ -144,7 +144,7 @@ func (r *Request) GetPropertiesToExtract() []string {
 			props = append(props, p)
 		}
 	}
-	return props
+	return append(props, propertyParams(r.eff)...)
 }
 
 // PreparePostProcess is called by the route patch in Weaviate's Get resolver
@@ -233,6 +233,9 @@ func (r *Request) resolveClass(class *models.Class) error {
 	}
 	s := schemaOf(class)
 	if err := config.CheckSchema(r.query, s); err != nil {
+		return err
+	}
+	if err := checkPropertyParams(eff, s); err != nil {
 		return err
 	}
 	r.eff = eff

@@ -151,6 +151,15 @@ func (rr *Reranker) otherRerankers(class *models.Class) error {
 		"to one of them at random: configure one reranker per collection", RerankerName, class.Class, strings.Join(others, ", "))
 }
 
+// Close implements modulecapabilities.ModuleWithClose: it ends the engine's
+// plugins when this module owns the engine.
+func (rr *Reranker) Close() error {
+	if rr.ownsEngine {
+		return rr.m.Close()
+	}
+	return nil
+}
+
 // MetaInfo is shown in /v1/meta.
 func (rr *Reranker) MetaInfo() (map[string]any, error) {
 	return map[string]any{

@@ -294,6 +294,16 @@ func (s *Stack) Stop() {
 	}
 }
 
+// Kill ends Weaviate with SIGKILL - no shutdown code runs, as in a crash -
+// then stops the embedder.
+func (s *Stack) Kill() {
+	if s.weaviate != nil && !s.weaviate.exited() {
+		_ = s.weaviate.cmd.Process.Kill()
+		<-s.weaviate.done
+	}
+	s.Stop()
+}
+
 func (p *proc) stop() {
 	if p == nil || p.exited() {
 		return

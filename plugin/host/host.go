@@ -152,6 +152,9 @@ func (h *Host) Close() {
 		go func() { defer wg.Done(); p.close() }()
 	}
 	wg.Wait()
+	if len(h.plugins) > 0 {
+		h.logger.WithField("plugins", len(h.plugins)).Info("diverse-select: plugins stopped")
+	}
 }
 
 // Plugin is one plugin program and its strategy.
@@ -172,6 +175,7 @@ type Plugin struct {
 	restarts  int
 	failures  int           // consecutive crashes and failed restarts
 	ready     chan struct{} // closed when a restart succeeds
+	restartAt time.Time     // when the next restart attempt is due
 	timer     *time.Timer
 	closed    bool
 	exitError string
@@ -377,21 +381,23 @@ func (p *Plugin) status() Status {
 	return s
 }
 
-// conn returns the running plugin's client and generation; while the plugin
-// restarts it waits for the restart within ctx.
+// conn returns the running plugin's client and generation. While the
+// plugin restarts, a call waits for a restart due before its deadline.
 func (p *Plugin) conn(ctx context.Context) (proto.SelectorClient, int, error) {
 	for {
 		p.mu.Lock()
-		state, rpc, gen, cause, ready, closed, failures := p.state, p.rpc, p.gen, p.cause, p.ready, p.closed, p.failures
+		state, rpc, gen, cause, ready, closed, at := p.state, p.rpc, p.gen, p.cause, p.ready, p.closed, p.restartAt
 		p.mu.Unlock()
 		switch {
 		case closed:
 			return nil, 0, fmt.Errorf("plugin %q is stopped (the server is shutting down)", p.name)
 		case state == StateRunning && rpc != nil:
 			return rpc, gen, nil
-		case state == StateRestarting && ready != nil && failures <= 1:
-			// The first restart after a crash is due in firstBackoff: wait
-			// for it rather than fail this query too.
+		case state == StateRestarting && ready != nil:
+			if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
+				return nil, 0, fmt.Errorf("plugin %q is restarting (next attempt in %s) after: %v",
+					p.name, time.Until(at).Round(time.Millisecond), cause)
+			}
 			select {
 			case <-ready:
 				continue
@@ -430,6 +436,7 @@ func (p *Plugin) scheduleRestart() {
 		delay = maxBackoff
 	}
 	p.failures++
+	p.restartAt = time.Now().Add(delay)
 	p.timer = time.AfterFunc(delay, p.restart)
 }
 

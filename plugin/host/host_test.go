@@ -2,9 +2,9 @@ package host
 
 import (
 	"context"
-	"flag"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand"

@@ -73,9 +73,11 @@ func cheat(p *selectors.Problem, how string) *selectors.Result {
 		r.Items = []selectors.Item{item(0), item(0)}
 	case "outofrange":
 		r.Items = []selectors.Item{item(len(p.Candidates))}
-	case "overbudget":
-		for i := range p.Candidates {
+	case "overbudget": // just over: the fewest items that exceed the budget
+		used := 0
+		for i := 0; i < len(p.Candidates) && used <= p.Budget; i++ {
 			r.Items = append(r.Items, item(i))
+			used += p.Candidates[i].Tokens
 		}
 	case "toomany":
 		for i := 0; i <= p.K() && i < len(p.Candidates); i++ {

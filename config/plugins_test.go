@@ -1,0 +1,76 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPluginsFromEnv(t *testing.T) {
+	pin := strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, p Plugins)
+	}{
+		{name: "defaults", env: nil, check: func(t *testing.T, p Plugins) {
+			if p.Dir != "" || len(p.Paths) != 0 || len(p.SHA256) != 0 || p.Timeout != 10*time.Second {
+				t.Errorf("%+v", p)
+			}
+		}},
+		{name: "all set", env: map[string]string{"DIVERSE_SELECT_PLUGIN_DIR": "/p", "DIVERSE_SELECT_PLUGINS": " a , b,",
+			"DIVERSE_SELECT_PLUGIN_SHA256": "x=" + pin, "DIVERSE_SELECT_PLUGIN_TIMEOUT": "250ms"},
+			check: func(t *testing.T, p Plugins) {
+				if p.Dir != "/p" || strings.Join(p.Paths, "|") != "a|b" || len(p.SHA256["x"]) != 32 || p.Timeout != 250*time.Millisecond {
+					t.Errorf("%+v", p)
+				}
+			}},
+		{name: "pin without name", env: map[string]string{"DIVERSE_SELECT_PLUGIN_SHA256": pin}, wantErr: "DIVERSE_SELECT_PLUGIN_SHA256"},
+		{name: "short pin", env: map[string]string{"DIVERSE_SELECT_PLUGIN_SHA256": "x=abcd"}, wantErr: "64 hex digits"},
+		{name: "bad timeout", env: map[string]string{"DIVERSE_SELECT_PLUGIN_TIMEOUT": "10"}, wantErr: "DIVERSE_SELECT_PLUGIN_TIMEOUT"},
+		{name: "zero timeout", env: map[string]string{"DIVERSE_SELECT_PLUGIN_TIMEOUT": "0s"}, wantErr: "positive duration"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := PluginsFromEnv(func(k string) string { return tc.env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, p)
+		})
+	}
+}
+
+// TestPluginFiles: the folder's executable regular files, sorted, hidden
+// and non-executable files skipped, then the explicit paths without repeats.
+func TestPluginFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, mode := range map[string]os.FileMode{"b": 0o755, "a": 0o755, ".hidden": 0o755, "readme.txt": 0o644} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := Plugins{Dir: dir, Paths: []string{filepath.Join(dir, "a"), "/elsewhere/c"}}
+	got, err := p.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), "/elsewhere/c"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("files %v, want %v", got, want)
+	}
+	if _, err := (Plugins{Dir: filepath.Join(dir, "missing")}).Files(); err == nil || !strings.Contains(err.Error(), "DIVERSE_SELECT_PLUGIN_DIR") {
+		t.Errorf("missing folder: %v", err)
+	}
+}

@@ -1,0 +1,74 @@
+package diverseselect
+
+import (
+	"sort"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/plugin/host"
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// startPlugins starts the external selector plugins the environment names
+// (package plugin/host), once per process: the two module names share this
+// engine. A broken plugin does not stop Weaviate; a malformed variable does.
+func (m *Module) startPlugins() error {
+	var err error
+	m.pluginsOnce.Do(func() {
+		var cfg config.Plugins
+		if cfg, err = config.PluginsFromEnv(nil); err == nil {
+			m.plugins = host.Start(cfg, m.logger)
+		}
+	})
+	return err
+}
+
+// propertyParams are the object properties the strategy in effect reads
+// through its parameters of kind property (external strategies).
+func propertyParams(eff *config.Effective) []string {
+	if eff == nil || eff.Selector == nil {
+		return nil
+	}
+	return selectors.PropertyParams(eff.Selector.Def.Params, eff.Selector.Params)
+}
+
+// checkPropertyParams refuses a parameter of kind property naming a
+// property the class does not have.
+func checkPropertyParams(eff *config.Effective, s config.Schema) error {
+	for _, spec := range eff.Selector.Def.Params {
+		name := eff.Selector.Params.String(spec.Name)
+		if spec.Kind != selectors.KindProperty || name == "" {
+			continue
+		}
+		if _, ok := s.Properties[name]; !ok {
+			names := make([]string, 0, len(s.Properties))
+			for n := range s.Properties {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return &config.Error{Key: spec.Name, Msg: "names \"" + name + "\", which is not a property of the class; properties: " +
+				joinOrNone(names)}
+		}
+	}
+	return nil
+}
+
+// pickProperties copies the named properties of one object (absent ones
+// are null).
+func pickProperties(props map[string]any, names []string) map[string]any {
+	out := make(map[string]any, len(names))
+	for _, n := range names {
+		out[n] = props[n]
+	}
+	return out
+}
+
+func joinOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	out := s[0]
+	for _, x := range s[1:] {
+		out += ", " + x
+	}
+	return out
+}

@@ -1,0 +1,45 @@
+package host
+
+import (
+	"context"
+	"testing"
+
+	protobuf "google.golang.org/protobuf/proto"
+
+	"github.com/diverse-select/diverse-select/plugin/sdk"
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// BenchmarkPluginOverhead compares one mmr selection (N = 100 candidates,
+// d = 768, maxResults 10) run by the built-in strategy with the same
+// selection through the passthrough plugin process, which runs the same
+// built-in mmr: the difference is the plugin path's per-call overhead
+// (encoding, the gRPC round trip over a Unix socket, decoding, checks).
+// Medians of -count=5 are in docs/performance.md.
+func BenchmarkPluginOverhead(b *testing.B) {
+	p := problem(100, 768, 11)
+	p.MaxResults = 10
+	for _, name := range []string{"mmr", "passthrough"} {
+		b.Run(name, func(b *testing.B) {
+			s, err := selectors.New(name, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if name == "passthrough" {
+				req, err := sdk.EncodeProblem(p, s.Params, true, false, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(protobuf.Size(req)), "request-bytes")
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Run(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
