@@ -275,6 +275,7 @@ func (p *Plugin) start() error {
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		StartTimeout:     startTimeout,
+		GRPCDialOptions:  sdk.DialOptions(),
 		Logger:           newLogger(p.name, p.host.logger, p.exited),
 	}
 	if p.pin != nil {

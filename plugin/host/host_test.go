@@ -144,6 +144,40 @@ func TestPassthroughMatchesBuiltIn(t *testing.T) {
 	}
 }
 
+// TestLargeProblem: a pool of 2000 candidates with 1536-dimensional vectors
+// (12 MiB) passes gRPC's default 4 MiB message limit.
+func TestLargeProblem(t *testing.T) {
+	p := problem(2000, 1536, 5)
+	p.MaxResults = 3
+	want, err := run2(t, "mmr", nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := run2(t, "passthrough", nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.Indices()) != fmt.Sprint(want.Indices()) {
+		t.Errorf("plugin selected %v, built-in mmr %v", got.Indices(), want.Indices())
+	}
+}
+
+// TestConsecutiveCrashes: each crash backs off longer, and the next call
+// still waits for a restart due within its timeout.
+func TestConsecutiveCrashes(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		if _, err := run2(t, "crash", nil, problem(10, 8, 2)); err == nil || !strings.Contains(err.Error(), "crashed") {
+			t.Fatalf("crash %d: %v", i, err)
+		}
+	}
+	if _, err := run2(t, "crash", map[string]any{"crash": false}, problem(10, 8, 2)); err != nil {
+		t.Fatalf("after three crashes (backoff 100, 200, 400 ms): %v", err)
+	}
+	if s := statusOf("crash"); s.State != StateRunning {
+		t.Errorf("status %+v", s)
+	}
+}
+
 func run2(t *testing.T, name string, params map[string]any, p *selectors.Problem) (*selectors.Result, error) {
 	t.Helper()
 	s, err := selectors.New(name, params)

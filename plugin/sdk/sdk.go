@@ -15,6 +15,7 @@ package sdk
 
 import (
 	"context"
+	"math"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -79,7 +80,26 @@ func ServeConfig(s Selector, hs plugin.HandshakeConfig) *plugin.ServeConfig {
 	return &plugin.ServeConfig{
 		HandshakeConfig: hs,
 		Plugins:         PluginSet(s),
-		GRPCServer:      plugin.DefaultGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes),
+				grpc.InitialWindowSize(WindowBytes), grpc.InitialConnWindowSize(WindowBytes))...)
+		},
+	}
+}
+
+// MaxMessageBytes lifts gRPC's 4 MiB default message limit: a pool of 2000
+// candidates with 1536-dimensional vectors is 12 MiB.
+const MaxMessageBytes = math.MaxInt32
+
+// WindowBytes is the HTTP/2 flow-control window of both sides: with the
+// 64 KiB default a request of a few hundred KiB waits for window updates.
+const WindowBytes = 16 << 20
+
+// DialOptions are the module's gRPC options matching ServeConfig's.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
+		grpc.WithInitialWindowSize(WindowBytes), grpc.WithInitialConnWindowSize(WindowBytes),
 	}
 }
 
