@@ -422,8 +422,12 @@ func (p *Plugin) failed(gen int, cause error) {
 	p.ready = make(chan struct{})
 	p.mu.Unlock()
 	p.host.logger.WithField("plugin", p.name).WithError(cause).Warn("diverse-select: plugin failed; restarting it")
-	p.kill()
-	p.scheduleRestart()
+	// Killing a hung plugin can take go-plugin's grace period: not on the
+	// query's time.
+	go func() {
+		p.kill()
+		p.scheduleRestart()
+	}()
 }
 
 func (p *Plugin) scheduleRestart() {
