@@ -252,12 +252,14 @@ type SelectRequest struct {
 	Ids       []string  `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
 	Relevance []float64 `protobuf:"fixed64,2,rep,packed,name=relevance,proto3" json:"relevance,omitempty"`
 	Tokens    []int32   `protobuf:"varint,3,rep,packed,name=tokens,proto3" json:"tokens,omitempty"`
-	// dim is the vector dimension; vectors holds len(ids) * dim components,
-	// candidate after candidate (empty unless the strategy needs vectors).
-	Dim     int32     `protobuf:"varint,4,opt,name=dim,proto3" json:"dim,omitempty"`
-	Vectors []float32 `protobuf:"fixed32,5,rep,packed,name=vectors,proto3" json:"vectors,omitempty"`
-	Texts   []string  `protobuf:"bytes,6,rep,name=texts,proto3" json:"texts,omitempty"`
-	Sources []string  `protobuf:"bytes,7,rep,name=sources,proto3" json:"sources,omitempty"`
+	// dim is the vector dimension; vectors holds len(ids) * dim float32
+	// components, candidate after candidate, little-endian (4 bytes each; the
+	// same bytes as a packed repeated float, but copied in one piece rather
+	// than decoded value by value). Empty unless the strategy needs vectors.
+	Dim     int32    `protobuf:"varint,4,opt,name=dim,proto3" json:"dim,omitempty"`
+	Vectors []byte   `protobuf:"bytes,5,opt,name=vectors,proto3" json:"vectors,omitempty"`
+	Texts   []string `protobuf:"bytes,6,rep,name=texts,proto3" json:"texts,omitempty"`
+	Sources []string `protobuf:"bytes,7,rep,name=sources,proto3" json:"sources,omitempty"`
 	// properties_json is a JSON array with one object per candidate holding
 	// the properties named by the strategy's property parameters.
 	PropertiesJson []byte `protobuf:"bytes,8,opt,name=properties_json,json=propertiesJson,proto3" json:"properties_json,omitempty"`
@@ -331,7 +333,7 @@ func (x *SelectRequest) GetDim() int32 {
 	return 0
 }
 
-func (x *SelectRequest) GetVectors() []float32 {
+func (x *SelectRequest) GetVectors() []byte {
 	if x != nil {
 		return x.Vectors
 	}
@@ -544,7 +546,7 @@ const file_plugin_proto_selector_proto_rawDesc = "" +
 	"\trelevance\x18\x02 \x03(\x01R\trelevance\x12\x16\n" +
 	"\x06tokens\x18\x03 \x03(\x05R\x06tokens\x12\x10\n" +
 	"\x03dim\x18\x04 \x01(\x05R\x03dim\x12\x18\n" +
-	"\avectors\x18\x05 \x03(\x02R\avectors\x12\x14\n" +
+	"\avectors\x18\x05 \x01(\fR\avectors\x12\x14\n" +
 	"\x05texts\x18\x06 \x03(\tR\x05texts\x12\x18\n" +
 	"\asources\x18\a \x03(\tR\asources\x12'\n" +
 	"\x0fproperties_json\x18\b \x01(\fR\x0epropertiesJson\x12\x16\n" +

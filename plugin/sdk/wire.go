@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -68,7 +69,7 @@ func EncodeProblem(p *selectors.Problem, params selectors.Params, vectors, texts
 	}
 	if vectors && n > 0 {
 		req.Dim = int32(len(p.Candidates[0].Vector))
-		req.Vectors = make([]float32, 0, n*len(p.Candidates[0].Vector))
+		req.Vectors = make([]byte, 4*n*len(p.Candidates[0].Vector))
 	}
 	if texts {
 		req.Texts = make([]string, n)
@@ -90,7 +91,7 @@ func EncodeProblem(p *selectors.Problem, params selectors.Params, vectors, texts
 			if len(c.Vector) != int(req.Dim) {
 				return nil, fmt.Errorf("candidate %d has a vector of %d dimensions, others have %d", i, len(c.Vector), req.Dim)
 			}
-			req.Vectors = append(req.Vectors, c.Vector...)
+			putFloats(req.Vectors[4*i*len(c.Vector):], c.Vector)
 		}
 		if texts {
 			req.Texts[i] = c.Text
@@ -121,8 +122,8 @@ func EncodeProblem(p *selectors.Problem, params selectors.Params, vectors, texts
 }
 
 // DecodeProblem turns a request into a problem and its raw parameters
-// (plugin side), checking that the columns agree. Vectors alias the
-// request's flat array.
+// (plugin side), checking that the columns agree. The vectors share one
+// flat array.
 func DecodeProblem(req *proto.SelectRequest) (*selectors.Problem, map[string]any, error) {
 	n := len(req.GetIds())
 	col := func(name string, l int) error {
@@ -144,9 +145,10 @@ func DecodeProblem(req *proto.SelectRequest) (*selectors.Problem, map[string]any
 		return nil, nil, fmt.Errorf("relevance and tokens need one entry per candidate")
 	}
 	dim := int(req.GetDim())
-	if len(req.GetVectors()) > 0 && (dim <= 0 || len(req.GetVectors()) != n*dim) {
-		return nil, nil, fmt.Errorf("vectors hold %d components, want %d candidates x dim %d", len(req.GetVectors()), n, dim)
+	if len(req.GetVectors()) > 0 && (dim <= 0 || len(req.GetVectors()) != 4*n*dim) {
+		return nil, nil, fmt.Errorf("vectors hold %d bytes, want 4 x %d candidates x dim %d", len(req.GetVectors()), n, dim)
 	}
+	flat := getFloats(req.GetVectors())
 	var objects []map[string]any
 	if len(req.GetPropertiesJson()) > 0 {
 		if err := json.Unmarshal(req.GetPropertiesJson(), &objects); err != nil {
@@ -161,8 +163,8 @@ func DecodeProblem(req *proto.SelectRequest) (*selectors.Problem, map[string]any
 	for i := range p.Candidates {
 		c := &p.Candidates[i]
 		c.ID, c.Relevance, c.Tokens = req.Ids[i], req.Relevance[i], int(req.Tokens[i])
-		if len(req.GetVectors()) > 0 {
-			c.Vector = req.Vectors[i*dim : (i+1)*dim : (i+1)*dim]
+		if flat != nil {
+			c.Vector = flat[i*dim : (i+1)*dim : (i+1)*dim]
 		}
 		if len(req.GetTexts()) > 0 {
 			c.Text = req.Texts[i]
@@ -199,6 +201,25 @@ func DecodeResult(r *proto.SelectResponse) *selectors.Result {
 	for i, it := range r.GetItems() {
 		out.Items[i] = selectors.Item{Index: int(it.GetIndex()), Gain: it.GetGain(), Relevance: it.GetRelevance(),
 			Redundancy: it.GetRedundancy()}
+	}
+	return out
+}
+
+// putFloats writes v little-endian into b.
+func putFloats(b []byte, v []float32) {
+	for j, x := range v {
+		binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
+	}
+}
+
+// getFloats reads little-endian float32s (nil for no bytes).
+func getFloats(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
 }

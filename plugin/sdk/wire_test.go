@@ -25,8 +25,8 @@ func TestProblemRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.Dim != 3 || len(req.Vectors) != 9 {
-		t.Errorf("vectors packed as dim %d, %d components", req.Dim, len(req.Vectors))
+	if req.Dim != 3 || len(req.Vectors) != 4*9 {
+		t.Errorf("vectors packed as dim %d, %d bytes", req.Dim, len(req.Vectors))
 	}
 	got, raw, err := DecodeProblem(req)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestDecodeProblemRefusesRaggedColumns(t *testing.T) {
 		want string
 	}{
 		{"relevance", &proto.SelectRequest{Ids: []string{"a", "b"}, Relevance: []float64{1}, Tokens: []int32{1, 1}}, "relevance has 1 entries"},
-		{"vectors", &proto.SelectRequest{Ids: []string{"a"}, Relevance: []float64{1}, Tokens: []int32{1}, Dim: 2, Vectors: []float32{1}}, "vectors hold 1 components"},
+		{"vectors", &proto.SelectRequest{Ids: []string{"a"}, Relevance: []float64{1}, Tokens: []int32{1}, Dim: 2, Vectors: []byte{0, 0, 128, 63}}, "vectors hold 4 bytes"},
 		{"properties", &proto.SelectRequest{Ids: []string{"a"}, Relevance: []float64{1}, Tokens: []int32{1}, PropertiesJson: []byte(`[{},{}]`)}, "properties has 2 entries"},
 	} {
 		if _, _, err := DecodeProblem(tc.req); err == nil || !strings.Contains(err.Error(), tc.want) {
