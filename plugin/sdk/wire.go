@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/diverse-select/diverse-select/plugin/proto"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -205,6 +206,9 @@ func DecodeResult(r *proto.SelectResponse) *selectors.Result {
 	return out
 }
 
+// littleEndian reports the machine's byte order.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // putFloats writes v little-endian into b.
 func putFloats(b []byte, v []float32) {
 	for j, x := range v {
@@ -212,10 +216,16 @@ func putFloats(b []byte, v []float32) {
 	}
 }
 
-// getFloats reads little-endian float32s (nil for no bytes).
+// getFloats reads little-endian float32s (nil for no bytes). On a
+// little-endian machine it reads them in place when b is 4-byte aligned (the
+// request's buffer, which lives as long as the call): no copy of a pool's
+// vectors on the plugin's side.
 func getFloats(b []byte) []float32 {
 	if len(b) == 0 {
 		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
 	}
 	out := make([]float32, len(b)/4)
 	for i := range out {

@@ -82,3 +82,17 @@ func TestDescriptionRoundTrip(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, d)
 	}
 }
+
+// TestGetFloatsUnaligned: an unaligned buffer is copied, not cast.
+func TestGetFloatsUnaligned(t *testing.T) {
+	want := []float32{1.5, -2, 3.25}
+	b := make([]byte, 1+4*len(want))
+	putFloats(b[1:], want)
+	if got := getFloats(b[1:]); !reflect.DeepEqual(got, want) {
+		t.Errorf("unaligned: %v, want %v", got, want)
+	}
+	putFloats(b[:12], want)
+	if got := getFloats(b[:12]); !reflect.DeepEqual(got, want) {
+		t.Errorf("aligned: %v, want %v", got, want)
+	}
+}
