@@ -43,6 +43,7 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 	client := p.client
 	p.mu.Unlock()
 	resp, err := rpc.Select(cctx, req)
+	sdk.ReleaseRequest(req) // sent (or failed): gRPC keeps no reference
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

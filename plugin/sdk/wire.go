@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/diverse-select/diverse-select/plugin/proto"
@@ -70,7 +71,7 @@ func EncodeProblem(p *selectors.Problem, params selectors.Params, vectors, texts
 	}
 	if vectors && n > 0 {
 		req.Dim = int32(len(p.Candidates[0].Vector))
-		req.Vectors = make([]byte, 4*n*len(p.Candidates[0].Vector))
+		req.Vectors = vectorBuffer(4 * n * len(p.Candidates[0].Vector))
 	}
 	if texts {
 		req.Texts = make([]string, n)
@@ -120,6 +121,27 @@ func EncodeProblem(p *selectors.Problem, params selectors.Params, vectors, texts
 	}
 	req.ParamsJson = string(b)
 	return req, nil
+}
+
+// vectorBufs recycles the vector buffers of requests: a pool's vectors are
+// hundreds of KiB, and fresh memory costs page faults on every call.
+var vectorBufs sync.Pool
+
+func vectorBuffer(n int) []byte {
+	if b, ok := vectorBufs.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+// ReleaseRequest recycles the buffers of a request made by EncodeProblem
+// once it has been sent; req must not be used afterwards.
+func ReleaseRequest(req *proto.SelectRequest) {
+	if req != nil && cap(req.Vectors) > 0 {
+		b := req.Vectors[:0]
+		req.Vectors = nil
+		vectorBufs.Put(&b)
+	}
 }
 
 // DecodeProblem turns a request into a problem and its raw parameters
