@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder plugins test-plugins proto run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
+.PHONY: all build weaviate embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
 	eval eval-check eval-check-update eval-server
 
 all: build
@@ -91,6 +91,12 @@ bench:
 	SIMCACHE_BENCH_GRID=$(BENCH_GRID) $(GO) test -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) \
 		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
 	$(GO) run ./cmd/benchtab -doc docs/performance.md < $(BENCH_OUT)/go-bench.txt
+
+## bench-plugin: per-call overhead of an external selector plugin (the passthrough test plugin running mmr,
+## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt
+bench-plugin:
+	@mkdir -p $(BENCH_OUT)
+	$(GO) test -run '^$$' -bench Plugin -benchtime 2s -count $(BENCH_COUNT) ./plugin/host | tee $(BENCH_OUT)/plugin-bench.txt
 
 ## bench-server: end-to-end latency against the server built by make build (plain nearText, diverseSelect per
 ## strategy, Weaviate's gRPC MMR; pools 100 and 500), tables into docs/performance.md

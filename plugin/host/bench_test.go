@@ -11,7 +11,6 @@ import (
 
 	protobuf "google.golang.org/protobuf/proto"
 
-	"github.com/diverse-select/diverse-select/plugin/proto"
 	"github.com/diverse-select/diverse-select/plugin/sdk"
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -73,30 +72,4 @@ func cpuTime(pid int) time.Duration {
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
-}
-
-// BenchmarkPluginCodec is the in-process part of the overhead: encoding the
-// problem, protobuf marshalling both ways, decoding on the plugin's side.
-func BenchmarkPluginCodec(b *testing.B) {
-	p := problem(100, 768, 11)
-	p.MaxResults = 10
-	params := selectors.Params{"lambda": 0.5, "normalize": "none", "simMap": "cos"}
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		req, err := sdk.EncodeProblem(p, params, true, false, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		wire, err := protobuf.Marshal(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var got proto.SelectRequest
-		if err := protobuf.Unmarshal(wire, &got); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := sdk.DecodeProblem(&got); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
