@@ -111,11 +111,17 @@ func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
 	// registered before.
 	var wg sync.WaitGroup
 	errs := make([]error, len(h.plugins))
+	byName := map[string]string{}
 	for i, p := range h.plugins {
 		if err := p.checkName(); err != nil {
 			errs[i] = err
 			continue
 		}
+		if other, dup := byName[p.name]; dup {
+			errs[i] = fmt.Errorf("plugin %s already gives the strategy name %q; rename one of the files", other, p.name)
+			continue
+		}
+		byName[p.name] = p.path
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -254,6 +260,10 @@ func (p *Plugin) register(startErr error) {
 		return // the name is taken (that is the failure); Status reports it
 	}
 	if err := selectors.Add(def); err != nil {
+		p.kill()
+		p.mu.Lock()
+		p.state, p.cause = StateFailed, err
+		p.mu.Unlock()
 		log.WithError(err).Error("diverse-select: plugin not registered")
 	}
 }

@@ -55,8 +55,15 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for _, name := range []string{"passthrough", "crash", "hang", "cheat", "badversion", "pinned"} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+	// The folder: the behaviours, plus a file named after a built-in strategy
+	// and one whose name is no strategy name; a second "cheat" elsewhere.
+	for _, name := range []string{"passthrough", "crash", "hang", "cheat", "badversion", "pinned", "mmr", "bad.name.x", "dup/cheat"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if err := os.WriteFile(path, b, 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -66,6 +73,7 @@ func run(m *testing.M) int {
 	cfg, err := config.PluginsFromEnv(func(name string) string {
 		return map[string]string{
 			"DIVERSE_SELECT_PLUGIN_DIR":     dir,
+			"DIVERSE_SELECT_PLUGINS":        filepath.Join(dir, "dup", "cheat"),
 			"DIVERSE_SELECT_PLUGIN_TIMEOUT": "1s",
 			// passthrough pinned to its true hash, pinned to a wrong one.
 			"DIVERSE_SELECT_PLUGIN_SHA256": "passthrough=" + hex.EncodeToString(sum[:]) + ",pinned=" + strings.Repeat("ab", 32),
@@ -203,6 +211,31 @@ func TestBrokenPluginsAreUnavailableWithTheirCause(t *testing.T) {
 		if !strings.Contains(d.Doc, "unavailable") {
 			t.Errorf("%s: doc %q should say unavailable", tc.name, d.Doc)
 		}
+	}
+}
+
+// TestNameConflicts: a plugin named after a built-in strategy, after
+// another plugin, or with no valid strategy name is refused; the others run.
+func TestNameConflicts(t *testing.T) {
+	byPath := map[string]Status{}
+	for _, s := range testHost.Status() {
+		byPath[s.Path] = s
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"mmr", `a strategy named "mmr" already exists`},
+		{"bad.name.x", "does not give a valid strategy name"},
+		{"dup/cheat", `already gives the strategy name "cheat"`},
+	} {
+		s := byPath[filepath.Join(binDir, tc.file)]
+		if s.State != StateFailed || !strings.Contains(s.Error, tc.want) || s.PID != 0 {
+			t.Errorf("%s: %+v, want failed: %q", tc.file, s, tc.want)
+		}
+	}
+	if d, _ := selectors.Lookup("mmr"); d.Unavailable != nil || d.New == nil {
+		t.Error("the built-in mmr was replaced")
+	}
+	if s := byPath[filepath.Join(binDir, "cheat")]; s.State != StateRunning {
+		t.Errorf("the first cheat: %+v", s)
 	}
 }
 
