@@ -94,7 +94,7 @@ func loadFacts(t *testing.T) *facts {
 	}
 	walk("build")
 
-	for _, e := range config.Env {
+	for _, e := range append(config.Env, config.PluginEnv...) {
 		f.moduleEnv[e.Name] = true
 	}
 	for _, m := range reGoFlag.FindAllStringSubmatch(read(t, filepath.Join(root, "cmd/embedder/main.go")), -1) {
