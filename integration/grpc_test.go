@@ -628,14 +628,19 @@ func TestRerankTwoRerankersUnvalidated(t *testing.T) {
 		{Key: "b", Body: "second chunk", Vector: []float32{0.9, 0.1, 0}},
 		{Key: "c", Body: "third chunk", Vector: []float32{0, 1, 0}},
 	})
-	ours, other := 0, 0
-	for i := 0; i < 30; i++ {
+	// Weaviate keeps the last module of a map walk, so the share of calls each
+	// reranker gets depends on where the two land in that process's map
+	// (seen from 1 in 8 to 7 in 8): send until ours has answered once.
+	const maxCalls = 500
+	ours, other, calls := 0, 0, 0
+	for ours == 0 && calls < maxCalls {
+		calls++
 		req := rerankRequest(class, 3)
 		req.NearVector = &pb.NearVector{Vectors: []*pb.Vectors{{VectorBytes: float32Bytes([]float32{1, 0, 0})}}}
 		_, err := grpcSearch(t, req)
 		switch {
 		case err == nil:
-			t.Errorf("query %d succeeded on a class configuring two rerankers", i)
+			t.Fatalf("query %d succeeded on a class configuring two rerankers", calls)
 		case strings.Contains(err.Error(), "also configures the reranker reranker-cohere"):
 			ours++
 		default:
@@ -645,9 +650,9 @@ func TestRerankTwoRerankersUnvalidated(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("two rerankers configured: reranker-diverse-select took %d of 30 calls (refused, naming both), reranker-cohere %d", ours, other)
+	t.Logf("two rerankers configured: reranker-diverse-select refused call %d naming both; reranker-cohere took %d before", calls, other)
 	if ours == 0 {
-		t.Errorf("reranker-diverse-select took none of 30 calls: Weaviate no longer picks at random? then update the README's limit")
+		t.Errorf("reranker-diverse-select took none of %d calls: Weaviate no longer picks at random? then update the README's limit", maxCalls)
 	}
 }
 
