@@ -10,7 +10,8 @@ SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
 .PHONY: all build weaviate embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
-	eval eval-check eval-check-update eval-server
+	eval eval-check eval-check-update eval-server \
+	weaviate-faults fuzz test-race load
 
 all: build
 
@@ -48,6 +49,12 @@ proto:
 	PATH="$(CURDIR)/$(BIN)/tools:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
 		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin/proto/selector.proto
 
+## weaviate-faults: the same server plus the misbehaving strategies of internal/faults (build tag
+## diverseselect_faults), for the integration tests that prove a faulty strategy cannot take Weaviate down
+weaviate-faults: weaviate
+	cd $(BUILD) && GOWORK=$(CURDIR)/$(BUILD)/go.work $(GO) build -trimpath -tags diverseselect_faults \
+		-o $(CURDIR)/$(BIN)/weaviate-server-faults github.com/weaviate/weaviate/cmd/weaviate-server
+
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
 run: build
 	$(GO) run ./cmd/demo -glove-dir "$(GLOVE_DIR)"
@@ -58,13 +65,13 @@ cluster: build
 	$(GO) run ./cmd/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build vet ts-deps test-plugins
+test: build weaviate-faults vet ts-deps test-plugins
 	$(GO) test -count=1 ./...
 
 test-unit: vet
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
 
-test-integration: build ts-deps test-plugins
+test-integration: build weaviate-faults ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
@@ -122,6 +129,34 @@ eval-check-update:
 ## next to the library on the same pools; tables into docs/quality.md (several minutes)
 eval-server: build
 	$(GO) run ./cmd/eval -mode server -data "$(SHARED_DATA)"
+
+## test-race: the module, the selectors, the engine and the config under the race detector (the module's
+## concurrency tests run the hook from many goroutines on one shared Module)
+RACE_PKGS ?= ./module/... ./selectors/... ./simcache/... ./config/... ./internal/...
+test-race:
+	$(GO) test -race -count=1 $(RACE_PKGS)
+
+## fuzz: every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/ of each package);
+## the lines "fuzz: elapsed ... execs ..." are what docs/reliability.md quotes
+FUZZTIME ?= 15s
+FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
+	./module:FuzzExtractField ./module:FuzzExtractArgument \
+	./selectors/all:FuzzAllStrategies ./selectors/text:FuzzTerms ./selectors/coverage:FuzzCoverage \
+	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost
+fuzz:
+	@mkdir -p $(BENCH_OUT)
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; log=$(BENCH_OUT)/fuzz-$$name.log; \
+		echo "== fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		if ! $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg > $$log 2>&1; then cat $$log; exit 1; fi; \
+		grep -E '^fuzz: elapsed' $$log | tail -n 1; \
+	done
+
+## load: concurrent diverseSelect queries against the real server (loopback) while objects are imported and
+## re-put; checks every answer against the library's offline selection, then goroutines and heap after the run.
+## LOAD_FLAGS e.g. -requests 20000 -concurrency 64 (CI runs a bounded form: .ci/run)
+LOAD_FLAGS ?=
+load: build
+	$(GO) run ./cmd/load $(LOAD_FLAGS)
 
 vet:
 	$(GO) vet ./...

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -33,6 +34,9 @@ type Module struct {
 	// FeatureCacheMB: DIVERSE_SELECT_FEATURE_CACHE_MB (default 64, 0 = off),
 	// the size of the per-object feature cache (token counts, analysed terms).
 	FeatureCacheMB int
+	// MaxSelectTime: DIVERSE_SELECT_MAX_SELECT_TIME (default 10s, 0 = no
+	// cap), the longest one query's selection may run before it is stopped.
+	MaxSelectTime time.Duration
 }
 
 // MaxMatrixBytes is MaxMatrixMB in bytes (0 = no cap).
@@ -50,6 +54,7 @@ var Env = []struct{ Name, Default, Doc string }{
 	{"DIVERSE_SELECT_TOKENIZER", "cl100k_base", "token counter when neither the class nor the query sets one"},
 	{"DIVERSE_SELECT_MAX_MATRIX_MB", "64", "most memory (MiB) one query's N x N similarity matrices may use; larger requests are refused (0 = no cap)"},
 	{"DIVERSE_SELECT_FEATURE_CACHE_MB", "64", "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)"},
+	{"DIVERSE_SELECT_MAX_SELECT_TIME", DefaultMaxSelectTime.String(), "longest one query's selection may run (a Go duration such as 500ms or 10s; 0 = no cap); a slower selection is stopped with an error"},
 }
 
 // FromEnv reads Module from environment variables (getenv nil means os.Getenv).
@@ -80,12 +85,16 @@ func FromEnv(getenv func(string) string) (Module, error) {
 		{"DIVERSE_SELECT_MAX_MATRIX_MB", &m.MaxMatrixMB, 0, 1 << 20},
 		{"DIVERSE_SELECT_FEATURE_CACHE_MB", &m.FeatureCacheMB, 0, 1 << 20},
 	}
+	var err error
 	for _, e := range ints {
 		n, err := strconv.Atoi(get(e.name))
 		if err != nil || n < e.lo || n > e.hi {
 			return m, fmt.Errorf("%s=%q: want an integer in [%d, %d]", e.name, getenv(e.name), e.lo, e.hi)
 		}
 		*e.dst = n
+	}
+	if m.MaxSelectTime, err = selectTime(get("DIVERSE_SELECT_MAX_SELECT_TIME")); err != nil {
+		return m, err
 	}
 	if m.Candidates > m.MaxCandidates {
 		return m, fmt.Errorf("DIVERSE_SELECT_CANDIDATES=%d exceeds DIVERSE_SELECT_MAX_CANDIDATES=%d", m.Candidates, m.MaxCandidates)
@@ -94,6 +103,26 @@ func FromEnv(getenv func(string) string) (Module, error) {
 		return m, fmt.Errorf("environment: %w", err)
 	}
 	return m, nil
+}
+
+// DefaultMaxSelectTime is DIVERSE_SELECT_MAX_SELECT_TIME's default: about a
+// thousand times a typical selection, so it stops only runaway work.
+const DefaultMaxSelectTime = 10 * time.Second
+
+// MaxSelectTimeLimit bounds DIVERSE_SELECT_MAX_SELECT_TIME.
+const MaxSelectTimeLimit = time.Hour
+
+// selectTime parses DIVERSE_SELECT_MAX_SELECT_TIME: a Go duration, or a bare
+// 0 for no cap.
+func selectTime(v string) (time.Duration, error) {
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > MaxSelectTimeLimit {
+		return 0, fmt.Errorf("DIVERSE_SELECT_MAX_SELECT_TIME=%q: want a duration in [0, %s] such as 500ms or 10s (0 = no cap)", v, MaxSelectTimeLimit)
+	}
+	return d, nil
 }
 
 // Effective is the merged configuration of one query.

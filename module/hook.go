@@ -67,9 +67,9 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 	if e, ok := problem.Similarities.(*simcache.Engine); ok {
 		defer e.Release() // the output below keeps nothing of the engine
 	}
-	res, err := r.eff.Selector.Run(ctx, problem)
+	res, err := m.runSelection(ctx, r, problem)
 	if err != nil {
-		return nil, fmt.Errorf("diverseSelect: %w", strategyError(err))
+		return nil, err
 	}
 	out = make([]search.Result, len(res.Items))
 	var beta *float64

@@ -143,9 +143,9 @@ func (m *Module) ClassConfigDefaults() map[string]any { return map[string]any{} 
 // PropertyConfigDefaults implements modulecapabilities.ClassConfigurator.
 func (m *Module) PropertyConfigDefaults(*schema.DataType) map[string]any { return nil }
 
-// ValidateClass refuses a class whose diverse-select config is invalid, on
+// validateClass refuses a class whose diverse-select config is invalid, on
 // create and on update, with a message naming the key and the allowed values.
-func (m *Module) ValidateClass(ctx context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+func (m *Module) validateClass(class *models.Class) error {
 	raw := classConfig(class)
 	if raw == nil {
 		return nil

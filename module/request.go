@@ -8,7 +8,6 @@ import (
 
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modelsext"
@@ -61,16 +60,16 @@ type Request struct {
 	queryText string
 }
 
-// extractArgument parses the top-level argument (GraphQL variables are
+// parseArgument parses the top-level argument (GraphQL variables are
 // already resolved into values here).
-func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
+func (m *Module) parseArgument(raw map[string]any) *Request {
 	r := &Request{m: m, form: formArgument}
 	r.query, r.err = config.Parse(raw, m.defaults.MaxCandidates)
-	return r, nil, nil
+	return r
 }
 
-// extractField parses _additional { diverseSelect(...) } from the raw AST.
-func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
+// parseField parses _additional { diverseSelect(...) } from the raw AST.
+func (m *Module) parseField(args []*ast.Argument, class *models.Class) *Request {
 	r := &Request{m: m, form: formField, hasArgs: len(args) > 0}
 	raw := map[string]any{}
 	for _, a := range args {
@@ -132,9 +131,9 @@ func astValue(name string, v ast.Value) (any, error) {
 // which would otherwise replace them silently.
 func (r *Request) HasArguments() bool { return r.form == formField && r.hasArgs }
 
-// GetPropertiesToExtract names the properties the selection reads, so
+// propertiesToExtract names the properties the selection reads, so
 // Weaviate loads them even when the query does not select them.
-func (r *Request) GetPropertiesToExtract() []string {
+func (r *Request) propertiesToExtract() []string {
 	if r.eff == nil {
 		return nil
 	}
@@ -147,12 +146,12 @@ func (r *Request) GetPropertiesToExtract() []string {
 	return append(props, propertyParams(r.eff)...)
 }
 
-// PreparePostProcess is called by the route patch in Weaviate's Get resolver
+// preparePostProcess is called by the route patch in Weaviate's Get resolver
 // before the search runs: it merges the configuration, rejects what the
 // selection cannot honour, widens the search to the candidate pool (top-level
 // form) and asks for the vectors the strategy needs. Its refusals are
 // counted in the error metrics, as the result hook never runs then.
-func (r *Request) PreparePostProcess(className, tenant string, args map[string]any,
+func (r *Request) preparePostProcess(className, tenant string, args map[string]any,
 	pagination *filters.Pagination, addl *additional.Properties,
 ) (_ *filters.Pagination, err error) {
 	defer func() { r.m.metrics.failure(r.route(), err) }()

@@ -120,10 +120,10 @@ func (rr *Reranker) ClassConfigDefaults() map[string]any { return map[string]any
 // PropertyConfigDefaults implements modulecapabilities.ClassConfigurator.
 func (rr *Reranker) PropertyConfigDefaults(*schema.DataType) map[string]any { return nil }
 
-// ValidateClass refuses an invalid config (same keys as diverse-select) and a
+// validateClass refuses an invalid config (same keys as diverse-select) and a
 // class that configures another reranker too: Weaviate would hand each
 // query's rerank to one of them at random.
-func (rr *Reranker) ValidateClass(ctx context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+func (rr *Reranker) validateClass(class *models.Class) error {
 	raw := classConfigOf(class, RerankerName)
 	if raw == nil {
 		return nil
@@ -178,7 +178,7 @@ func (rr *Reranker) AdditionalProperties() map[string]modulecapabilities.Additio
 		rerankProperty: {
 			GraphQLNames:           []string{rerankProperty},
 			GraphQLFieldFunction:   rank.New(nil).AdditionalFieldFn,
-			GraphQLExtractFunction: extractRerank,
+			GraphQLExtractFunction: extractRerankGuarded(rr.m.logger),
 			SearchFunctions: modulecapabilities.AdditionalSearch{
 				ExploreGet:  rr.m.countingErrors(routeRerank, rr.rerankHook),
 				ExploreList: rr.m.countingErrors(routeRerank, rr.rerankHook),
@@ -208,11 +208,11 @@ func extractRerank(args []*ast.Argument, _ *models.Class) any {
 	return out
 }
 
-// rerankHook runs diverse selection on the candidate list (the query limit is
+// rerank runs diverse selection on the candidate list (the query limit is
 // the pool) and returns only the selected results, each with the
 // rerank score gRPC replies need: 1 for the first down to 1/n for the last,
 // in the order of the selection.
-func (rr *Reranker) rerankHook(ctx context.Context, in []search.Result, params any, limit *int,
+func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, limit *int,
 	argumentModuleParams map[string]any, cfg moduletools.ClassConfig,
 ) ([]search.Result, error) {
 	p, ok := params.(*rank.Params)

@@ -1,0 +1,131 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/sirupsen/logrus"
+	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+)
+
+// The module runs inside the user's Weaviate process, where a panic would
+// take the whole database down. Every function Weaviate (or the patch glue)
+// calls is entered through a guard below: a panic is logged with its stack
+// through the module's logger and becomes an error naming diverseSelect.
+
+// recoverTo, deferred directly, turns a panic of the calling function into
+// *err; where names the entry point in the log and the error.
+func recoverTo(logger logrus.FieldLogger, where string, err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	if logger == nil {
+		logger = logrus.StandardLogger()
+	}
+	logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "where": where, "stack": string(debug.Stack())}).
+		Error("diverse-select: panic recovered")
+	*err = fmt.Errorf("diverseSelect: %w in %s (logged by the server with its stack): %v", errPanic, where, p)
+}
+
+// guard runs fn, turning a panic into an error (see recoverTo). Plugin
+// calls and new entry points use it too.
+func guard(logger logrus.FieldLogger, where string, fn func() error) (err error) {
+	defer recoverTo(logger, where, &err)
+	return fn()
+}
+
+// extractArgument parses the top-level argument (Weaviate's
+// GraphQLArgument.ExtractFunction). Extractors cannot return errors to
+// Weaviate, so a failure travels in the Request to PreparePostProcess.
+func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
+	var r *Request
+	if err := guard(m.logger, "argument parsing", func() error { r = m.parseArgument(raw); return nil }); err != nil {
+		r = &Request{m: m, form: formArgument, err: err}
+	}
+	return r, nil, nil
+}
+
+// extractField parses _additional { diverseSelect(...) } (Weaviate's
+// GraphQLExtractFunction).
+func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
+	var r *Request
+	if err := guard(m.logger, "argument parsing", func() error { r = m.parseField(args, class); return nil }); err != nil {
+		r = &Request{m: m, form: formField, hasArgs: len(args) > 0, err: err}
+	}
+	return r
+}
+
+// PreparePostProcess is called by the route patch in Weaviate's Get resolver
+// before the search runs: it merges the configuration, rejects what the
+// selection cannot honour, widens the search to the candidate pool (top-level
+// form) and asks for the vectors the strategy needs.
+func (r *Request) PreparePostProcess(className, tenant string, args map[string]any,
+	pagination *filters.Pagination, addl *additional.Properties,
+) (out *filters.Pagination, err error) {
+	panicked := true
+	err = guard(r.m.logger, "query preparation", func() error {
+		var perr error
+		out, perr = r.preparePostProcess(className, tenant, args, pagination, addl)
+		panicked = false // preparePostProcess counts its own refusals
+		return perr
+	})
+	if panicked {
+		r.m.metrics.failure(r.route(), err)
+	}
+	return out, err
+}
+
+// GetPropertiesToExtract names the properties the selection reads, so
+// Weaviate loads them even when the query does not select them.
+func (r *Request) GetPropertiesToExtract() (props []string) {
+	if err := guard(r.m.logger, "property listing", func() error { props = r.propertiesToExtract(); return nil }); err != nil {
+		r.err = err // reported by the result hook
+		return nil
+	}
+	return props
+}
+
+// ValidateClass refuses a class whose diverse-select config is invalid, on
+// create and on update, with a message naming the key and the allowed values.
+func (m *Module) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+	return guard(m.logger, "class config validation", func() error { return m.validateClass(class) })
+}
+
+// ValidateClass refuses an invalid config (same keys as diverse-select) and a
+// class that configures another reranker too.
+func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+	return guard(rr.m.logger, "class config validation", func() error { return rr.validateClass(class) })
+}
+
+// rerankHook is the result hook of the rerank property (gRPC and GraphQL).
+func (rr *Reranker) rerankHook(ctx context.Context, in []search.Result, params any, limit *int,
+	argumentModuleParams map[string]any, cfg moduletools.ClassConfig,
+) (out []search.Result, err error) {
+	err = guard(rr.m.logger, "rerank", func() error {
+		var rerr error
+		out, rerr = rr.rerank(ctx, in, params, limit, argumentModuleParams, cfg)
+		return rerr
+	})
+	return out, err
+}
+
+// extractRerankGuarded is extractRerank behind a guard: on a panic the
+// params are empty (the panic is logged).
+func extractRerankGuarded(logger logrus.FieldLogger) func([]*ast.Argument, *models.Class) any {
+	return func(args []*ast.Argument, class *models.Class) any {
+		var out any
+		if err := guard(logger, "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
+			return &rank.Params{}
+		}
+		return out
+	}
+}
