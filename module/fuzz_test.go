@@ -1,0 +1,225 @@
+package diverseselect
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
+	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/tailor-platform/graphql/language/parser"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
+)
+
+// fuzzClass has text, text[] and int properties and a legacy vector.
+func fuzzClass() *models.Class {
+	return &models.Class{Class: "Doc", Properties: []*models.Property{
+		{Name: "body", DataType: []string{"text"}},
+		{Name: "tags", DataType: []string{"text[]"}},
+		{Name: "ntok", DataType: []string{"int"}},
+	}}
+}
+
+// fuzzModule is a module over fuzzClass whose log records every entry: a
+// recovered panic is logged at error level, which the targets refuse.
+func fuzzModule() (*Module, *logtest.Hook) {
+	class := fuzzClass()
+	m := New(func(name string) *models.Class {
+		if name == class.Class {
+			return class
+		}
+		return nil
+	})
+	logger, hook := logtest.NewNullLogger()
+	logger.SetLevel(logrus.DebugLevel)
+	m.logger = logger
+	return m, hook
+}
+
+// fuzzSelect prepares the request as Weaviate's Get resolver does, runs the
+// hook on a small candidate list, and checks the outcome: a named error or a
+// valid selection, and no panic recovered anywhere on the way.
+func fuzzSelect(t *testing.T, m *Module, hook *logtest.Hook, req any, search map[string]any) {
+	t.Helper()
+	defer func() {
+		for _, e := range hook.AllEntries() {
+			if e.Level <= logrus.ErrorLevel {
+				t.Fatalf("logged at %s: %s %v", e.Level, e.Message, e.Data)
+			}
+		}
+		hook.Reset()
+	}()
+	r, ok := req.(*Request)
+	if !ok {
+		t.Fatalf("extractor returned %T", req)
+	}
+	addl := &additional.Properties{}
+	page, err := r.PreparePostProcess("Doc", "", search, &filters.Pagination{Limit: 12}, addl)
+	if err != nil {
+		checkNamed(t, err)
+		return
+	}
+	if page == nil || page.Limit < 1 {
+		t.Fatalf("prepared pagination %+v", page)
+	}
+	_ = r.GetPropertiesToExtract()
+	in := results(12, 1000)
+	for i := range in {
+		in[i].Schema.(map[string]any)["ntok"] = float64(5 + i)
+		in[i].Schema.(map[string]any)["tags"] = []any{"a b", "c"}
+	}
+	out, err := m.selectHook(context.Background(), in, r, nil, nil, nil)
+	if err != nil {
+		checkNamed(t, err)
+		return
+	}
+	checkOutput(t, r, in, out)
+}
+
+func checkNamed(t *testing.T, err error) {
+	t.Helper()
+	if msg := err.Error(); !strings.Contains(msg, "diverseSelect") || strings.Contains(msg, "panicked") {
+		t.Fatalf("error %q: want a named error, not a panic", msg)
+	}
+}
+
+// checkOutput verifies a selection: distinct inputs, within budget and limit.
+func checkOutput(t *testing.T, r *Request, in, out []search.Result) {
+	t.Helper()
+	seen := map[string]bool{}
+	used := 0
+	for _, o := range out {
+		if seen[o.ID.String()] {
+			t.Fatalf("object %s selected twice", o.ID)
+		}
+		seen[o.ID.String()] = true
+		ds, _ := o.AdditionalProperties[ArgName].(map[string]any)
+		n, _ := ds["tokens"].(int)
+		used += n
+	}
+	if b := r.eff.TokenBudget; b > 0 && used > b {
+		t.Fatalf("selection uses %d tokens, budget %d", used, b)
+	}
+	if len(out) > len(in) || (r.eff.MaxResults > 0 && len(out) > r.eff.MaxResults) {
+		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), r.eff.MaxResults)
+	}
+}
+
+// findField returns the arguments of the first field named name.
+func findField(sels []ast.Selection, name string) ([]*ast.Argument, bool) {
+	for _, s := range sels {
+		f, ok := s.(*ast.Field)
+		if !ok || f.Name == nil {
+			continue
+		}
+		if f.Name.Value == name {
+			return f.Arguments, true
+		}
+		if f.SelectionSet != nil {
+			if args, ok := findField(f.SelectionSet.Selections, name); ok {
+				return args, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// FuzzExtractField: any argument list of _additional { diverseSelect(...) },
+// as GraphQL syntax, gives a named error or a valid selection.
+func FuzzExtractField(f *testing.F) {
+	for _, s := range []string{
+		``, `strategy: "mmr", lambda: 0.3`, `tokenBudget: 40`, `tokenBudget: 9223372036854775807`,
+		`tokenBudget: 99999999999999999999`, `tokenBudget: -1`, `tokenBudget: 1.5`, `strategy: mmr`,
+		`textProperty: "tags", tokenizer: "words"`, `tokenProperty: "ntok", tokenBudget: 20`, `tokenProperty: "body"`,
+		`extraTextProperties: ["tags"], textProperty: "body"`, `extraTextProperties: [1, 2]`, `maxResults: 3, order: "edges"`,
+		`dedupThreshold: 0.9, strategy: "topk"`, `dedupThreshold: 1e999`, `strategy: $v`, `lambda: {a: 1}`,
+		`strategy: "knapsack", concepts: "clusters"`, `strategy: "ngram", sourceProperty: "body", query: "x"`,
+		`strategy: "facility", tokenBudget: 30`, `strategy: "dpp"`, `strategy: "cliff", g: 0`, `targetVector: "v"`,
+		`strategy: "adagres", betaMax: 1e308`, `strategy: "coverage", tokenizer: "o200k_base", tokenBudget: 25`,
+	} {
+		f.Add(s)
+	}
+	m, hook := fuzzModule()
+	f.Fuzz(func(t *testing.T, args string) {
+		q := "{ Get { Doc { _additional { diverseSelect(" + args + ") { rank } } } } }"
+		if args == "" {
+			q = "{ Get { Doc { _additional { diverseSelect { rank } } } } }"
+		}
+		doc, err := parser.Parse(parser.ParseParams{Source: q})
+		if err != nil || len(doc.Definitions) == 0 {
+			return
+		}
+		op, ok := doc.Definitions[0].(*ast.OperationDefinition)
+		if !ok || op.SelectionSet == nil {
+			return
+		}
+		parsed, ok := findField(op.SelectionSet.Selections, ArgName)
+		if !ok {
+			return
+		}
+		fuzzSelect(t, m, hook, m.extractField(parsed, fuzzClass()), map[string]any{"nearVector": map[string]any{}})
+	})
+}
+
+// FuzzExtractArgument: any value of the top-level diverseSelect argument (as
+// GraphQL variables decode it) with any search kind gives a named error or a
+// valid selection.
+func FuzzExtractArgument(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `{"strategy":"mmr","tokenBudget":50}`, `{"candidates":12,"maxResults":4}`, `{"candidates":2001}`,
+		`{"tokenBudget":9.223372036854776e18}`, `{"strategy":"topk","fit":"stop","tokenBudget":30}`,
+		`{"strategy":"knapsack","tokenizer":"chars","tokenBudget":200}`, `{"query":"statins liver","strategy":"ngram"}`,
+		`{"textProperty":"ntok"}`, `{"strategy":"coverage","dedupThreshold":0.5}`, `{"order":"relevance"}`,
+	} {
+		for _, kind := range []uint8{0, 1, 2, 3} {
+			f.Add([]byte(s), kind)
+		}
+	}
+	m, hook := fuzzModule()
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		d := json.NewDecoder(bytes.NewReader(data))
+		d.UseNumber()
+		var raw map[string]any
+		if d.Decode(&raw) != nil || raw == nil {
+			return
+		}
+		// GraphQL variables arrive as float64, int and string values.
+		if err := normaliseNumbers(raw); err != nil {
+			return
+		}
+		search := []map[string]any{
+			{"nearVector": map[string]any{}},
+			{"bm25": map[string]any{"query": "statins"}},
+			{"hybrid": map[string]any{"query": "liver", "targetVectors": []any{"x"}}},
+			{},
+		}[kind%4]
+		req, _, err := m.extractArgument(raw)
+		if err != nil {
+			t.Fatalf("extractor returned an error: %v", err)
+		}
+		fuzzSelect(t, m, hook, req, search)
+	})
+}
+
+func normaliseNumbers(v map[string]any) error {
+	for k, x := range v {
+		switch n := x.(type) {
+		case json.Number:
+			if i, err := n.Int64(); err == nil {
+				v[k] = int(i)
+			} else if f, err := n.Float64(); err == nil {
+				v[k] = f
+			} else {
+				return fmt.Errorf("number %s", n)
+			}
+		}
+	}
+	return nil
+}
