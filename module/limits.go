@@ -24,6 +24,11 @@ func (m *Module) runSelection(ctx context.Context, r *Request, p *selectors.Prob
 	if err == nil {
 		return res, nil
 	}
+	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
+		m.logger.WithFields(map[string]any{"panic": fmt.Sprint(pe.Value), "where": "strategy " + pe.Strategy,
+			"stack": string(pe.Stack)}).Error("diverse-select: panic recovered")
+		return nil, fmt.Errorf("diverseSelect: internal error in strategy %q (logged by the server with its stack): %v", pe.Strategy, pe.Value)
+	}
 	if runCtx.Err() == nil {
 		return nil, fmt.Errorf("diverseSelect: %w", err)
 	}

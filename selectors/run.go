@@ -13,7 +13,7 @@ import (
 func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, fmt.Errorf("strategy %q panicked: %v\n%s", s.Def.Name, r, debug.Stack())
+			res, err = nil, &PanicError{Strategy: s.Def.Name, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	if err := p.Validate(); err != nil {
@@ -62,6 +62,16 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	applyOrder(p.Order, res.Items)
 	return res, nil
 }
+
+// PanicError is a strategy's panic, turned into an error by Run. Its message
+// leaves out the stack, which a server logs rather than sends to a client.
+type PanicError struct {
+	Strategy string
+	Value    any
+	Stack    []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("strategy %q panicked: %v", e.Strategy, e.Value) }
 
 // mib formats a byte count in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -104,7 +104,13 @@ func (c *FeatureCache) Put(k FeatureKey, f *Features) {
 	if c == nil || k.Updated <= 0 || f == nil {
 		return
 	}
-	c.c.Set(k, f)
+	// Never replace a live entry in place: otter v2.2.1 loses track of the
+	// weight when an entry's value (and weight) is replaced while other
+	// goroutines read and write, and then holds many times MaxBytes for good
+	// (FuzzFeatureCacheBound found it). Drop the old entry, then insert; a
+	// concurrent insert of the same key wins, which for a cache is as good.
+	c.c.Invalidate(k)
+	c.c.SetIfAbsent(k, f)
 }
 
 // CacheStats are a FeatureCache's figures since start.

@@ -26,6 +26,9 @@ import (
 type Options struct {
 	// BinDir holds weaviate-server and embedder (default: <repo>/bin).
 	BinDir string
+	// Server is the server binary's name in BinDir (default weaviate-server;
+	// weaviate-server-faults for the fault-injection build).
+	Server string
 	// DataDir is the Weaviate persistence folder (created; default: a temp folder).
 	DataDir string
 	// EmbedderArgs are extra embedder flags, e.g. -mode glove -glove-dir DIR.
@@ -54,10 +57,12 @@ type Stack struct {
 	MetricsURL  string // http://127.0.0.1:PORT/metrics when Options.Metrics
 	HTTPPort    int
 	GRPCPort    int
-	DataDir     string
-	embedder    *proc
-	weaviate    *proc
-	cleanupData bool
+	// ProfilingURL serves Weaviate's pprof handlers (GO_PROFILING_PORT).
+	ProfilingURL string
+	DataDir      string
+	embedder     *proc
+	weaviate     *proc
+	cleanupData  bool
 }
 
 // proc is a started process whose exit is watched by one Wait call.
@@ -167,7 +172,10 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		}
 		o.BinDir = filepath.Join(root, "bin")
 	}
-	for _, b := range []string{"weaviate-server", "embedder"} {
+	if o.Server == "" {
+		o.Server = "weaviate-server"
+	}
+	for _, b := range []string{o.Server, "embedder"} {
 		if _, err := os.Stat(filepath.Join(o.BinDir, b)); err != nil {
 			return nil, fmt.Errorf("%s not found in %s: run `make build` first (make test and make run do)", b, o.BinDir)
 		}
@@ -208,6 +216,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
 	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)
+	s.ProfilingURL = fmt.Sprintf("http://127.0.0.1:%d", internal[4])
 
 	if o.EmbedderURL != "" {
 		s.EmbedderURL = o.EmbedderURL
@@ -247,7 +256,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	for k, v := range o.Env {
 		env[k] = v
 	}
-	wv := exec.Command(filepath.Join(o.BinDir, "weaviate-server"),
+	wv := exec.Command(filepath.Join(o.BinDir, o.Server),
 		"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
 	wv.Env = os.Environ()
 	for k, v := range env {
