@@ -256,8 +256,11 @@ func TestFaults(t *testing.T) {
 	})
 
 	t.Run("class config whose strategy panics when built", func(t *testing.T) {
-		err := fs.client.Schema().ClassCreator().WithClass(&models.Class{Class: "FaultyConfig", Vectorizer: "none",
-			Properties: bodyProps(), ModuleConfig: map[string]any{"diverse-select": map[string]any{"strategy": "fault-panic-new"}}}).Do(ctx(t))
+		// Weaviate validates module configs of classes with a vectorizer.
+		mc := transformers()
+		mc["diverse-select"] = map[string]any{"strategy": "fault-panic-new"}
+		err := fs.client.Schema().ClassCreator().WithClass(&models.Class{Class: "FaultyConfig", Vectorizer: "text2vec-transformers",
+			Properties: bodyProps(), ModuleConfig: mc}).Do(ctx(t))
 		if err == nil || !strings.Contains(err.Error(), "internal error in class config validation") {
 			t.Fatalf("class created or wrong error: %v", err)
 		}
@@ -268,7 +271,7 @@ func TestFaults(t *testing.T) {
 	t.Run("a disconnecting client cancels the selection", func(t *testing.T) {
 		c, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 		defer cancel()
-		_, err := fs.gql(t, c, sel("Faulty", faultNear(11), `strategy: "fault-slow"`, "body"))
+		_, err := fs.gql(t, c, sel("Faulty", faultNear(5), `strategy: "fault-slow", candidates: 11`, "body"))
 		if err == nil {
 			t.Fatal("the query returned before the client gave up")
 		}

@@ -1,0 +1,457 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/selectors"
+	_ "github.com/diverse-select/diverse-select/selectors/all" // the strategies the offline check runs
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+const (
+	queried = "LoadDocs"   // the class every query reads
+	written = "LoadWrites" // the class the importers write
+	dims    = 64
+	pool    = 40 // candidates of every query
+	topics  = 80
+)
+
+// spec is one query shape: the diverseSelect arguments, as GraphQL and as
+// the map config.Parse reads, in one of the two forms.
+type spec struct {
+	args  string
+	raw   map[string]any
+	field bool // _additional { diverseSelect(...) }: the query limit is the pool
+	limit int  // top-level form: the query limit (caps the output)
+}
+
+var specs = []spec{
+	{args: `strategy: "coverage", tokenBudget: 300`, raw: map[string]any{"strategy": "coverage", "tokenBudget": 300}, limit: 12},
+	{args: `strategy: "adagres", tokenBudget: 250`, raw: map[string]any{"strategy": "adagres", "tokenBudget": 250}, limit: 10},
+	{args: `strategy: "mmr", lambda: 0.5, maxResults: 8`, raw: map[string]any{"strategy": "mmr", "lambda": 0.5, "maxResults": 8}, limit: 20},
+	{args: `strategy: "facility", tokenBudget: 400`, raw: map[string]any{"strategy": "facility", "tokenBudget": 400}, limit: 20},
+	{args: `strategy: "dpp", tokenBudget: 300`, raw: map[string]any{"strategy": "dpp", "tokenBudget": 300}, limit: 20},
+	{args: `strategy: "knapsack", tokenBudget: 300`, raw: map[string]any{"strategy": "knapsack", "tokenBudget": 300}, limit: 20},
+	{args: `strategy: "topk", tokenBudget: 200`, raw: map[string]any{"strategy": "topk", "tokenBudget": 200}, field: true},
+	{args: `strategy: "ngram", tokenBudget: 300`, raw: map[string]any{"strategy": "ngram", "tokenBudget": 300}, field: true},
+}
+
+// query is one distinct request and the answer computed offline.
+type query struct {
+	text string   // GraphQL
+	want []string // ids in the expected order
+}
+
+type doc struct {
+	id     string
+	body   string
+	grp    int
+	vector []float32
+}
+
+type load struct {
+	s       *stack.Stack
+	o       options
+	client  *weaviate.Client
+	httpc   *http.Client
+	docs    []doc
+	queries []query
+}
+
+func newLoad(s *stack.Stack, o options) (*load, error) {
+	c, err := weaviate.NewClient(weaviate.Config{Host: fmt.Sprintf("127.0.0.1:%d", s.HTTPPort), Scheme: "http"})
+	if err != nil {
+		return nil, err
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 2 * o.concurrency, MaxConnsPerHost: 0}
+	return &load{s: s, o: o, client: c, httpc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+}
+
+// corpus makes docs in topics: the docs of a topic share words and lie
+// close to the topic's direction, so selections have redundancy to remove.
+func corpus(n int) []doc {
+	rng := rand.New(rand.NewPCG(42, 9))
+	vocab := make([]string, 600)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("%c%c%c%c", 'a'+rune(i%26), 'a'+rune(i/26%26), 'e'+rune(i%7), 'k'+rune(i%11))
+	}
+	centers := make([][]float64, topics)
+	for t := range centers {
+		centers[t] = randUnit(rng)
+	}
+	out := make([]doc, n)
+	for i := range out {
+		t := i % topics
+		words := make([]string, 20+rng.IntN(60))
+		for j := range words {
+			if rng.IntN(2) == 0 {
+				words[j] = vocab[t*7+rng.IntN(7)]
+			} else {
+				words[j] = vocab[rng.IntN(len(vocab))]
+			}
+		}
+		noise := randUnit(rng)
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = float32(centers[t][j] + 0.35*noise[j])
+		}
+		out[i] = doc{id: uuid(queried, i), body: strings.Join(words, " ") + ".", grp: t, vector: v}
+	}
+	return out
+}
+
+func randUnit(rng *rand.Rand) []float64 {
+	v := make([]float64, dims)
+	n := 0.0
+	for i := range v {
+		v[i] = rng.NormFloat64()
+		n += v[i] * v[i]
+	}
+	for i := range v {
+		v[i] /= math.Sqrt(n)
+	}
+	return v
+}
+
+func uuid(class string, i int) string {
+	h := uint64(i)*0x9e3779b97f4a7c15 + uint64(len(class))
+	return fmt.Sprintf("%08x-0000-4000-8000-%012x", uint32(h>>32), h&0xffffffffffff)
+}
+
+func (l *load) setup(ctx context.Context) error {
+	for _, class := range []string{queried, written} {
+		_ = l.client.Schema().ClassDeleter().WithClassName(class).Do(ctx)
+		if err := l.client.Schema().ClassCreator().WithClass(&models.Class{Class: class, Vectorizer: "none",
+			Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}, {Name: "grp", DataType: []string{"int"}}},
+		}).Do(ctx); err != nil {
+			return fmt.Errorf("create %s: %w", class, err)
+		}
+	}
+	l.docs = corpus(l.o.docs)
+	for start := 0; start < len(l.docs); start += 100 {
+		if err := l.importBatch(ctx, queried, l.docs[start:min(start+100, len(l.docs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *load) importBatch(ctx context.Context, class string, docs []doc) error {
+	objs := make([]*models.Object, len(docs))
+	for i, d := range docs {
+		objs[i] = &models.Object{Class: class, ID: strfmt.UUID(d.id), Vector: d.vector,
+			Properties: map[string]any{"body": d.body, "grp": d.grp}}
+	}
+	res, err := l.client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("import into %s: %w", class, err)
+	}
+	for _, r := range res {
+		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+			return fmt.Errorf("import into %s: %s", class, r.Result.Errors.Error[0].Message)
+		}
+	}
+	return nil
+}
+
+// repeat re-puts a queried object with identical content.
+func (l *load) repeat(ctx context.Context, d doc) error {
+	return l.client.Data().Updater().WithClassName(queried).WithID(d.id).
+		WithProperties(map[string]any{"body": d.body, "grp": d.grp}).WithVector(d.vector).Do(ctx)
+}
+
+func vecLiteral(v []float32) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x) // shortest form that parses back to the same float32
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+// prepare builds the distinct queries and their offline answers: the
+// candidates come from a plain nearVector query of the pool size (ids in
+// retrieval order, distances, vectors, texts), and the selection from the
+// selectors library exactly as the module sets the problem up.
+func (l *load) prepare(ctx context.Context) error {
+	defaults, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		return err
+	}
+	counter, err := tokens.New(defaults.Tokenizer)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for qi := 0; qi < 24; qi++ {
+		qv := l.docs[rng.IntN(len(l.docs))].vector
+		near := "nearVector: {vector: " + vecLiteral(qv) + "}"
+		var cands struct {
+			Get map[string][]struct {
+				Body       string
+				Additional struct {
+					ID       string
+					Distance float64
+					Vector   []float64
+				} `json:"_additional"`
+			}
+		}
+		if err := l.graphql(ctx, fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", queried, near, pool), &cands); err != nil {
+			return fmt.Errorf("candidates: %w", err)
+		}
+		in := cands.Get[queried]
+		if len(in) != pool {
+			return fmt.Errorf("candidates: %d, want %d", len(in), pool)
+		}
+		for _, sp := range specs {
+			o, err := config.Parse(sp.raw, defaults.MaxCandidates)
+			if err != nil {
+				return err
+			}
+			eff, err := config.Merge(defaults, nil, o)
+			if err != nil {
+				return err
+			}
+			p := &selectors.Problem{Budget: eff.TokenBudget, MaxResults: eff.MaxResults, Order: eff.Order,
+				DedupThreshold: eff.DedupThreshold, MaxMatrixBytes: defaults.MaxMatrixBytes()}
+			if !sp.field && (p.MaxResults == 0 || sp.limit < p.MaxResults) {
+				p.MaxResults = sp.limit
+			}
+			vecs := make([][]float32, len(in))
+			for i, c := range in {
+				v := make([]float32, len(c.Additional.Vector))
+				for j, x := range c.Additional.Vector {
+					v[j] = float32(x)
+				}
+				vecs[i] = v
+				rel := 1 - float64(float32(c.Additional.Distance)) // cosine, as the module derives it
+				cand := selectors.Candidate{ID: c.Additional.ID, Relevance: rel, Tokens: counter.Count(c.Body), Text: c.Body}
+				if eff.Selector.UsesVectors() {
+					cand.Vector = v
+				}
+				p.Candidates = append(p.Candidates, cand)
+			}
+			if eff.Selector.UsesVectors() {
+				p.Similarities = simcache.New(vecs)
+			}
+			res, err := eff.Selector.Run(ctx, p)
+			if err != nil {
+				return fmt.Errorf("offline %s: %w", sp.args, err)
+			}
+			want := make([]string, len(res.Items))
+			for i, it := range res.Items {
+				want[i] = p.Candidates[it.Index].ID
+			}
+			var text string
+			if sp.field {
+				text = fmt.Sprintf("{ Get { %s(%s, limit: %d) { _additional { id diverseSelect(%s) { rank } } } } }", queried, near, pool, sp.args)
+			} else {
+				text = fmt.Sprintf("{ Get { %s(%s, limit: %d, diverseSelect: {%s, candidates: %d}) { _additional { id } } } }",
+					queried, near, sp.limit, sp.args, pool)
+			}
+			l.queries = append(l.queries, query{text: text, want: want})
+		}
+	}
+	return nil
+}
+
+// graphql posts a query and decodes its data into out; GraphQL errors are errors.
+func (l *load) graphql(ctx context.Context, q string, out any) error {
+	b, _ := json.Marshal(map[string]any{"query": q})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.s.HTTPURL+"/v1/graphql", bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := l.httpc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Data   json.RawMessage
+		Errors []struct{ Message string }
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return fmt.Errorf("status %d: %.200s", resp.StatusCode, raw)
+	}
+	if len(env.Errors) > 0 {
+		return fmt.Errorf("%s", env.Errors[0].Message)
+	}
+	return json.Unmarshal(env.Data, out)
+}
+
+// ask runs query q and compares the answer with the offline selection.
+func (l *load) ask(ctx context.Context, q query) (wrong bool, err error) {
+	var out struct {
+		Get map[string][]struct {
+			Additional struct{ ID string } `json:"_additional"`
+		}
+	}
+	if err := l.graphql(ctx, q.text, &out); err != nil {
+		return false, err
+	}
+	got := out.Get[queried]
+	if len(got) != len(q.want) {
+		return true, nil
+	}
+	for i, h := range got {
+		if h.Additional.ID != q.want[i] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// run measures the baseline, sends the load with the writers running, and
+// measures again.
+func (l *load) run(ctx context.Context) (*summary, error) {
+	if err := l.setup(ctx); err != nil {
+		return nil, err
+	}
+	if err := l.prepare(ctx); err != nil {
+		return nil, err
+	}
+	sum := &summary{requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs}
+	// Quiet pass: each distinct query once, alone; it also warms the server.
+	for _, q := range l.queries {
+		wrong, err := l.ask(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("quiet pass: %w\nquery: %.300s", err, q.text)
+		}
+		if wrong {
+			sum.quietWrong++
+		}
+	}
+	time.Sleep(l.o.settle)
+	var err error
+	if sum.goroutinesBefore, sum.heapBefore, err = l.profile(ctx); err != nil {
+		return nil, err
+	}
+
+	writeCtx, stopWrites := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var imported, reput, writeErrs atomic.Int64
+	var firstWriteErr atomic.Value
+	for w := 0; w < l.o.writers; w++ {
+		wg.Add(2)
+		go func(w int) { // importer: new objects into the class no query reads
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 11))
+			for b := 0; writeCtx.Err() == nil; b++ {
+				batch := corpus(20)
+				for i := range batch {
+					batch[i].id = uuid(written, (w*1_000_000)+b*20+i)
+					batch[i].grp = rng.IntN(topics)
+				}
+				if err := l.importBatch(writeCtx, written, batch); err != nil {
+					if writeCtx.Err() == nil {
+						writeErrs.Add(1)
+						firstWriteErr.CompareAndSwap(nil, err.Error())
+					}
+					continue
+				}
+				imported.Add(int64(len(batch)))
+			}
+		}(w)
+		go func(w int) { // re-putter: queried objects, identical content
+			defer wg.Done()
+			for i := w; writeCtx.Err() == nil; i += l.o.writers {
+				if err := l.repeat(writeCtx, l.docs[i%len(l.docs)]); err != nil {
+					if writeCtx.Err() == nil {
+						writeErrs.Add(1)
+						firstWriteErr.CompareAndSwap(nil, err.Error())
+					}
+					continue
+				}
+				reput.Add(1)
+			}
+		}(w)
+	}
+
+	latencies := make([]time.Duration, l.o.requests)
+	var next, errs, wrong atomic.Int64
+	var firstErr atomic.Value
+	start := time.Now()
+	var qwg sync.WaitGroup
+	for c := 0; c < l.o.concurrency; c++ {
+		qwg.Add(1)
+		go func() {
+			defer qwg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= l.o.requests || ctx.Err() != nil {
+					return
+				}
+				q := l.queries[i%len(l.queries)]
+				t0 := time.Now()
+				bad, err := l.ask(ctx, q)
+				latencies[i] = time.Since(t0)
+				switch {
+				case err != nil:
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+				case bad:
+					wrong.Add(1)
+				}
+			}
+		}()
+	}
+	qwg.Wait()
+	sum.elapsed = time.Since(start)
+	stopWrites()
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the run exceeded -timeout %s", l.o.timeout)
+	}
+	sum.errors, sum.wrong = errs.Load(), wrong.Load()
+	sum.imported, sum.reput, sum.writeErrors = imported.Load(), reput.Load(), writeErrs.Load()
+	if v := firstErr.Load(); v != nil {
+		sum.firstError = v.(string)
+	}
+	if v := firstWriteErr.Load(); v != nil {
+		sum.firstWriteError = v.(string)
+	}
+	sort.Slice(latencies, func(a, b int) bool { return latencies[a] < latencies[b] })
+	sum.p50 = latencies[len(latencies)/2]
+	sum.p95 = latencies[len(latencies)*95/100]
+	sum.p99 = latencies[len(latencies)*99/100]
+
+	// The imported objects are data, not the module's memory: drop them.
+	if err := l.client.Schema().ClassDeleter().WithClassName(written).Do(ctx); err != nil {
+		return nil, fmt.Errorf("delete %s: %w", written, err)
+	}
+	time.Sleep(l.o.settle)
+	if sum.goroutinesAfter, sum.heapAfter, err = l.profile(ctx); err != nil {
+		return nil, err
+	}
+	// After: the answers are still those computed before the run.
+	for _, q := range l.queries {
+		if bad, err := l.ask(ctx, q); err != nil || bad {
+			sum.afterWrong++
+		}
+	}
+	return sum, nil
+}

@@ -1,0 +1,104 @@
+// Command load is diverse-select's load and soak check against the real
+// server (make load): it starts bin/embedder and bin/weaviate-server on
+// loopback, imports a corpus, and sends a fixed number of diverseSelect
+// queries from many concurrent clients while other clients import new
+// objects and re-put the queried ones. It asserts:
+//
+//   - zero errors;
+//   - zero wrong selections: every answer equals the selection the selectors
+//     library computes offline on the same candidates (fetched before the
+//     run with a plain query: ids, distances, vectors and texts);
+//   - no goroutine growth: the server's goroutine count (pprof on
+//     GO_PROFILING_PORT) after the run and a settle period is within a
+//     tolerance of the count before it;
+//   - memory back near its baseline: heap in use after a forced GC
+//     (/debug/pprof/heap?gc=1) within a tolerance of the baseline.
+//
+// How the answers stay exact while writes happen: new objects go into
+// another class (LoadWrites), which no query reads; the queried objects are
+// re-put with identical properties and vectors. Weaviate then keeps their
+// doc ids and leaves the vector index alone, but their update time
+// advances, so the module's feature cache sees new keys and counts their
+// tokens again - the write path and the cache invalidation are exercised,
+// the candidates and their features are not changed. LoadWrites is deleted
+// before the memory is measured (its data is the user's, not the module's).
+//
+// Bounded in count (-requests) and time (-timeout); loopback only.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+func main() {
+	o := options{}
+	flag.IntVar(&o.requests, "requests", 20000, "diverseSelect queries sent in total")
+	flag.IntVar(&o.concurrency, "concurrency", 64, "concurrent query clients")
+	flag.IntVar(&o.docs, "docs", 400, "objects in the queried class")
+	flag.IntVar(&o.writers, "writers", 2, "concurrent importers (new objects) and as many re-putters (queried objects)")
+	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole run")
+	flag.DurationVar(&o.settle, "settle", 10*time.Second, "wait after the run before goroutines and heap are measured")
+	flag.IntVar(&o.goroutineSlack, "goroutine-slack", 30, "goroutines allowed above the baseline after the run")
+	flag.Float64Var(&o.heapSlackMiB, "heap-slack-mib", 64, "heap in use (MiB) allowed above the baseline after the run")
+	flag.StringVar(&o.logPath, "log", ".bench/load-server.log", "server log file")
+	flag.StringVar(&o.out, "out", ".bench/load.txt", "summary file (also printed)")
+	flag.Parse()
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	requests, concurrency, docs, writers int
+	timeout, settle                      time.Duration
+	goroutineSlack                       int
+	heapSlackMiB                         float64
+	logPath, out                         string
+}
+
+func run(o options) error {
+	if o.concurrency < 1 || o.requests < o.concurrency {
+		return fmt.Errorf("-requests %d must be at least -concurrency %d (>= 1)", o.requests, o.concurrency)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	if err := os.MkdirAll(filepath.Dir(o.logPath), 0o755); err != nil {
+		return err
+	}
+	logFile, err := os.Create(o.logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	s, err := stack.Start(ctx, stack.Options{Log: logFile})
+	if err != nil {
+		return fmt.Errorf("start the stack: %w (log: %s)", err, o.logPath)
+	}
+	defer s.Stop()
+	l, err := newLoad(s, o)
+	if err != nil {
+		return err
+	}
+	sum, err := l.run(ctx)
+	if err != nil {
+		return err
+	}
+	if !s.Alive() {
+		return fmt.Errorf("the server exited (log: %s)", o.logPath)
+	}
+	text := sum.String()
+	fmt.Print(text)
+	if o.out != "" {
+		_ = os.WriteFile(o.out, []byte(text), 0o644)
+	}
+	return sum.verdict(o, io.Discard)
+}
