@@ -75,6 +75,7 @@ type load struct {
 	httpc   *http.Client
 	docs    []doc
 	queries []query
+	dumps   []string // goroutine profiles, before and after
 }
 
 func newLoad(s *stack.Stack, o options) (*load, error) {
@@ -345,6 +346,7 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 			sum.quietWrong++
 		}
 	}
+	l.httpc.CloseIdleConnections()
 	time.Sleep(l.o.settle)
 	var err error
 	if sum.goroutinesBefore, sum.heapBefore, err = l.profile(ctx); err != nil {
@@ -443,6 +445,8 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	if err := l.client.Schema().ClassDeleter().WithClassName(written).Do(ctx); err != nil {
 		return nil, fmt.Errorf("delete %s: %w", written, err)
 	}
+	// Our idle keep-alive connections each hold a server goroutine: close them.
+	l.httpc.CloseIdleConnections()
 	time.Sleep(l.o.settle)
 	if sum.goroutinesAfter, sum.heapAfter, err = l.profile(ctx); err != nil {
 		return nil, err

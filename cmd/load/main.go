@@ -79,7 +79,8 @@ func run(o options) error {
 		return err
 	}
 	defer logFile.Close()
-	s, err := stack.Start(ctx, stack.Options{Log: logFile})
+	// DEBUG_ENDPOINTS_ENABLED opens the pprof handlers on GO_PROFILING_PORT.
+	s, err := stack.Start(ctx, stack.Options{Log: logFile, Env: map[string]string{"DEBUG_ENDPOINTS_ENABLED": "true"}})
 	if err != nil {
 		return fmt.Errorf("start the stack: %w (log: %s)", err, o.logPath)
 	}
@@ -100,5 +101,14 @@ func run(o options) error {
 	if o.out != "" {
 		_ = os.WriteFile(o.out, []byte(text), 0o644)
 	}
-	return sum.verdict(o, io.Discard)
+	err = sum.verdict(o, io.Discard)
+	if err != nil && len(l.dumps) == 2 {
+		for i, name := range []string{"before", "after"} {
+			path := filepath.Join(filepath.Dir(o.out), "load-goroutines-"+name+".txt")
+			if os.WriteFile(path, []byte(l.dumps[i]), 0o644) == nil {
+				fmt.Fprintln(os.Stderr, "load: goroutine profile", name, "the run:", path)
+			}
+		}
+	}
+	return err
 }

@@ -18,6 +18,7 @@ func (l *load) profile(ctx context.Context) (goroutines int, heapInUse uint64, e
 	if err != nil {
 		return 0, 0, err
 	}
+	l.dumps = append(l.dumps, body) // kept for a failure's diagnosis
 	first, _, _ := strings.Cut(body, "\n")
 	if _, err := fmt.Sscanf(first, "goroutine profile: total %d", &goroutines); err != nil {
 		return 0, 0, fmt.Errorf("goroutine profile: unexpected first line %q", first)
