@@ -14,6 +14,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
@@ -72,10 +73,25 @@ type Error struct {
 	Key, Msg string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("diverseSelect: %q %s", e.Key, e.Msg) }
+func (e *Error) Error() string { return fmt.Sprintf("diverseSelect: %q %s", clip(e.Key), e.Msg) }
 
 func errf(key, format string, args ...any) error {
 	return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho bounds how much of a given value an error message repeats: a
+// 10 MB argument must not come back as a 10 MB error.
+const maxEcho = 120
+
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
 }
 
 // Parse validates a raw map (decoded JSON or GraphQL values) into Overrides.
@@ -100,7 +116,7 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 			o.Strategy, err = str(key, v)
 			if err == nil {
 				if _, ok := selectors.Lookup(o.Strategy); !ok {
-					err = errf(key, "is %q; allowed: %s", o.Strategy, strings.Join(selectors.Names(), ", "))
+					err = errf(key, "is %q; allowed: %s", clip(o.Strategy), strings.Join(selectors.Names(), ", "))
 				}
 			}
 		case KeyTokenBudget:
@@ -117,7 +133,7 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 			o.Tokenizer, err = str(key, v)
 			if err == nil {
 				if _, terr := tokens.New(o.Tokenizer); terr != nil {
-					err = errf(key, "is %q; allowed: %s", o.Tokenizer, strings.Join(tokens.Names(), ", "))
+					err = errf(key, "is %q; allowed: %s", clip(o.Tokenizer), strings.Join(tokens.Names(), ", "))
 				}
 			}
 		case KeyTokenProperty:
@@ -129,7 +145,7 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 		case KeyOrder:
 			o.Order, err = str(key, v)
 			if err == nil && !validOrder(o.Order) {
-				err = errf(key, "is %q; allowed: selection, relevance, edges", o.Order)
+				err = errf(key, "is %q; allowed: selection, relevance, edges", clip(o.Order))
 			}
 		case KeyDedupThreshold:
 			var f float64
@@ -187,7 +203,7 @@ func validOrder(s string) bool {
 func str(key string, v any) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", errf(key, "must be a string, got %v (%T)", v, v)
+		return "", errf(key, "must be a string, got %s (%T)", clip(fmt.Sprint(v)), v)
 	}
 	return s, nil
 }

@@ -41,7 +41,7 @@ func CheckSchema(o *Overrides, s Schema) error {
 		}
 		if t, ok := s.Properties[name]; !ok || !isText(t) {
 			return errf(key, "names %q, which is not a text property of the class; text properties: %s",
-				name, orNone(s.TextProperties()))
+				clip(name), orNone(s.TextProperties()))
 		}
 	}
 	if o.TokenProperty != "" {
@@ -54,7 +54,7 @@ func CheckSchema(o *Overrides, s Schema) error {
 			}
 			sort.Strings(ints)
 			return errf(KeyTokenProperty, "names %q, which is not an int property of the class; int properties: %s",
-				o.TokenProperty, orNone(ints))
+				clip(o.TokenProperty), orNone(ints))
 		}
 	}
 	if o.SourceProperty != "" {
@@ -65,7 +65,7 @@ func CheckSchema(o *Overrides, s Schema) error {
 			}
 			sort.Strings(names)
 			return errf(KeySourceProperty, "names %q, which is not a property of the class; properties: %s",
-				o.SourceProperty, orNone(names))
+				clip(o.SourceProperty), orNone(names))
 		}
 	}
 	if o.TargetVector != "" {
@@ -75,7 +75,7 @@ func CheckSchema(o *Overrides, s Schema) error {
 		}
 		if !found {
 			return errf(KeyTargetVector, "names %q, which is not a named vector of the class; named vectors: %s",
-				o.TargetVector, orNone(s.NamedVectors))
+				clip(o.TargetVector), orNone(s.NamedVectors))
 		}
 	}
 	return nil
