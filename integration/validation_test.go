@@ -33,8 +33,8 @@ func TestHostileArguments(t *testing.T) {
 		{name: "tokenBudget 2^63 as a variable", diverse: `tokenBudget: $v`, varType: "Int", vars: map[string]any{"v": 9.223372036854775808e18}, want: []string{"v"}},
 		{name: "tokenBudget above the cap", diverse: `tokenBudget: 1073741825`, want: []string{`"tokenBudget"`, "[0, 1073741824]"}},
 		{name: "tokenBudget at the cap", diverse: `tokenBudget: 1073741824`, budget: 1 << 30},
-		{name: "maxResults negative", diverse: `maxResults: -1`, want: []string{`"maxResults"`, "[0, 2000]"}},
-		{name: "maxResults huge", diverse: `maxResults: 2147483647`, want: []string{`"maxResults"`, "[0, 2000]"}},
+		{name: "maxResults negative", diverse: `maxResults: -1`, want: []string{`"maxResults"`, "[0, 1048576]"}},
+		{name: "maxResults huge", diverse: `maxResults: 2147483647`, want: []string{`"maxResults"`, "[0, 1048576]"}},
 		{name: "candidates huge", diverse: `candidates: 2147483647`, want: []string{`"candidates"`, "2000"}},
 		{name: "dedupThreshold NaN-like", diverse: `dedupThreshold: 1e999`, want: []string{"dedupThreshold"}},
 		{name: "dedupThreshold 0", diverse: `dedupThreshold: 0`, want: []string{`"dedupThreshold"`, "(0, 1]"}},
@@ -45,7 +45,7 @@ func TestHostileArguments(t *testing.T) {
 		{name: "10 MB strategy name", diverse: `strategy: $v`, varType: "String", vars: map[string]any{"v": huge}, want: []string{`"strategy"`, "bytes)", "allowed", "topk"}},
 		{name: "10 MB textProperty", diverse: `textProperty: $v`, varType: "String", vars: map[string]any{"v": huge}, want: []string{`"textProperty"`, "bytes)", "text properties: body"}},
 		{name: "10 MB query text", diverse: `strategy: "ngram", tokenBudget: 120, query: $v`, varType: "String", vars: map[string]any{"v": huge}, budget: 120},
-		{name: "empty strings", diverse: `strategy: "", tokenizer: "", textProperty: "", order: ""`, want: []string{`"strategy"`, "allowed"}},
+		{name: "empty strings", diverse: `strategy: "", tokenizer: "", textProperty: "", order: ""`, want: []string{`"order"`, "allowed"}},
 		{name: "empty query text", diverse: `strategy: "ngram", query: "", tokenBudget: 80`, budget: 80},
 	}
 	for _, tc := range cases {
