@@ -142,7 +142,8 @@ FUZZTIME ?= 15s
 FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
 	./module:FuzzExtractField ./module:FuzzExtractArgument \
 	./selectors/all:FuzzAllStrategies ./selectors/text:FuzzTerms ./selectors/coverage:FuzzCoverage \
-	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost
+	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost \
+	./simcache:FuzzFeatureCacheBound
 fuzz:
 	@mkdir -p $(BENCH_OUT)
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; name=$${t##*:}; log=$(BENCH_OUT)/fuzz-$$name.log; \

@@ -43,6 +43,16 @@ func guard(logger logrus.FieldLogger, where string, fn func() error) (err error)
 	return fn()
 }
 
+// MetaInfo is shown in /v1/meta (see metaInfo).
+func (m *Module) MetaInfo() (info map[string]any, err error) {
+	err = guard(m.logger, "meta info", func() error {
+		var merr error
+		info, merr = m.metaInfo()
+		return merr
+	})
+	return info, err
+}
+
 // extractArgument parses the top-level argument (Weaviate's
 // GraphQLArgument.ExtractFunction). Extractors cannot return errors to
 // Weaviate, so a failure travels in the Request to PreparePostProcess.

@@ -7,9 +7,9 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// MetaInfo is shown in /v1/meta: the version, every strategy with its
+// metaInfo is shown in /v1/meta: the version, every strategy with its
 // parameters, the common keys and the module defaults in force.
-func (m *Module) MetaInfo() (map[string]any, error) {
+func (m *Module) metaInfo() (map[string]any, error) {
 	strategies := make([]map[string]any, 0)
 	for _, d := range selectors.Definitions() {
 		params := make([]map[string]any, 0, len(d.Params))

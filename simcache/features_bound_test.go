@@ -26,8 +26,8 @@ func FuzzFeatureCacheBound(f *testing.F) {
 			go func(g int) {
 				defer wg.Done()
 				rng := rand.New(rand.NewPCG(seed, uint64(g)))
-				for i := 0; i < 300; i++ {
-					terms := make([]string, rng.IntN(int(maxTerms)%4096+1))
+				for i := 0; i < 150; i++ {
+					terms := make([]string, rng.IntN(int(maxTerms)%2048+1))
 					for j := range terms {
 						terms[j] = strings.Repeat("x", rng.IntN(12)+1)
 					}
