@@ -27,10 +27,10 @@ func (m *Module) runSelection(ctx context.Context, r *Request, p *selectors.Prob
 	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
 		m.logger.WithFields(map[string]any{"panic": fmt.Sprint(pe.Value), "where": "strategy " + pe.Strategy,
 			"stack": string(pe.Stack)}).Error("diverse-select: panic recovered")
-		return nil, fmt.Errorf("diverseSelect: internal error in strategy %q (logged by the server with its stack): %v", pe.Strategy, pe.Value)
+		return nil, fmt.Errorf("diverseSelect: %w in strategy %q (logged by the server with its stack): %v", errPanic, pe.Strategy, pe.Value)
 	}
 	if runCtx.Err() == nil {
-		return nil, fmt.Errorf("diverseSelect: %w", err)
+		return nil, fmt.Errorf("diverseSelect: %w", strategyError(err))
 	}
 	capHit := ctx.Err() == nil // the cap fired, not the client
 	m.logger.WithFields(map[string]any{
@@ -38,9 +38,9 @@ func (m *Module) runSelection(ctx context.Context, r *Request, p *selectors.Prob
 		"reason": context.Cause(runCtx).Error(), "timeCap": capHit,
 	}).Warn("diverse-select: selection cancelled")
 	if capHit {
-		return nil, fmt.Errorf("diverseSelect: strategy %q on %d candidates ran longer than the module's cap of %s "+
-			"(DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped; use fewer candidates or a faster strategy (topk, mmr, adagres)",
-			r.eff.Strategy, len(p.Candidates), limit)
+		return nil, &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("diverseSelect: strategy %q on %d candidates "+
+			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped; use fewer candidates "+
+			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, len(p.Candidates), limit)}
 	}
 	return nil, fmt.Errorf("diverseSelect: selection cancelled: %w", errors.Join(ctx.Err(), err))
 }
