@@ -71,7 +71,9 @@ type PanicError struct {
 	Stack    []byte
 }
 
-func (e *PanicError) Error() string { return fmt.Sprintf("strategy %q panicked: %v", e.Strategy, e.Value) }
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("strategy %q panicked: %v", e.Strategy, e.Value)
+}
 
 // mib formats a byte count in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
