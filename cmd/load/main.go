@@ -30,7 +30,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -101,7 +100,7 @@ func run(o options) error {
 	if o.out != "" {
 		_ = os.WriteFile(o.out, []byte(text), 0o644)
 	}
-	err = sum.verdict(o, io.Discard)
+	err = sum.verdict(o)
 	if err != nil && len(l.dumps) == 2 {
 		for i, name := range []string{"before", "after"} {
 			path := filepath.Join(filepath.Dir(o.out), "load-goroutines-"+name+".txt")

@@ -94,7 +94,7 @@ func (s *summary) String() string {
 
 // verdict fails the run on any error, wrong selection, goroutine growth or
 // heap growth beyond the tolerances.
-func (s *summary) verdict(o options, _ io.Writer) error {
+func (s *summary) verdict(o options) error {
 	var bad []string
 	if s.errors > 0 || s.writeErrors > 0 {
 		bad = append(bad, fmt.Sprintf("%d query errors, %d write errors", s.errors, s.writeErrors))
