@@ -130,9 +130,9 @@ eval-check-update:
 eval-server: build
 	$(GO) run ./cmd/eval -mode server -data "$(SHARED_DATA)"
 
-## test-race: the module, the selectors, the engine and the config under the race detector (the module's
+## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)
-RACE_PKGS ?= ./module/... ./selectors/... ./simcache/... ./config/... ./internal/...
+RACE_PKGS ?= ./module/... ./selectors/... ./simcache/... ./config/... ./internal/... ./plugin/... ./examples/...
 test-race:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
