@@ -210,7 +210,7 @@ func TestFaults(t *testing.T) {
 			want: []string{"diverseSelect", "internal error in argument parsing", "injected panic in New"},
 			log:  []string{"panic recovered", "argument parsing", "stack", "extractField"}},
 		{name: "invalid selection", diverse: `strategy: "fault-duplicate"`,
-			want: []string{"diverseSelect", `"fault-duplicate"`, "selected index 0 twice"}},
+			want: []string{"diverseSelect", `"fault-duplicate"`, "index 0 selected twice"}},
 		{name: "selection over the time cap", diverse: `strategy: "fault-slow"`,
 			want: []string{"diverseSelect", `"fault-slow"`, "DIVERSE_SELECT_MAX_SELECT_TIME", faultSelectTime.String()},
 			log:  []string{"selection cancelled", "Faulty", `"timeCap":true`, "deadline exceeded"}},

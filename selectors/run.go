@@ -40,7 +40,7 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSelection(work, res); err != nil {
+	if err := CheckSelection(work, res); err != nil {
 		return nil, fmt.Errorf("strategy %q: %w", s.Def.Name, err)
 	}
 	if kept != nil {
@@ -78,28 +78,31 @@ func (e *PanicError) Error() string {
 // mib formats a byte count in MiB.
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// CheckSelection verifies that items are distinct, in range, within K and within budget.
-func checkSelection(p *Problem, res *Result) error {
+// CheckSelection verifies a selection against its problem: indices in range
+// and distinct, at most p.K() items, within p.Budget. Run applies it to every
+// strategy's result; the plugin host to what a plugin returns.
+func CheckSelection(p *Problem, res *Result) error {
 	if res == nil {
 		return fmt.Errorf("returned no result")
 	}
+	n := len(p.Candidates)
 	if len(res.Items) > p.K() {
-		return fmt.Errorf("selected %d items, more than maxResults %d", len(res.Items), p.K())
+		return fmt.Errorf("%d items selected, more than maxResults %d", len(res.Items), p.K())
 	}
 	seen := make(map[int]bool, len(res.Items))
 	used := 0
 	for _, it := range res.Items {
-		if it.Index < 0 || it.Index >= len(p.Candidates) {
-			return fmt.Errorf("selected index %d out of range [0,%d)", it.Index, len(p.Candidates))
+		if it.Index < 0 || it.Index >= n {
+			return fmt.Errorf("index %d is out of range: %d candidates, indices 0 to %d", it.Index, n, n-1)
 		}
 		if seen[it.Index] {
-			return fmt.Errorf("selected index %d twice", it.Index)
+			return fmt.Errorf("index %d selected twice", it.Index)
 		}
 		seen[it.Index] = true
 		used += p.Candidates[it.Index].Tokens
 	}
 	if p.Budget > 0 && used > p.Budget {
-		return fmt.Errorf("selection uses %d tokens, budget is %d", used, p.Budget)
+		return fmt.Errorf("the selection uses %d tokens, over the token budget of %d", used, p.Budget)
 	}
 	return nil
 }

@@ -169,9 +169,9 @@ func TestRunCatchesBrokenStrategies(t *testing.T) {
 		impl Strategy
 		want string
 	}{
-		{"duplicate index", cheat{[]Item{{Index: 0}, {Index: 0}}}, "selected index 0 twice"},
+		{"duplicate index", cheat{[]Item{{Index: 0}, {Index: 0}}}, "index 0 selected twice"},
 		{"out of range", cheat{[]Item{{Index: 7}}}, "out of range"},
-		{"over budget", cheat{[]Item{{Index: 0}, {Index: 1}}}, "uses 6 tokens, budget is 5"},
+		{"over budget", cheat{[]Item{{Index: 0}, {Index: 1}}}, "uses 6 tokens, over the token budget of 5"},
 		{"over K", cheat{[]Item{{Index: 0}, {Index: 2}, {Index: 1}}}, "more than maxResults 2"},
 		{"panic", panicky{}, "panicked: boom"},
 	}

@@ -63,7 +63,7 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 		return nil, fmt.Errorf("plugin %q failed: %s", p.name, status.Convert(err).Message())
 	}
 	res := sdk.DecodeResult(resp)
-	if err := checkSelection(prob, res); err != nil {
+	if err := selectors.CheckSelection(prob, res); err != nil {
 		return nil, fmt.Errorf("plugin %q returned an invalid selection: %w", p.name, err)
 	}
 	for i := range res.Items {
@@ -71,29 +71,4 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 	}
 	p.succeeded()
 	return res, nil
-}
-
-// checkSelection verifies a plugin's selection: indices in range and
-// distinct, at most maxResults items, within the token budget.
-func checkSelection(p *selectors.Problem, res *selectors.Result) error {
-	n := len(p.Candidates)
-	if len(res.Items) > p.K() {
-		return fmt.Errorf("%d items selected, more than maxResults %d", len(res.Items), p.K())
-	}
-	seen := make(map[int]bool, len(res.Items))
-	used := 0
-	for _, it := range res.Items {
-		if it.Index < 0 || it.Index >= n {
-			return fmt.Errorf("index %d is out of range: %d candidates, indices 0 to %d", it.Index, n, n-1)
-		}
-		if seen[it.Index] {
-			return fmt.Errorf("index %d selected twice", it.Index)
-		}
-		seen[it.Index] = true
-		used += p.Candidates[it.Index].Tokens
-	}
-	if p.Budget > 0 && used > p.Budget {
-		return fmt.Errorf("the selection uses %d tokens, over the token budget of %d", used, p.Budget)
-	}
-	return nil
 }
