@@ -103,7 +103,7 @@ bench:
 ## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt
 bench-plugin:
 	@mkdir -p $(BENCH_OUT)
-	$(GO) test -run '^$$' -bench Plugin -benchtime 2s -count $(BENCH_COUNT) ./plugin/host | tee $(BENCH_OUT)/plugin-bench.txt
+	$(GO) test -run '^$$' -bench Plugin -benchtime 3s -count $(BENCH_COUNT) ./plugin/host | tee $(BENCH_OUT)/plugin-bench.txt
 
 ## bench-server: end-to-end latency against the server built by make build (plain nearText, diverseSelect per
 ## strategy, Weaviate's gRPC MMR; pools 100 and 500), tables into docs/performance.md
