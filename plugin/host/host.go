@@ -392,31 +392,40 @@ func (p *Plugin) status() Status {
 	return s
 }
 
-// conn returns the running plugin's client and generation. While the
-// plugin restarts, a call waits for a restart due before its deadline.
-func (p *Plugin) conn(ctx context.Context) (proto.SelectorClient, int, error) {
+// conn is one generation of a running plugin: its process and its client.
+type conn struct {
+	client *plugin.Client
+	rpc    proto.SelectorClient
+	gen    int
+}
+
+// conn returns the running plugin's process, client and generation, read
+// together. While the plugin restarts, a call waits for a restart due
+// before its deadline.
+func (p *Plugin) conn(ctx context.Context) (conn, error) {
 	for {
 		p.mu.Lock()
-		state, rpc, gen, cause, ready, closed, at := p.state, p.rpc, p.gen, p.cause, p.ready, p.closed, p.restartAt
+		c := conn{client: p.client, rpc: p.rpc, gen: p.gen}
+		state, cause, ready, closed, at := p.state, p.cause, p.ready, p.closed, p.restartAt
 		p.mu.Unlock()
 		switch {
 		case closed:
-			return nil, 0, fmt.Errorf("plugin %q is stopped (the server is shutting down)", p.name)
-		case state == StateRunning && rpc != nil:
-			return rpc, gen, nil
+			return conn{}, fmt.Errorf("plugin %q is stopped (the server is shutting down)", p.name)
+		case state == StateRunning && c.rpc != nil:
+			return c, nil
 		case state == StateRestarting && ready != nil:
 			if deadline, ok := ctx.Deadline(); ok && at.After(deadline) {
-				return nil, 0, fmt.Errorf("plugin %q is restarting (next attempt in %s) after: %v",
+				return conn{}, fmt.Errorf("plugin %q is restarting (next attempt in %s) after: %v",
 					p.name, time.Until(at).Round(time.Millisecond), cause)
 			}
 			select {
 			case <-ready:
 				continue
 			case <-ctx.Done():
-				return nil, 0, fmt.Errorf("plugin %q is restarting after: %v", p.name, cause)
+				return conn{}, fmt.Errorf("plugin %q is restarting after: %v", p.name, cause)
 			}
 		}
-		return nil, 0, fmt.Errorf("plugin %q is not running: %v", p.name, cause)
+		return conn{}, fmt.Errorf("plugin %q is not running: %v", p.name, cause)
 	}
 }
 

@@ -30,7 +30,7 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 	timeout := p.host.timeout
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rpc, gen, err := p.conn(cctx)
+	c, err := p.conn(cctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,10 +39,7 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q: %w", p.name, err)
 	}
-	p.mu.Lock()
-	client := p.client
-	p.mu.Unlock()
-	resp, err := rpc.Select(cctx, req)
+	resp, err := c.rpc.Select(cctx, req)
 	sdk.ReleaseRequest(req) // sent (or failed): gRPC keeps no reference
 	if err != nil {
 		switch {
@@ -50,14 +47,14 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 			return nil, ctx.Err() // the query ended; not the plugin's fault
 		case errors.Is(cctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
 			cause := fmt.Errorf("did not answer within %s (DIVERSE_SELECT_PLUGIN_TIMEOUT)", timeout)
-			p.failed(gen, cause)
+			p.failed(c.gen, cause)
 			return nil, fmt.Errorf("plugin %q %v; it is being restarted", p.name, cause)
-		case status.Code(err) == codes.Unavailable || (client != nil && client.Exited()):
+		case status.Code(err) == codes.Unavailable || c.client.Exited():
 			cause := "its connection broke"
-			if exit := p.exitCause(client); exit != "" {
+			if exit := p.exitCause(c.client); exit != "" {
 				cause = "its process exited: " + exit
 			}
-			p.failed(gen, fmt.Errorf("crashed during a call (%s)", cause))
+			p.failed(c.gen, fmt.Errorf("crashed during a call (%s)", cause))
 			return nil, fmt.Errorf("plugin %q crashed during the call (%s); it is being restarted", p.name, cause)
 		}
 		return nil, fmt.Errorf("plugin %q failed: %s", p.name, status.Convert(err).Message())
