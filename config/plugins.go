@@ -21,16 +21,20 @@ type Plugins struct {
 	// SHA256: DIVERSE_SELECT_PLUGIN_SHA256, comma-separated name=hex pins; a
 	// plugin whose file does not hash to its pin is refused.
 	SHA256 map[string][]byte
-	// Timeout: DIVERSE_SELECT_PLUGIN_TIMEOUT, the most one Select call may take.
+	// Timeout: DIVERSE_SELECT_PLUGIN_TIMEOUT, the most one Select call may
+	// take (0 = DefaultPluginTimeout).
 	Timeout time.Duration
 }
+
+// DefaultPluginTimeout is DIVERSE_SELECT_PLUGIN_TIMEOUT's default.
+const DefaultPluginTimeout = 10 * time.Second
 
 // PluginEnv lists the environment variables Plugins reads, with their defaults.
 var PluginEnv = []struct{ Name, Default, Doc string }{
 	{"DIVERSE_SELECT_PLUGIN_DIR", "", "folder of external selector plugins: every executable file in it is started (see Bring your own selector)"},
 	{"DIVERSE_SELECT_PLUGINS", "", "comma-separated paths of more plugin files"},
 	{"DIVERSE_SELECT_PLUGIN_SHA256", "", "comma-separated name=sha256 pins; a plugin whose file does not match its pin is refused"},
-	{"DIVERSE_SELECT_PLUGIN_TIMEOUT", "10s", "most time one plugin call may take; a plugin past it is restarted"},
+	{"DIVERSE_SELECT_PLUGIN_TIMEOUT", DefaultPluginTimeout.String(), "most time one plugin call may take; a plugin past it is restarted"},
 }
 
 // PluginsFromEnv reads Plugins (getenv nil means os.Getenv). A malformed
@@ -41,7 +45,7 @@ func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
 		getenv = os.Getenv
 	}
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	p := Plugins{Dir: get("DIVERSE_SELECT_PLUGIN_DIR"), SHA256: map[string][]byte{}, Timeout: 10 * time.Second}
+	p := Plugins{Dir: get("DIVERSE_SELECT_PLUGIN_DIR"), SHA256: map[string][]byte{}, Timeout: DefaultPluginTimeout}
 	for _, s := range strings.Split(get("DIVERSE_SELECT_PLUGINS"), ",") {
 		if s = strings.TrimSpace(s); s != "" {
 			p.Paths = append(p.Paths, s)

@@ -24,16 +24,21 @@ import (
 // recoverTo, deferred directly, turns a panic of the calling function into
 // *err; where names the entry point in the log and the error.
 func recoverTo(logger logrus.FieldLogger, where string, err *error) {
-	p := recover()
-	if p == nil {
-		return
+	if p := recover(); p != nil {
+		*err = panicError(logger, where, p, debug.Stack())
 	}
+}
+
+// panicError logs a recovered panic p with its stack at error level and
+// returns the error the query gets (marked errPanic, without the stack).
+// recoverTo and a strategy's selectors.PanicError both report through it.
+func panicError(logger logrus.FieldLogger, where string, p any, stack []byte) error {
 	if logger == nil {
 		logger = logrus.StandardLogger()
 	}
-	logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "where": where, "stack": string(debug.Stack())}).
+	logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "where": where, "stack": string(stack)}).
 		Error("diverse-select: panic recovered")
-	*err = fmt.Errorf("diverseSelect: %w in %s (logged by the server with its stack): %v", errPanic, where, p)
+	return fmt.Errorf("diverseSelect: %w in %s (logged by the server with its stack): %v", errPanic, where, p)
 }
 
 // guard runs fn, turning a panic into an error (see recoverTo). Plugin
@@ -114,6 +119,19 @@ func (m *Module) ValidateClass(_ context.Context, class *models.Class, _ modulet
 // class that configures another reranker too.
 func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
 	return guard(rr.m.logger, "class config validation", func() error { return rr.validateClass(class) })
+}
+
+// selectHook is the result hook of _additional { diverseSelect } (see
+// selectResults).
+func (m *Module) selectHook(ctx context.Context, in []search.Result, params any, _ *int,
+	_ map[string]any, _ moduletools.ClassConfig,
+) (out []search.Result, err error) {
+	err = guard(m.logger, "selection", func() error {
+		var serr error
+		out, serr = m.selectResults(ctx, in, params)
+		return serr
+	})
+	return out, err
 }
 
 // rerankHook is the result hook of the rerank property (gRPC and GraphQL).

@@ -4,30 +4,21 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/weaviate/weaviate/entities/models"
-	"github.com/weaviate/weaviate/entities/moduletools"
 	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// selectHook is the result hook Weaviate's explorer runs on the merged
-// candidate list: it returns only the selected objects, in the requested
-// order, each with its explanation in _additional.diverseSelect.
-func (m *Module) selectHook(ctx context.Context, in []search.Result, params any, _ *int,
-	_ map[string]any, _ moduletools.ClassConfig,
-) (out []search.Result, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			m.logger.WithField("panic", p).WithField("stack", string(debug.Stack())).Error("diverse-select: selection panicked")
-			out, err = nil, fmt.Errorf("diverseSelect: %w (logged by the server): %v", errPanic, p)
-		}
-	}()
+// selectResults is the work of the result hook Weaviate's explorer runs on
+// the merged candidate list (selectHook, behind the guard): it returns only
+// the selected objects, in the requested order, each with its explanation
+// in _additional.diverseSelect.
+func (m *Module) selectResults(ctx context.Context, in []search.Result, params any) ([]search.Result, error) {
 	r, ok := params.(*Request)
 	if !ok || r == nil {
 		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
@@ -71,7 +62,7 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 	if err != nil {
 		return nil, err
 	}
-	out = make([]search.Result, len(res.Items))
+	out := make([]search.Result, len(res.Items))
 	var beta *float64
 	if b, ok := res.Stats["beta"]; ok {
 		beta = &b

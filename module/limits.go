@@ -25,9 +25,7 @@ func (m *Module) runSelection(ctx context.Context, r *Request, p *selectors.Prob
 		return res, nil
 	}
 	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
-		m.logger.WithFields(map[string]any{"panic": fmt.Sprint(pe.Value), "where": "strategy " + pe.Strategy,
-			"stack": string(pe.Stack)}).Error("diverse-select: panic recovered")
-		return nil, fmt.Errorf("diverseSelect: %w in strategy %q (logged by the server with its stack): %v", errPanic, pe.Strategy, pe.Value)
+		return nil, panicError(m.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
 	}
 	if runCtx.Err() == nil {
 		return nil, fmt.Errorf("diverseSelect: %w", strategyError(err))

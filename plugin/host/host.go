@@ -86,7 +86,7 @@ var validName = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]*$`)
 func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
 	h := &Host{logger: logger, timeout: cfg.Timeout}
 	if h.timeout <= 0 {
-		h.timeout = 10 * time.Second
+		h.timeout = config.DefaultPluginTimeout
 	}
 	files, err := cfg.Files()
 	if err != nil {
