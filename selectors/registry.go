@@ -60,24 +60,22 @@ var (
 // Register adds a strategy definition; it panics on a duplicate or malformed
 // definition, since that is a programming error found at start-up.
 func Register(d Definition) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if d.Name == "" || d.New == nil {
+	if d.New == nil {
 		panic("selectors: Register needs a Name and a New function")
 	}
-	if _, dup := registry[d.Name]; dup {
-		panic("selectors: strategy registered twice: " + d.Name)
+	if err := Add(d); err != nil {
+		panic(err.Error())
 	}
-	registry[d.Name] = d
 }
 
 // Add registers a definition loaded at run time (an external plugin's): like
-// Register, but a duplicate or malformed definition is an error, not a panic.
+// Register, but a duplicate or malformed definition is an error, not a panic,
+// and a definition may be Unavailable instead of having a New function.
 func Add(d Definition) error {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if d.Name == "" || (d.New == nil && d.Unavailable == nil) {
-		return fmt.Errorf("selectors: strategy %q needs a name and a New function", d.Name)
+		return fmt.Errorf("selectors: strategy %q needs a name and a New function (or an Unavailable cause)", d.Name)
 	}
 	if _, dup := registry[d.Name]; dup {
 		return fmt.Errorf("selectors: a strategy named %q is already registered", d.Name)
