@@ -82,20 +82,18 @@ func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
 // PreparePostProcess is called by the route patch in Weaviate's Get resolver
 // before the search runs: it merges the configuration, rejects what the
 // selection cannot honour, widens the search to the candidate pool (top-level
-// form) and asks for the vectors the strategy needs.
+// form) and asks for the vectors the strategy needs. Its refusals and
+// panics are counted in the error metrics here, as the result hook never
+// runs then.
 func (r *Request) PreparePostProcess(className, tenant string, args map[string]any,
 	pagination *filters.Pagination, addl *additional.Properties,
 ) (out *filters.Pagination, err error) {
-	panicked := true
 	err = guard(r.m.logger, "query preparation", func() error {
 		var perr error
 		out, perr = r.preparePostProcess(className, tenant, args, pagination, addl)
-		panicked = false // preparePostProcess counts its own refusals
 		return perr
 	})
-	if panicked {
-		r.m.metrics.failure(r.route(), err)
-	}
+	r.m.metrics.failure(r.route(), err)
 	return out, err
 }
 

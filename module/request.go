@@ -149,12 +149,11 @@ func (r *Request) propertiesToExtract() []string {
 // preparePostProcess is called by the route patch in Weaviate's Get resolver
 // before the search runs: it merges the configuration, rejects what the
 // selection cannot honour, widens the search to the candidate pool (top-level
-// form) and asks for the vectors the strategy needs. Its refusals are
-// counted in the error metrics, as the result hook never runs then.
+// form) and asks for the vectors the strategy needs (PreparePostProcess
+// counts its refusals).
 func (r *Request) preparePostProcess(className, tenant string, args map[string]any,
 	pagination *filters.Pagination, addl *additional.Properties,
-) (_ *filters.Pagination, err error) {
-	defer func() { r.m.metrics.failure(r.route(), err) }()
+) (*filters.Pagination, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
