@@ -198,20 +198,38 @@ func (r *Request) route() string {
 // observeSelection is the one place a successful selection is reported: the
 // metrics, the debug line per selection, and a warning when the strategy
 // fell back (the best single item replaced its greedy set).
+// The log fields are built only when a line is written: at the usual info
+// level a selection costs no map or entry here.
 func (m *Module) observeSelection(r *Request, candidates int, res *selectors.Result, took time.Duration) {
 	route := r.route()
 	m.metrics.selection(res.Strategy, route, candidates, res, took)
-	fields := logrus.Fields{
-		"class": r.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
-		"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
-		"durationMs": float64(took.Microseconds()) / 1000,
+	fields := func() logrus.Fields {
+		return logrus.Fields{
+			"class": r.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
+			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
+			"durationMs": float64(took.Microseconds()) / 1000,
+		}
 	}
-	m.logger.WithFields(fields).Debug("diverse-select: selection")
+	if levelEnabled(m.logger, logrus.DebugLevel) {
+		m.logger.WithFields(fields()).Debug("diverse-select: selection")
+	}
 	if res.Stats["singleGuard"] == 1 {
 		m.metrics.degradedPath("single_guard")
-		m.logger.WithFields(fields).Warn("diverse-select: the strategy fell back to the best single item, " +
+		m.logger.WithFields(fields()).Warn("diverse-select: the strategy fell back to the best single item, " +
 			"which alone beats its greedy selection: the budget fits few candidates")
 	}
+}
+
+// levelEnabled reports whether logger writes lines of level (true when it
+// cannot tell).
+func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
+	switch l := logger.(type) {
+	case *logrus.Entry:
+		return l.Logger.IsLevelEnabled(level)
+	case *logrus.Logger:
+		return l.IsLevelEnabled(level)
+	}
+	return true
 }
 
 // countingErrors wraps a result hook so that its errors are counted by kind.
