@@ -145,13 +145,12 @@ func (rr *Reranker) rerankHook(ctx context.Context, in []search.Result, params a
 }
 
 // extractRerankGuarded is extractRerank behind a guard: on a panic the
-// params are empty (the panic is logged).
-func extractRerankGuarded(logger logrus.FieldLogger) func([]*ast.Argument, *models.Class) any {
-	return func(args []*ast.Argument, class *models.Class) any {
-		var out any
-		if err := guard(logger, "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
-			return &rank.Params{}
-		}
-		return out
+// params are empty (the panic is logged). It reads the module's logger when
+// called, not when the property is registered, so Init's logger is used.
+func (rr *Reranker) extractRerankGuarded(args []*ast.Argument, class *models.Class) any {
+	var out any
+	if err := guard(rr.m.logger, "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
+		return &rank.Params{}
 	}
+	return out
 }

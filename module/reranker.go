@@ -178,7 +178,7 @@ func (rr *Reranker) AdditionalProperties() map[string]modulecapabilities.Additio
 		rerankProperty: {
 			GraphQLNames:           []string{rerankProperty},
 			GraphQLFieldFunction:   rank.New(nil).AdditionalFieldFn,
-			GraphQLExtractFunction: extractRerankGuarded(rr.m.logger),
+			GraphQLExtractFunction: rr.extractRerankGuarded,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
 				ExploreGet:  rr.m.countingErrors(routeRerank, rr.rerankHook),
 				ExploreList: rr.m.countingErrors(routeRerank, rr.rerankHook),
