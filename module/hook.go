@@ -212,10 +212,14 @@ func relevances(r *Request, in []search.Result) []float64 {
 	return out
 }
 
+// vectorOf is the vector of res the strategy compares (target: a named
+// vector, "" the legacy one). Its errors are marked
+// selectors.ErrInvalidProblem: the candidates cannot be selected from
+// (invalid_data in the error metrics).
 func vectorOf(res search.Result, target string) ([]float32, error) {
 	if target == "" {
 		if len(res.Vector) == 0 {
-			return nil, fmt.Errorf("diverseSelect: object %s has no vector; the strategy compares vectors "+
+			return nil, invalidData("diverseSelect: object %s has no vector; the strategy compares vectors "+
 				"(use a class with vectors, or a text strategy such as topk, cliff, knapsack or ngram)", res.ID)
 		}
 		return res.Vector, nil
@@ -226,9 +230,13 @@ func vectorOf(res search.Result, target string) ([]float32, error) {
 			return v, nil
 		}
 	case [][]float32:
-		return nil, fmt.Errorf("diverseSelect: vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
+		return nil, invalidData("diverseSelect: vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
 	}
-	return nil, fmt.Errorf("diverseSelect: object %s has no vector %q; the strategy compares vectors", res.ID, target)
+	return nil, invalidData("diverseSelect: object %s has no vector %q; the strategy compares vectors", res.ID, target)
+}
+
+func invalidData(format string, args ...any) error {
+	return &markedError{mark: selectors.ErrInvalidProblem, err: fmt.Errorf(format, args...)}
 }
 
 func tokenCount(props map[string]any, name string) int {

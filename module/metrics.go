@@ -40,6 +40,10 @@ var (
 	errPanic = errors.New("internal error")
 	// errCapExceeded marks a refusal by the module's candidate cap.
 	errCapExceeded = errors.New("candidate cap exceeded")
+	// errRefused marks a query the module refuses outside config.Parse
+	// (offset, groupBy, after): counted as invalid_argument like a
+	// config.Error.
+	errRefused = errors.New("query refused")
 )
 
 // errorKinds maps sentinel errors to kinds, first match wins; append a row
@@ -53,6 +57,7 @@ var errorKinds = []struct {
 	{errPanic, kindPanic},
 	{errCapExceeded, kindCapExceeded},
 	{selectors.ErrMatrixTooLarge, kindCapExceeded},
+	{errRefused, kindInvalidArgument},
 	{selectors.ErrInvalidProblem, kindInvalidData},
 	{errStrategy, kindStrategy},
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -31,6 +32,9 @@ func TestErrorKind(t *testing.T) {
 		{fmt.Errorf("diverseSelect: %w", strategyError(context.Canceled)), kindCanceled},
 		{fmt.Errorf("diverseSelect: %w", strategyError(context.DeadlineExceeded)), kindTimeout},
 		{fmt.Errorf("diverseSelect: %w (logged by the server): %v", errPanic, "boom"), kindPanic},
+		{&markedError{mark: errRefused, err: errors.New("diverseSelect: cannot be combined with offset")}, kindInvalidArgument},
+		{func() error { _, err := vectorOf(search.Result{}, ""); return err }(), kindInvalidData},
+		{func() error { _, err := vectorOf(search.Result{}, "named"); return err }(), kindInvalidData},
 		{errors.New("class not found"), kindOther},
 	} {
 		if got := errorKind(tc.err); got != tc.want {

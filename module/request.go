@@ -167,12 +167,14 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	r.tenant = tenant
 	for _, unsupported := range []string{"groupBy", "after"} {
 		if _, ok := args[unsupported]; ok {
-			return nil, fmt.Errorf("diverseSelect: cannot be combined with %s: selection works on one flat candidate list", unsupported)
+			return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with %s: "+
+				"selection works on one flat candidate list", unsupported)}
 		}
 	}
 	if pagination != nil && pagination.Offset != 0 {
-		return nil, fmt.Errorf("diverseSelect: cannot be combined with offset (got %d): a selection is a set, not a page of a ranking; "+
-			"to get more results raise tokenBudget, maxResults or limit", pagination.Offset)
+		return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with offset (got %d): "+
+			"a selection is a set, not a page of a ranking; to get more results raise tokenBudget, maxResults or limit",
+			pagination.Offset)}
 	}
 	r.source, r.queryText = searchKind(args)
 	if r.eff.Query != "" {
