@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // Plugins configures external selector plugins (package plugin/host), from
@@ -108,4 +110,25 @@ func (p Plugins) Files() ([]string, error) {
 		add(path)
 	}
 	return out, nil
+}
+
+// CheckPropertyParams refuses a strategy parameter of kind property (an
+// external plugin's) naming a property the class does not have, with the
+// wording and echo limit of CheckSchema's property checks.
+func CheckPropertyParams(e *Effective, s Schema) error {
+	for _, spec := range e.Selector.Def.Params {
+		name := e.Selector.Params.String(spec.Name)
+		if spec.Kind != selectors.KindProperty || name == "" {
+			continue
+		}
+		if _, ok := s.Properties[name]; !ok {
+			names := make([]string, 0, len(s.Properties))
+			for n := range s.Properties {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return errf(spec.Name, "names %q, which is not a property of the class; properties: %s", clip(name), orNone(names))
+		}
+	}
+	return nil
 }

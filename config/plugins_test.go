@@ -1,11 +1,14 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 func TestPluginsFromEnv(t *testing.T) {
@@ -72,5 +75,29 @@ func TestPluginFiles(t *testing.T) {
 	}
 	if _, err := (Plugins{Dir: filepath.Join(dir, "missing")}).Files(); err == nil || !strings.Contains(err.Error(), "DIVERSE_SELECT_PLUGIN_DIR") {
 		t.Errorf("missing folder: %v", err)
+	}
+}
+
+// TestCheckPropertyParams: a parameter of kind property must name a property
+// of the class; the error names the parameter and the class's properties,
+// and clips a long value as the other schema checks do.
+func TestCheckPropertyParams(t *testing.T) {
+	eff := func(v string) *Effective {
+		return &Effective{Selector: &selectors.Selector{
+			Def:    selectors.Definition{Params: []selectors.ParamSpec{{Name: "dateProperty", Kind: selectors.KindProperty}}},
+			Params: selectors.Params{"dateProperty": v},
+		}}
+	}
+	s := Schema{Properties: map[string]string{"date": "date", "body": "text"}}
+	if err := CheckPropertyParams(eff("date"), s); err != nil {
+		t.Errorf("existing property: %v", err)
+	}
+	err := CheckPropertyParams(eff("published"), s)
+	if want := `"dateProperty" names "published", which is not a property of the class; properties: body, date`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	long := strings.Repeat("a", 10000)
+	if err := CheckPropertyParams(eff(long), s); err == nil || len(err.Error()) > 500 {
+		t.Errorf("a long value is echoed unclipped: %d bytes", len(fmt.Sprint(err)))
 	}
 }

@@ -1,8 +1,6 @@
 package diverseselect
 
 import (
-	"sort"
-
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/plugin/host"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -32,24 +30,9 @@ func propertyParams(eff *config.Effective) []string {
 }
 
 // checkPropertyParams refuses a parameter of kind property naming a
-// property the class does not have.
+// property the class does not have (config.CheckPropertyParams).
 func checkPropertyParams(eff *config.Effective, s config.Schema) error {
-	for _, spec := range eff.Selector.Def.Params {
-		name := eff.Selector.Params.String(spec.Name)
-		if spec.Kind != selectors.KindProperty || name == "" {
-			continue
-		}
-		if _, ok := s.Properties[name]; !ok {
-			names := make([]string, 0, len(s.Properties))
-			for n := range s.Properties {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			return &config.Error{Key: spec.Name, Msg: "names \"" + name + "\", which is not a property of the class; properties: " +
-				joinOrNone(names)}
-		}
-	}
-	return nil
+	return config.CheckPropertyParams(eff, s)
 }
 
 // pickProperties copies the named properties of one object (absent ones
@@ -58,17 +41,6 @@ func pickProperties(props map[string]any, names []string) map[string]any {
 	out := make(map[string]any, len(names))
 	for _, n := range names {
 		out[n] = props[n]
-	}
-	return out
-}
-
-func joinOrNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	out := s[0]
-	for _, x := range s[1:] {
-		out += ", " + x
 	}
 	return out
 }
