@@ -215,7 +215,7 @@ func (p *Plugin) firstStart() error {
 		p.desc, err = sdk.DescriptionFromProto(d)
 	}
 	if err == nil {
-		err = checkParams(p.desc.Params)
+		err = checkParams(p.name, p.desc.Params)
 	}
 	if err != nil {
 		p.kill()
@@ -509,8 +509,8 @@ func (p *Plugin) exitCause(client *plugin.Client) string {
 
 // checkParams refuses parameter specs the module cannot serve: unknown
 // kinds, names of common keys, enums without values, defaults outside their
-// own range.
-func checkParams(specs []selectors.ParamSpec) error {
+// own range. name is the plugin's strategy name, for the messages.
+func checkParams(name string, specs []selectors.ParamSpec) error {
 	seen := map[string]bool{}
 	for _, s := range specs {
 		if !validName.MatchString(s.Name) {
@@ -535,7 +535,7 @@ func checkParams(specs []selectors.ParamSpec) error {
 			return fmt.Errorf("parameter %q has kind %q; allowed: float, int, bool, string, property", s.Name, s.Kind)
 		}
 		if s.Default != nil {
-			if _, err := selectors.ValidateParams("plugin", specs, map[string]any{s.Name: s.Default}); err != nil {
+			if _, err := selectors.ValidateParams(name, specs, map[string]any{s.Name: s.Default}); err != nil {
 				return fmt.Errorf("default of parameter %q: %w", s.Name, err)
 			}
 		}
