@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -520,10 +521,8 @@ func checkParams(name string, specs []selectors.ParamSpec) error {
 			return fmt.Errorf("parameter %q is declared twice", s.Name)
 		}
 		seen[s.Name] = true
-		for _, k := range config.CommonKeys {
-			if k == s.Name {
-				return fmt.Errorf("parameter %q has the name of a common key; allowed: any other name", s.Name)
-			}
+		if slices.Contains(config.CommonKeys, s.Name) {
+			return fmt.Errorf("parameter %q has the name of a common key; allowed: any other name", s.Name)
 		}
 		switch s.Kind {
 		case selectors.KindFloat, selectors.KindInt, selectors.KindBool, selectors.KindProperty:
