@@ -49,15 +49,11 @@ func (m misbehave) Select(ctx context.Context, p *selectors.Problem, params sele
 	case "cheat":
 		return cheat(p, params.String("cheat")), nil
 	}
-	raw := map[string]any{}
-	for k, v := range params {
-		raw[k] = v
-	}
-	name := mmr.Name
+	raw := map[string]any(params) // the other roles declare mmr's parameters
 	if m.role == "crash" {
-		raw = nil
+		raw = nil // its parameter is its own, not mmr's
 	}
-	s, err := selectors.New(name, raw)
+	s, err := selectors.New(mmr.Name, raw)
 	if err != nil {
 		return nil, err
 	}
