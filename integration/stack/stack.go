@@ -216,7 +216,6 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
 	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)
-	s.ProfilingURL = fmt.Sprintf("http://127.0.0.1:%d", internal[4])
 
 	if o.EmbedderURL != "" {
 		s.EmbedderURL = o.EmbedderURL
@@ -256,6 +255,8 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	for k, v := range o.Env {
 		env[k] = v
 	}
+	// From the variables in force: o.Env may move it (cluster nodes do).
+	s.ProfilingURL = "http://127.0.0.1:" + env["GO_PROFILING_PORT"]
 	wv := exec.Command(filepath.Join(o.BinDir, o.Server),
 		"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
 	wv.Env = os.Environ()
