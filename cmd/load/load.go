@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -205,20 +202,17 @@ func (l *load) prepare(ctx context.Context) error {
 	for qi := 0; qi < 24; qi++ {
 		qv := l.docs[rng.IntN(len(l.docs))].vector
 		near := "nearVector: {vector: " + vecLiteral(qv) + "}"
-		var cands struct {
-			Get map[string][]struct {
-				Body       string
-				Additional struct {
-					ID       string
-					Distance float64
-					Vector   []float64
-				} `json:"_additional"`
-			}
+		var in []struct {
+			Body       string
+			Additional struct {
+				ID       string
+				Distance float64
+				Vector   []float64
+			} `json:"_additional"`
 		}
-		if err := l.graphql(ctx, fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", queried, near, pool), &cands); err != nil {
+		if err := l.graphql(ctx, fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", queried, near, pool), &in); err != nil {
 			return fmt.Errorf("candidates: %w", err)
 		}
-		in := cands.Get[queried]
 		if len(in) != pool {
 			return fmt.Errorf("candidates: %d, want %d", len(in), pool)
 		}
@@ -274,47 +268,20 @@ func (l *load) prepare(ctx context.Context) error {
 	return nil
 }
 
-// graphql posts a query and decodes its data into out; GraphQL errors are errors.
+// graphql runs a Get query on the queried class through the load's own
+// connection pool and decodes its objects into out.
 func (l *load) graphql(ctx context.Context, q string, out any) error {
-	b, _ := json.Marshal(map[string]any{"query": q})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.s.HTTPURL+"/v1/graphql", bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := l.httpc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Data   json.RawMessage
-		Errors []struct{ Message string }
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return fmt.Errorf("status %d: %.200s", resp.StatusCode, raw)
-	}
-	if len(env.Errors) > 0 {
-		return fmt.Errorf("%s", env.Errors[0].Message)
-	}
-	return json.Unmarshal(env.Data, out)
+	return stack.QueryGetWith(ctx, l.httpc, l.s.HTTPURL, queried, q, out)
 }
 
 // ask runs query q and compares the answer with the offline selection.
 func (l *load) ask(ctx context.Context, q query) (wrong bool, err error) {
-	var out struct {
-		Get map[string][]struct {
-			Additional struct{ ID string } `json:"_additional"`
-		}
+	var got []struct {
+		Additional struct{ ID string } `json:"_additional"`
 	}
-	if err := l.graphql(ctx, q.text, &out); err != nil {
+	if err := l.graphql(ctx, q.text, &got); err != nil {
 		return false, err
 	}
-	got := out.Get[queried]
 	if len(got) != len(q.want) {
 		return true, nil
 	}
