@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -348,7 +349,7 @@ func (p *Plugin) exited(errText string) {
 func spawner() chan func() {
 	ch := make(chan func())
 	go func() {
-		lockThread()
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
 		for f := range ch {
 			f()
 		}
