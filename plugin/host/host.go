@@ -108,22 +108,27 @@ func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
 			logger.WithField("plugin", name).Warn("diverse-select: DIVERSE_SELECT_PLUGIN_SHA256 pins a plugin that is not configured")
 		}
 	}
-	// Start concurrently (a slow plugin does not delay the others), then
-	// register in file order: the parameter checks compare with what is
-	// registered before.
-	var wg sync.WaitGroup
-	errs := make([]error, len(h.plugins))
+	// A plugin without a strategy name of its own is failed here: there is
+	// nothing to register it under. The others start concurrently (a slow
+	// plugin does not delay the others), then register in file order: the
+	// parameter checks compare with what is registered before.
+	var named []*Plugin
 	byName := map[string]string{}
-	for i, p := range h.plugins {
-		if err := p.checkName(); err != nil {
-			errs[i] = err
-			continue
+	for _, p := range h.plugins {
+		err := p.checkName()
+		if other, dup := byName[p.name]; err == nil && dup {
+			err = fmt.Errorf("plugin %s already gives the strategy name %q; rename one of the files", other, p.name)
 		}
-		if other, dup := byName[p.name]; dup {
-			errs[i] = fmt.Errorf("plugin %s already gives the strategy name %q; rename one of the files", other, p.name)
+		if err != nil {
+			p.fail(err, "diverse-select: plugin unavailable")
 			continue
 		}
 		byName[p.name] = p.path
+		named = append(named, p)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(named))
+	for i, p := range named {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -131,7 +136,7 @@ func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
 		}()
 	}
 	wg.Wait()
-	for i, p := range h.plugins {
+	for i, p := range named {
 		p.register(errs[i])
 	}
 	return h
@@ -229,7 +234,6 @@ func (p *Plugin) firstStart() error {
 // register adds the plugin's strategy to the registry: runnable, or
 // unavailable with the cause of failure.
 func (p *Plugin) register(startErr error) {
-	log := p.host.logger.WithField("plugin", p.name).WithField("path", p.path)
 	def := selectors.Definition{Name: p.name}
 	err := startErr
 	if err == nil {
@@ -239,12 +243,9 @@ func (p *Plugin) register(startErr error) {
 		}
 	}
 	if err != nil {
-		p.mu.Lock()
-		p.state, p.cause = StateFailed, err
-		p.mu.Unlock()
+		p.fail(err, "diverse-select: plugin unavailable")
 		def.Doc = "external plugin " + p.path + ", unavailable: " + err.Error()
 		def.Unavailable = fmt.Errorf("strategy %q (plugin %s) is unavailable: %w", p.name, p.path, err)
-		log.WithError(err).Error("diverse-select: plugin unavailable")
 	} else {
 		def.Doc = p.desc.Doc
 		def.Params = p.desc.Params
@@ -253,21 +254,20 @@ func (p *Plugin) register(startErr error) {
 		def.New = func(params selectors.Params) (selectors.Strategy, error) {
 			return &strategy{p: p, params: params}, nil
 		}
-		log.Info("diverse-select: plugin started")
-	}
-	if !validName.MatchString(p.name) {
-		return // no name to register under; Status reports it
-	}
-	if _, exists := selectors.Lookup(p.name); exists && startErr != nil {
-		return // the name is taken (that is the failure); Status reports it
+		p.host.logger.WithField("plugin", p.name).WithField("path", p.path).Info("diverse-select: plugin started")
 	}
 	if err := selectors.Add(def); err != nil {
 		p.kill()
-		p.mu.Lock()
-		p.state, p.cause = StateFailed, err
-		p.mu.Unlock()
-		log.WithError(err).Error("diverse-select: plugin not registered")
+		p.fail(err, "diverse-select: plugin not registered")
 	}
+}
+
+// fail marks the plugin failed for good with its cause, and logs it.
+func (p *Plugin) fail(err error, msg string) {
+	p.mu.Lock()
+	p.state, p.cause = StateFailed, err
+	p.mu.Unlock()
+	p.host.logger.WithField("plugin", p.name).WithField("path", p.path).WithError(err).Error(msg)
 }
 
 // versionMismatch matches go-plugin's error for another protocol version.
