@@ -242,7 +242,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	if err := rr.load(ctx, r, in); err != nil {
 		return nil, err
 	}
-	out, err := rr.m.selectHook(ctx, in, r, limit, argumentModuleParams, cfg)
+	out, err := rr.m.selectResults(ctx, in, r) // rerankHook's guard covers it
 	if err != nil {
 		return nil, err
 	}
