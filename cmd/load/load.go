@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -216,6 +217,19 @@ func (l *load) prepare(ctx context.Context) error {
 		if len(in) != pool {
 			return fmt.Errorf("candidates: %d, want %d", len(in), pool)
 		}
+		// The candidates, once per query vector; each shape's problem
+		// takes a copy (and the vectors when its strategy reads them).
+		vecs := make([][]float32, len(in))
+		cands := make([]selectors.Candidate, len(in))
+		for i, c := range in {
+			v := make([]float32, len(c.Additional.Vector))
+			for j, x := range c.Additional.Vector {
+				v[j] = float32(x)
+			}
+			vecs[i] = v
+			rel := 1 - float64(float32(c.Additional.Distance)) // cosine, as the module derives it
+			cands[i] = selectors.Candidate{ID: c.Additional.ID, Relevance: rel, Tokens: counter.Count(c.Body), Text: c.Body}
+		}
 		for _, sp := range specs {
 			o, err := config.Parse(sp.raw, defaults.MaxCandidates)
 			if err != nil {
@@ -230,21 +244,11 @@ func (l *load) prepare(ctx context.Context) error {
 			if !sp.field && (p.MaxResults == 0 || sp.limit < p.MaxResults) {
 				p.MaxResults = sp.limit
 			}
-			vecs := make([][]float32, len(in))
-			for i, c := range in {
-				v := make([]float32, len(c.Additional.Vector))
-				for j, x := range c.Additional.Vector {
-					v[j] = float32(x)
-				}
-				vecs[i] = v
-				rel := 1 - float64(float32(c.Additional.Distance)) // cosine, as the module derives it
-				cand := selectors.Candidate{ID: c.Additional.ID, Relevance: rel, Tokens: counter.Count(c.Body), Text: c.Body}
-				if eff.Selector.UsesVectors() {
-					cand.Vector = v
-				}
-				p.Candidates = append(p.Candidates, cand)
-			}
+			p.Candidates = slices.Clone(cands)
 			if eff.Selector.UsesVectors() {
+				for i := range p.Candidates {
+					p.Candidates[i].Vector = vecs[i]
+				}
 				p.Similarities = simcache.New(vecs)
 			}
 			res, err := eff.Selector.Run(ctx, p)
