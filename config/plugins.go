@@ -75,7 +75,9 @@ func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
 }
 
 // Files returns the plugin files to start: the executable regular files of
-// Dir (sorted; hidden files skipped) and then Paths, without repeats.
+// Dir (sorted; hidden files skipped) and then Paths, without repeats. When
+// Dir cannot be read it still returns Paths, with the folder's error: one
+// bad setting does not turn off the plugins the other names.
 func (p Plugins) Files() ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -88,10 +90,11 @@ func (p Plugins) Files() ([]string, error) {
 			out = append(out, path)
 		}
 	}
+	var dirErr error
 	if p.Dir != "" {
 		entries, err := os.ReadDir(p.Dir)
 		if err != nil {
-			return nil, fmt.Errorf("DIVERSE_SELECT_PLUGIN_DIR=%q: %w", p.Dir, err)
+			dirErr = fmt.Errorf("DIVERSE_SELECT_PLUGIN_DIR=%q: %w", p.Dir, err)
 		}
 		names := make([]string, 0, len(entries))
 		for _, e := range entries {
@@ -109,7 +112,7 @@ func (p Plugins) Files() ([]string, error) {
 	for _, path := range p.Paths {
 		add(path)
 	}
-	return out, nil
+	return out, dirErr
 }
 
 // CheckPropertyParams refuses a strategy parameter of kind property (an

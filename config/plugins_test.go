@@ -73,8 +73,12 @@ func TestPluginFiles(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("files %v, want %v", got, want)
 	}
-	if _, err := (Plugins{Dir: filepath.Join(dir, "missing")}).Files(); err == nil || !strings.Contains(err.Error(), "DIVERSE_SELECT_PLUGIN_DIR") {
+	got, err = (Plugins{Dir: filepath.Join(dir, "missing"), Paths: []string{"/elsewhere/c"}}).Files()
+	if err == nil || !strings.Contains(err.Error(), "DIVERSE_SELECT_PLUGIN_DIR") {
 		t.Errorf("missing folder: %v", err)
+	}
+	if strings.Join(got, "|") != "/elsewhere/c" {
+		t.Errorf("missing folder: files %v, want the explicit path still", got)
 	}
 }
 
