@@ -75,7 +75,7 @@ func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
 }
 
 // Files returns the plugin files to start: the executable regular files of
-// Dir (sorted; hidden files skipped) and then Paths, without repeats. When
+// Dir, or symlinks to such files (sorted; hidden files skipped) and then Paths, without repeats. When
 // Dir cannot be read it still returns Paths, with the folder's error: one
 // bad setting does not turn off the plugins the other names.
 func (p Plugins) Files() ([]string, error) {
@@ -98,7 +98,7 @@ func (p Plugins) Files() ([]string, error) {
 		}
 		names := make([]string, 0, len(entries))
 		for _, e := range entries {
-			info, err := e.Info()
+			info, err := os.Stat(filepath.Join(p.Dir, e.Name())) // follows a symlink to the binary
 			if err != nil || strings.HasPrefix(e.Name(), ".") || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 				continue
 			}

@@ -52,8 +52,8 @@ func TestPluginsFromEnv(t *testing.T) {
 	}
 }
 
-// TestPluginFiles: the folder's executable regular files, sorted, hidden
-// and non-executable files skipped, then the explicit paths without repeats.
+// TestPluginFiles: the folder's executable regular files and links to them,
+// sorted, hidden and non-executable files skipped, then the explicit paths without repeats.
 func TestPluginFiles(t *testing.T) {
 	dir := t.TempDir()
 	for name, mode := range map[string]os.FileMode{"b": 0o755, "a": 0o755, ".hidden": 0o755, "readme.txt": 0o644} {
@@ -64,12 +64,23 @@ func TestPluginFiles(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A symlink to an executable counts (users link installed binaries);
+	// one to a folder or to nothing does not.
+	if err := os.WriteFile(filepath.Join(dir, "sub", "linked"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"c-link": filepath.Join(dir, "sub", "linked"),
+		"d-dirlink": filepath.Join(dir, "sub"), "e-dangling": filepath.Join(dir, "nothing")} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := Plugins{Dir: dir, Paths: []string{filepath.Join(dir, "a"), "/elsewhere/c"}}
 	got, err := p.Files()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), "/elsewhere/c"}
+	want := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c-link"), "/elsewhere/c"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("files %v, want %v", got, want)
 	}
