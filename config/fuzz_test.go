@@ -28,6 +28,19 @@ func decodeObject(data []byte) (map[string]any, bool) {
 	return raw, true
 }
 
+// seedObjects adds the JSON object seeds to f and returns the module
+// defaults (empty environment) the targets parse and merge with.
+func seedObjects(f *testing.F, seeds ...string) Module {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	m, err := FromEnv(func(string) string { return "" })
+	if err != nil {
+		f.Fatal(err)
+	}
+	return m
+}
+
 // checkConfigError asserts a refusal is a named configuration error: a user
 // must learn which key is at fault.
 func checkConfigError(t *testing.T, raw map[string]any, err error) {
@@ -70,20 +83,14 @@ func checkEffective(t *testing.T, m Module, e *Effective) {
 // configuration that merges within every range, or is refused with an error
 // naming the key; never a panic.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{
+	m := seedObjects(f,
 		`{}`, `{"strategy":"mmr","lambda":0.5,"tokenBudget":500}`, `{"tokenBudget":9223372036854775807}`,
 		`{"tokenBudget":-1}`, `{"tokenBudget":1e308}`, `{"candidates":2001}`, `{"candidates":0.5}`,
 		`{"strategy":"knapsack","concepts":"ngrams","tokenizer":"words"}`, `{"dedupThreshold":0}`,
 		`{"dedupThreshold":"0.5"}`, `{"order":"edges","maxResults":3}`, `{"extraTextProperties":["title",1]}`,
 		`{"strategy":"adagres","betaMax":1e400}`, `{"strategy":null,"query":""}`, `{"lambda":[1,2]}`,
 		`{"strategy":"facility","unknownKey":{"nested":true}}`, `{"tokenizer":"gpt2"}`, `{"strategy":"cliff","g":-1}`,
-	} {
-		f.Add([]byte(s))
-	}
-	m, err := FromEnv(func(string) string { return "" })
-	if err != nil {
-		f.Fatal(err)
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		raw, ok := decodeObject(data)
 		if !ok {
@@ -110,18 +117,12 @@ func FuzzParse(f *testing.F) {
 // FuzzValidateClass: a class config either validates and then merges with
 // any query, or is refused with a named error.
 func FuzzValidateClass(f *testing.F) {
-	for _, s := range []string{
+	m := seedObjects(f,
 		`{}`, `{"strategy":"coverage","tokenBudget":800,"textProperty":"body"}`, `{"query":"x"}`,
 		`{"tokenProperty":"body"}`, `{"tokenProperty":"ntok","sourceProperty":"url","strategy":"ngram"}`,
 		`{"targetVector":"c"}`, `{"targetVector":"a","strategy":"dpp"}`, `{"candidates":1e9}`,
 		`{"extraTextProperties":["tags"],"textProperty":"title"}`, `{"strategy":"mmr","lambda":"x"}`,
-	} {
-		f.Add([]byte(s))
-	}
-	m, err := FromEnv(func(string) string { return "" })
-	if err != nil {
-		f.Fatal(err)
-	}
+	)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		raw, ok := decodeObject(data)
 		if !ok {
