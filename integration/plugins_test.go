@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -143,6 +145,37 @@ func TestPlugins(t *testing.T) {
 				"diverse-select": map[string]any{"strategy": "badversion"}}}).Do(ctx(t))
 		if err == nil || !strings.Contains(err.Error(), "plugin speaks protocol 2, this module speaks 1") {
 			t.Errorf("class naming a broken plugin: %v, want the protocol error", err)
+		}
+	})
+
+	t.Run("the gRPC rerank route runs a plugin strategy", func(t *testing.T) {
+		// The clients' default protocol: the collection's reranker config names
+		// the plugin's strategy; the search's limit is the pool.
+		createClass(t, &models.Class{Class: "PluginRerank", Vectorizer: "none",
+			ModuleConfig: map[string]any{"reranker-diverse-select": map[string]any{
+				"strategy": "recency", "recencyWeight": 0.8, "halfLifeDays": 20, "maxResults": 6}},
+			Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}, {Name: "date", DataType: []string{"date"}},
+				{Name: "grp", DataType: []string{"int"}}}})
+		importDocs(t, "PluginRerank", docs)
+		pool := get(t, "PluginRerank", fmt.Sprintf("{ Get { PluginRerank(%s, limit: 30) { date _additional { id distance } } } }", near), nil)
+		want := expectedRecency(t, pool, vecs, 0.8, 20, 6)
+		conn, err := connection.NewGrpcClient(s.GRPCAddr, false, nil, nil, time.Minute, 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := rerankRequest("PluginRerank", 30)
+		req.NearVector = &pb.NearVector{Vectors: []*pb.Vectors{{VectorBytes: float32Bytes(query)}}}
+		req.Properties = &pb.PropertiesRequest{NonRefProperties: []string{"body", "date"}}
+		reply, err := conn.Search(ctx(t), req)
+		if err != nil {
+			t.Fatalf("gRPC search: %v", err)
+		}
+		var got []string
+		for _, r := range reply.Results {
+			got = append(got, r.GetMetadata().GetId())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want.ids) {
+			t.Errorf("gRPC rerank route selected %v, want recency's %v", got, want.ids)
 		}
 	})
 
@@ -338,6 +371,7 @@ func recencyCorpus() (docs []Doc, vecs map[string][]float32, query []float32) {
 			Props: map[string]any{"date": date}})
 		vecs[uuidOf("PluginDocs", "/"+key)] = v
 		vecs[uuidOf("PluginConfigured", "/"+key)] = v
+		vecs[uuidOf("PluginRerank", "/"+key)] = v
 	}
 	return docs, vecs, query
 }
