@@ -46,7 +46,7 @@ func (m Module) MaxMatrixBytes() int64 { return int64(m.MaxMatrixMB) << 20 }
 func (m Module) FeatureCacheBytes() int64 { return int64(m.FeatureCacheMB) << 20 }
 
 // Env lists the environment variables Module reads, with their defaults.
-var Env = []struct{ Name, Default, Doc string }{
+var Env = []EnvVar{
 	{"DIVERSE_SELECT_STRATEGY", DefaultStrategy, "strategy when neither the class nor the query names one"},
 	{"DIVERSE_SELECT_TOKEN_BUDGET", "0", "token budget when neither the class nor the query sets one (0 = none)"},
 	{"DIVERSE_SELECT_CANDIDATES", "50", "candidate pool of the top-level diverseSelect argument"},
@@ -56,6 +56,10 @@ var Env = []struct{ Name, Default, Doc string }{
 	{"DIVERSE_SELECT_FEATURE_CACHE_MB", "64", "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)"},
 	{"DIVERSE_SELECT_MAX_SELECT_TIME", DefaultMaxSelectTime.String(), "longest one query's selection may run (a Go duration such as 500ms or 10s; 0 = no cap); a slower selection is stopped with an error"},
 }
+
+// EnvVar is one environment variable the module reads: its name, its
+// default as written in the environment, and what it sets.
+type EnvVar struct{ Name, Default, Doc string }
 
 // FromEnv reads Module from environment variables (getenv nil means os.Getenv).
 func FromEnv(getenv func(string) string) (Module, error) {

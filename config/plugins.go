@@ -32,8 +32,8 @@ type Plugins struct {
 const DefaultPluginTimeout = 10 * time.Second
 
 // PluginEnv lists the environment variables Plugins reads, with their defaults.
-var PluginEnv = []struct{ Name, Default, Doc string }{
-	{"DIVERSE_SELECT_PLUGIN_DIR", "", "folder of external selector plugins: every executable file in it is started (see Bring your own selector)"},
+var PluginEnv = []EnvVar{
+	{"DIVERSE_SELECT_PLUGIN_DIR", "", "folder of external selector plugins: every executable file (or symlink to one) in it is started (see Bring your own selector)"},
 	{"DIVERSE_SELECT_PLUGINS", "", "comma-separated paths of more plugin files"},
 	{"DIVERSE_SELECT_PLUGIN_SHA256", "", "comma-separated name=sha256 pins; a plugin whose file does not match its pin is refused"},
 	{"DIVERSE_SELECT_PLUGIN_TIMEOUT", DefaultPluginTimeout.String(), "most time one plugin call may take; a plugin past it is restarted"},
