@@ -56,6 +56,19 @@ var Patches = []Patch{
 			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
 			"context so the hook can fetch the vectors from the right tenant of a multi-tenant class.",
 	},
+	{
+		ID:       "hook-order",
+		File:     "usecases/modules/modules.go",
+		Func:     "additionalExtend",
+		Anchor:   "toBeExtended := in",
+		Insert:   "if len(moduleParams) > 1 {\n\treturn p.extendInPipelineOrder(ctx, in, moduleParams, searchVector, capability, argumentModuleParams)\n}",
+		Glue:     "modules_order.go.txt",
+		GlueName: "zz_diverse_select_order.go",
+		Why: "Weaviate runs a query's result hooks (rerank, diverseSelect, generate) in Go map order, which is random: " +
+			"generate could run over the whole candidate pool before the selection dropped most of it. With more than one hook, " +
+			"this runs them one at a time in the RAG pipeline's order (package hookorder): rerankers, diverse selection, other hooks, " +
+			"generate - on every route (both GraphQL forms, gRPC rerank and generative search).",
+	},
 }
 
 // TestPackage is a Weaviate package whose own tests `make test-weaviate` runs
@@ -85,7 +98,7 @@ var ReliedOn = []TestPackage{
 	{
 		Dir: "usecases/modules",
 		Why: "the module provider: registration, Init, class-config validation on create, ClassByModuleName, " +
-			"GetByName (our config-update patch) and the additional-property dispatch to our hooks",
+			"GetByName (our config-update patch) and the additional-property dispatch to our hooks (hook-order patch)",
 	},
 	{
 		Dir: "adapters/handlers/grpc/v1",
@@ -95,6 +108,15 @@ var ReliedOn = []TestPackage{
 	{
 		Dir: "usecases/modulecomponents/additional/rank",
 		Why: "the reranker module reuses its GraphQL field and takes the *rank.Params the gRPC parser builds",
+	},
+	{
+		Dir: "usecases/modulecomponents/additional/generate",
+		Why: "generate, run after our selection (hook-order patch), sends the objects it gets in their order and puts " +
+			"the grouped answer on the first one",
+	},
+	{
+		Dir: "usecases/modulecomponents/generative",
+		Why: "the grouped task's and the single prompt's text are built from the hook's objects in order (MakeTaskPrompt, MakeSinglePrompt)",
 	},
 	{
 		Dir: "usecases/modulecomponents/arguments/nearText",
