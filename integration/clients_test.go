@@ -313,7 +313,8 @@ func TestREADMEClientSnippets(t *testing.T) {
 	}
 	doc := norm(readme)
 	found := 0
-	for _, f := range []string{"integration/clients_test.go", "integration/ts/clients.test.mjs"} {
+	for _, f := range []string{"integration/clients_test.go", "integration/ts/clients.test.mjs",
+		"integration/generate_test.go", "integration/ts/generate.mjs"} {
 		src, err := os.ReadFile(filepath.Join(root, f))
 		if err != nil {
 			t.Fatal(err)

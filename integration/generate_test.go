@@ -1,13 +1,21 @@
 package integration
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
@@ -54,15 +62,20 @@ func groupedTask(tag string) string  { return "Answer from these chunks (" + tag
 func singlePrompt(tag string) string { return "(" + tag + ") Summarise: {body}" }
 
 // wantGroupedPrompt is what Weaviate sends the LLM for the grouped task over
-// these objects: the task, then the objects' body properties as JSON, in order
-// (generative.MakeTaskPrompt).
+// these objects: the task, then the context (generative.MakeTaskPrompt).
 func wantGroupedPrompt(tag string, bodies []string) string {
+	return groupedTask(tag) + contextJSON(bodies)
+}
+
+// contextJSON is how a grouped prompt ends: the objects' body properties as
+// JSON, in order.
+func contextJSON(bodies []string) string {
 	props := make([]map[string]string, len(bodies))
 	for i, b := range bodies {
 		props[i] = map[string]string{"body": b}
 	}
 	b, _ := json.Marshal(props)
-	return groupedTask(tag) + ": " + string(b)
+	return ": " + string(b)
 }
 
 func wantSinglePrompt(tag, body string) string {
@@ -366,4 +379,230 @@ func TestRAGGenerate(t *testing.T) {
 			tally.report(t)
 		})
 	}
+}
+
+// TestRAGGenerateTypeScript: the same 50 queries per generative module
+// through the official TypeScript client's generate.nearText with rerank
+// (ts/generate.mjs prints each reply; this test checks them and the
+// recorder), then the README's TypeScript RAG snippet on Article.
+func TestRAGGenerateTypeScript(t *testing.T) {
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "integration", "ts")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: the TypeScript client test needs Node.js (>= 20) and npm")
+	}
+	if err := npmCI(t, dir); err != nil {
+		t.Fatal(err)
+	}
+	classes, checks := ragBackends(t)
+	ragArticle(t)
+	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(c, node, "generate.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
+		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
+		"RAG_COLLECTIONS="+strings.Join(classes, ","),
+		fmt.Sprintf("RAG_RUNS=%d", ragRuns),
+		fmt.Sprintf("RAG_POOL=%d", ragPool),
+		"NO_COLOR=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node generate.mjs: %v\n%s\n%s", err, stderr.Bytes(), out)
+	}
+	t.Logf("node generate.mjs: %s", time.Since(start).Round(time.Millisecond))
+
+	tallies := map[string]*ragTally{}
+	selections := map[string][]string{}
+	var readme *ragReply
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if !bytes.HasPrefix(sc.Bytes(), []byte("{")) {
+			continue // the README snippet's own output
+		}
+		var line struct {
+			ragReply
+			Collection, Tag string
+			Readme          *ragReply
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("undecodable line %q: %v", sc.Text(), err)
+		}
+		if line.Readme != nil {
+			readme = line.Readme
+			continue
+		}
+		i := slices.Index(classes, line.Collection)
+		if i < 0 {
+			t.Fatalf("reply for unknown collection %q", line.Collection)
+		}
+		tl := tallies[line.Collection]
+		if tl == nil {
+			tl = &ragTally{name: checks[i].backend + ", gRPC generate.nearText + rerank (TS)"}
+			tallies[line.Collection] = tl
+			sel, err := grpcRAG(t, ragGRPCRequest(line.Collection, ""))
+			if err != nil {
+				t.Fatalf("gRPC rerank without generate on %s: %v", line.Collection, err)
+			}
+			selections[line.Collection] = sel.Bodies
+		}
+		groupedWhy, singleWhy := checks[i].check(line.Tag, line.ragReply, selections[line.Collection])
+		tl.add(t, tl.runs, groupedWhy, singleWhy)
+	}
+	for _, class := range classes {
+		tl := tallies[class]
+		if tl == nil || tl.runs != ragRuns {
+			t.Fatalf("%s: %v replies from the script, want %d", class, tl, ragRuns)
+		}
+		tl.report(t)
+	}
+
+	if readme == nil {
+		t.Fatal("the README snippet printed no reply")
+	}
+	checkReadmeAnswer(t, "TypeScript", *readme, ragArticleSelection(t))
+}
+
+// ragArticle is the README's Article collection with the RAG set-up: the
+// gRPC route's reranker, the GraphQL forms' defaults, and generative-dummy
+// (a real collection would name generative-openai or another LLM module).
+func ragArticle(t testing.TB) {
+	t.Helper()
+	createClass(t, &models.Class{
+		Class:      "Article",
+		Vectorizer: "text2vec-transformers",
+		ModuleConfig: map[string]any{
+			"reranker-diverse-select": map[string]any{"strategy": "adagres", "tokenBudget": 100},
+			"generative-dummy":        map[string]any{},
+		},
+		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}},
+	})
+	importDocs(t, "Article", healthDocs)
+}
+
+// ragArticleSelection is the gRPC rerank route's selection on Article for the
+// README's question and pool, without generate.
+func ragArticleSelection(t testing.TB) []string {
+	t.Helper()
+	req := rerankRequest("Article", 40)
+	req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+	sel, err := grpcRAG(t, req)
+	if err != nil {
+		t.Fatalf("gRPC rerank on Article: %v", err)
+	}
+	if len(sel.Bodies) < 2 || len(sel.Bodies) >= len(healthDocs) {
+		t.Fatalf("Article: %d objects selected of %d", len(sel.Bodies), len(healthDocs))
+	}
+	return sel.Bodies
+}
+
+// checkReadmeAnswer: a README snippet's reply is the selection, and
+// generative-dummy's answer shows it got exactly that context, in order.
+func checkReadmeAnswer(t testing.TB, what string, got ragReply, selection []string) {
+	t.Helper()
+	if !slices.Equal(got.Bodies, selection) {
+		t.Errorf("%s README snippet returned %d objects %q, want the selection of %d", what, len(got.Bodies), got.Bodies, len(selection))
+	}
+	if got.Grouped == nil {
+		t.Fatalf("%s README snippet: no answer", what)
+	}
+	if p, ok := dummyPrompt(*got.Grouped); !ok || !strings.HasSuffix(p, contextJSON(selection)) {
+		t.Errorf("%s README snippet: the LLM got %.300q, want the selection %.300q", what, p, contextJSON(selection))
+	}
+}
+
+// README: go-rag begin
+// answer asks the collection's LLM (its generative module) about question over
+// gRPC, with the context diverse-select chose: the collection's reranker is
+// reranker-diverse-select, so generate sees only the selection, in order.
+func answer(ctx context.Context, conn *connection.GrpcClient, question string) (string, []*pb.SearchResult, error) {
+	reply, err := conn.Search(ctx, &pb.SearchRequest{
+		Collection: "Article",
+		Limit:      40, // the candidate pool
+		NearText:   &pb.NearTextSearch{Query: []string{question}},
+		Rerank:     &pb.Rerank{Property: "body", Query: &question},
+		Generative: &pb.GenerativeSearch{Grouped: &pb.GenerativeSearch_Grouped{
+			Task:       fmt.Sprintf("Answer %q from these chunks only.", question),
+			Properties: &pb.TextArray{Values: []string{"body"}},
+		}},
+		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+		Metadata:    &pb.MetadataRequest{Uuid: true},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	text := ""
+	if grouped := reply.GetGenerativeGroupedResults().GetValues(); len(grouped) > 0 {
+		text = grouped[0].GetResult()
+	}
+	return text, reply.Results, nil
+}
+
+// README: go-rag end
+
+// TestRAGREADME runs the README's "RAG in one query" GraphQL example as
+// written and its Go snippet on Article: each returns the selection, and the
+// LLM (generative-dummy) got exactly that context, in order.
+func TestRAGREADME(t *testing.T) {
+	ragArticle(t)
+	t.Run("GraphQL", func(t *testing.T) {
+		root, err := stack.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, section, ok := strings.Cut(string(readme), "## RAG in one query")
+		_, block, ok2 := strings.Cut(section, "```graphql\n")
+		query, _, ok3 := strings.Cut(block, "```")
+		if !ok || !ok2 || !ok3 {
+			t.Fatal("README: no graphql block in the section \"RAG in one query\"")
+		}
+		got, err := graphqlRAG(t, "Article", query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The same query without generate: the README keeps generate on a line of its own.
+		var lines []string
+		for _, l := range strings.Split(query, "\n") {
+			if !strings.Contains(l, "generate(") {
+				lines = append(lines, l)
+			}
+		}
+		without := strings.Join(lines, "\n")
+		if without == query {
+			t.Fatal("the README's RAG query has no line with generate(...)")
+		}
+		sel, err := graphqlRAG(t, "Article", without)
+		if err != nil {
+			t.Fatalf("the README query without generate: %v\n%s", err, without)
+		}
+		if len(sel.Bodies) < 2 || len(sel.Bodies) >= len(healthDocs) {
+			t.Fatalf("%d objects selected of %d", len(sel.Bodies), len(healthDocs))
+		}
+		checkReadmeAnswer(t, "GraphQL", got, sel.Bodies)
+	})
+	t.Run("Go", func(t *testing.T) {
+		text, results, err := answer(ctx(t), grpcc(t), healthQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ragReply{Grouped: &text}
+		for _, r := range results {
+			got.Bodies = append(got.Bodies, r.GetProperties().GetNonRefProps().GetFields()["body"].GetTextValue())
+		}
+		checkReadmeAnswer(t, "Go", got, ragArticleSelection(t))
+	})
 }
