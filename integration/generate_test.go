@@ -606,3 +606,47 @@ func TestRAGREADME(t *testing.T) {
 		checkReadmeAnswer(t, "Go", got, ragArticleSelection(t))
 	})
 }
+
+// BenchmarkRAGLatency measures, side by side in one interleaved run, a
+// diverseSelect query and the same query with generate (groupedResult,
+// generative-dummy: the LLM's own time left out) over GraphQL, and reports
+// both medians and their ratio:
+//
+//	go test -run '^$' -bench RAGLatency -benchtime 300x ./integration/
+func BenchmarkRAGLatency(b *testing.B) {
+	const class = "RagBench"
+	ensure(b, class, func(t testing.TB) { ragClass(t, class, map[string]any{"generative-dummy": map[string]any{}}) })
+	alone := ragGraphQL("argument", class, "")
+	withGenerate := ragGraphQL("argument", class,
+		fmt.Sprintf(`generate(groupedResult: {task: %q, properties: ["body"]}) { groupedResult error }`, groupedTask("bench")))
+	timed := func(q string) time.Duration {
+		start := time.Now()
+		got, err := graphqlRAG(b, class, q)
+		d := time.Since(start)
+		if err != nil || len(got.Bodies) == 0 {
+			b.Fatalf("query failed: %v (%d objects)", err, len(got.Bodies))
+		}
+		return d
+	}
+	for range 20 { // warm caches and connections
+		timed(alone)
+		timed(withGenerate)
+	}
+	var a, g []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 { // alternate which goes first
+			a, g = append(a, timed(alone)), append(g, timed(withGenerate))
+		} else {
+			g, a = append(g, timed(withGenerate)), append(a, timed(alone))
+		}
+	}
+	median := func(ds []time.Duration) float64 {
+		slices.Sort(ds)
+		return float64(ds[len(ds)/2]) / float64(time.Millisecond)
+	}
+	ma, mg := median(a), median(g)
+	b.ReportMetric(ma, "ms-diverseSelect")
+	b.ReportMetric(mg, "ms-diverseSelect+generate")
+	b.ReportMetric(mg/ma, "ratio")
+}
