@@ -82,16 +82,6 @@ func wantSinglePrompt(tag, body string) string {
 	return strings.Replace(singlePrompt(tag), "{body}", body, 1)
 }
 
-// dummyPrompt recovers the prompt from generative-dummy's answer.
-func dummyPrompt(answer string) (string, bool) {
-	const head, tail = "You want me to generate something based on the following prompt: ", ". With settings: "
-	rest, ok := strings.CutPrefix(answer, head)
-	if i := strings.LastIndex(rest, tail); ok && i >= 0 {
-		return rest[:i], true
-	}
-	return "", false
-}
-
 // ragReply is what one query returned, whatever the route.
 type ragReply struct {
 	Bodies  []string  `json:"bodies"`  // returned objects, in order
@@ -135,7 +125,7 @@ func (c ragCheck) grouped(tag string, got ragReply, selection []string, calls []
 	case got.GroupedNotFirst:
 		return "the grouped answer is not on the first object"
 	case c.backend == "dummy":
-		if p, ok := dummyPrompt(*got.Grouped); !ok || p != want {
+		if p, ok := stack.DummyPrompt(*got.Grouped); !ok || p != want {
 			return fmt.Sprintf("the LLM got %.300q, want %.300q", p, want)
 		}
 	default:
@@ -165,7 +155,7 @@ func (c ragCheck) single(tag string, got ragReply, selection []string, calls []s
 		case s == nil:
 			return fmt.Sprintf("object %d: no single answer", i)
 		case c.backend == "dummy":
-			if p, ok := dummyPrompt(*s); !ok || p != want {
+			if p, ok := stack.DummyPrompt(*s); !ok || p != want {
 				return fmt.Sprintf("object %d: the LLM got %.200q, want %.200q", i, p, want)
 			}
 		case *s != stack.RecorderAnswer:
@@ -515,7 +505,7 @@ func checkReadmeAnswer(t testing.TB, what string, got ragReply, selection []stri
 	if got.Grouped == nil {
 		t.Fatalf("%s README snippet: no answer", what)
 	}
-	if p, ok := dummyPrompt(*got.Grouped); !ok || !strings.HasSuffix(p, contextJSON(selection)) {
+	if p, ok := stack.DummyPrompt(*got.Grouped); !ok || !strings.HasSuffix(p, contextJSON(selection)) {
 		t.Errorf("%s README snippet: the LLM got %.300q, want the selection %.300q", what, p, contextJSON(selection))
 	}
 }

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
-// hit is one returned chunk with its diverse-select explanation.
+// hit is one returned chunk with its diverse-select explanation and, on the
+// first chunk, generative-dummy's grouped answer (the prompt an LLM would get).
 type hit struct {
 	Title    string `json:"title"`
 	Facet    string `json:"facet"`
@@ -21,6 +24,10 @@ type hit struct {
 			Tokens   int    `json:"tokens"`
 			Strategy string `json:"strategy"`
 		} `json:"diverseSelect"`
+		Generate *struct {
+			GroupedResult *string `json:"groupedResult"`
+			Error         *string `json:"error"`
+		} `json:"generate"`
 	} `json:"_additional"`
 }
 
@@ -47,9 +54,54 @@ func compare(ctx context.Context, url string, w io.Writer, q corpus.Query, budge
 	for i := 0; i < len(left) || i < len(right); i++ {
 		fmt.Fprintf(w, "  %-62s %s\n", at(left, i), at(right, i))
 	}
-	fmt.Fprintf(w, "  %-62s %s\n\n", summary(topk, q), summary(diverse, q))
+	fmt.Fprintf(w, "  %-62s %s\n", summary(topk, q), summary(diverse, q))
+	topkPrompt, err := llmPrompt(topk)
+	if err != nil {
+		return fmt.Errorf("query %q, top-k: %w", q.Text, err)
+	}
+	diversePrompt, err := llmPrompt(diverse)
+	if err != nil {
+		return fmt.Errorf("query %q, diverse selection: %w", q.Text, err)
+	}
+	fmt.Fprintf(w, "  %-62s %s\n\n", topkPrompt, diversePrompt)
 	return nil
 }
+
+// llmTask is the grouped task the demo asks generate for: the prompt an LLM
+// gets is this task followed by the selected chunks' title and body.
+const llmTask = "Answer the question from these chunks"
+
+// llmPrompt describes what generate sent the LLM for a selection:
+// generative-dummy answers with the prompt it was given, whose tokens are
+// counted as the module counts (cl100k_base), with the tokens spent on
+// near-copies of chunks already in the prompt.
+func llmPrompt(hits []hit) (string, error) {
+	if len(hits) == 0 || hits[0].Add.Generate == nil || hits[0].Add.Generate.GroupedResult == nil {
+		if len(hits) > 0 && hits[0].Add.Generate != nil && hits[0].Add.Generate.Error != nil {
+			return "", fmt.Errorf("generate: %s", *hits[0].Add.Generate.Error)
+		}
+		return "", fmt.Errorf("no grouped answer from generate on the first chunk")
+	}
+	prompt, ok := stack.DummyPrompt(*hits[0].Add.Generate.GroupedResult)
+	if !ok {
+		return "", fmt.Errorf("generate's answer is not generative-dummy's echo: %.80q", *hits[0].Add.Generate.GroupedResult)
+	}
+	var chunks []json.RawMessage
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(prompt, llmTask+": ")), &chunks); err != nil {
+		return "", fmt.Errorf("prompt %.80q: %w", prompt, err)
+	}
+	_, wasted := nearCopies(hits)
+	return fmt.Sprintf("> LLM prompt: %d chunks, %d tokens, %d on near-copies", len(chunks), promptTokens.Count(prompt), wasted), nil
+}
+
+// promptTokens counts prompt tokens as the module does by default.
+var promptTokens = func() tokens.Counter {
+	c, err := tokens.New("cl100k_base")
+	if err != nil {
+		panic(err) // embedded encoding: cannot fail at run time
+	}
+	return c
+}()
 
 func column(hits []hit, name string) []string {
 	out := []string{name, strings.Repeat("-", len(name))}
@@ -67,17 +119,28 @@ func column(hits []hit, name string) []string {
 	return out
 }
 
+// nearCopies counts the chunks that copy one earlier in the list, and their tokens.
+func nearCopies(hits []hit) (n, tokens int) {
+	seen := map[string]bool{}
+	for _, h := range hits {
+		if h.DupGroup == "" {
+			continue
+		}
+		if seen[h.DupGroup] {
+			n++
+			tokens += h.Add.DS.Tokens
+		}
+		seen[h.DupGroup] = true
+	}
+	return n, tokens
+}
+
 func summary(hits []hit, q corpus.Query) string {
-	tokens, dups := 0, 0
-	seen, facets := map[string]bool{}, map[string]bool{}
+	tokens := 0
+	dups, _ := nearCopies(hits)
+	facets := map[string]bool{}
 	for _, h := range hits {
 		tokens += h.Add.DS.Tokens
-		if h.DupGroup != "" {
-			if seen[h.DupGroup] {
-				dups++
-			}
-			seen[h.DupGroup] = true
-		}
 		for _, f := range q.Facets {
 			if f.Facet == h.Facet {
 				facets[h.Facet] = true
@@ -102,10 +165,13 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// selection runs one nearText query with the given diverseSelect arguments.
+// selection runs one nearText query with the given diverseSelect arguments,
+// and generate over what it selects.
 func selection(ctx context.Context, url, text, dsArgs string) ([]hit, error) {
 	query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
-		title facet dupGroup _additional { diverseSelect { rank tokens strategy } } } } }`, Class, text, dsArgs)
+		title facet dupGroup _additional { diverseSelect { rank tokens strategy }
+		generate(groupedResult: {task: %q, properties: ["title", "body"]}) { groupedResult error } } } } }`,
+		Class, text, dsArgs, llmTask)
 	var hits []hit
 	if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
 		return nil, fmt.Errorf("query %q: %w", text, err)

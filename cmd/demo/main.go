@@ -1,7 +1,9 @@
 // Command demo is `make run`: it starts the local embedder and Weaviate with
 // diverse-select on 127.0.0.1, imports the demo corpus (hand-written chunks
 // with planted near-duplicates and paraphrases), and prints, for each demo
-// query, plain top-k next to diverse selection under the same token budget.
+// query, plain top-k next to diverse selection under the same token budget,
+// and what an LLM would receive from each through Weaviate's generate
+// (generative-dummy echoes the prompt).
 // It then keeps both servers running for your own queries until Ctrl-C.
 package main
 
@@ -130,6 +132,8 @@ func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, bud
 				"textProperty": "body", "extraTextProperties": []string{"title"},
 				"sourceProperty": "source", "tokenBudget": budget,
 			},
+			// generate's answer shows what an LLM would receive (the prompt, echoed)
+			"generative-dummy": map[string]any{},
 		},
 		Properties: []*models.Property{
 			{Name: "title", DataType: []string{"text"}},

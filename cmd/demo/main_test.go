@@ -39,7 +39,40 @@ func TestDemo(t *testing.T) {
 			}
 		}
 	}
+	// What the LLM receives through generate (generative-dummy's echo): the
+	// chunks of each column, none of diverse selection's tokens on near-copies.
+	prompts := regexp.MustCompile(`> LLM prompt: (\d+) chunks, (\d+) tokens, (\d+) on near-copies\s+> LLM prompt: (\d+) chunks, (\d+) tokens, (\d+) on near-copies`)
+	lines := prompts.FindAllStringSubmatch(text, -1)
+	if len(lines) != len(rows) {
+		t.Fatalf("%d LLM prompt lines for %d queries:\n%s", len(lines), len(rows), text)
+	}
+	topkWaste := 0
+	for i, l := range lines {
+		if l[1] != rows[i][1] || l[4] != rows[i][4] {
+			t.Errorf("query %d: the prompts hold %s and %s chunks, the selections %s and %s", i, l[1], l[4], rows[i][1], rows[i][4])
+		}
+		for _, c := range []struct{ prompt, chunks string }{{l[2], rows[i][2]}, {l[5], rows[i][5]}} {
+			if p, _ := strconv.Atoi(c.prompt); p <= mustAtoi(c.chunks) {
+				t.Errorf("query %d: a prompt of %s tokens for chunks of %s tokens and the task", i, c.prompt, c.chunks)
+			}
+		}
+		if l[6] != "0" {
+			t.Errorf("query %d: diverse selection's prompt spends %s tokens on near-copies", i, l[6])
+		}
+		topkWaste += mustAtoi(l[3])
+	}
+	if topkWaste == 0 {
+		t.Errorf("top-k's prompts spend no tokens on near-copies: the demo shows no difference")
+	}
 	if !strings.Contains(text, "stopping Weaviate and the embedder") {
 		t.Errorf("the demo did not stop its servers:\n%s", text)
 	}
+}
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }

@@ -123,3 +123,14 @@ func (r *OpenAIRecorder) Close() error {
 	}
 	return err
 }
+
+// DummyPrompt recovers the prompt from an answer of Weaviate's
+// generative-dummy module, which echoes what an LLM would have been sent.
+func DummyPrompt(answer string) (string, bool) {
+	const head, tail = "You want me to generate something based on the following prompt: ", ". With settings: "
+	rest, ok := strings.CutPrefix(answer, head)
+	if i := strings.LastIndex(rest, tail); ok && i >= 0 {
+		return rest[:i], true
+	}
+	return "", false
+}
