@@ -29,6 +29,10 @@ type Patch struct {
 	Insert   string
 	Glue     string // file under glue/
 	GlueName string // name of the added file in the package
+	// GlueTest, if set, is a test file under glue/ added to the package as
+	// GlueName with _test.go: make test-weaviate runs it with the package's
+	// own tests, checking the patch where it acts.
+	GlueTest string
 	Why      string
 }
 
@@ -49,6 +53,9 @@ func (e *AnchorError) Error() string {
 	return fmt.Sprintf("patch %q: anchor %q found %d times in func %s of %s, want %d: Weaviate changed this code; update cmd/patch-weaviate/patches.go",
 		e.Patch, e.Anchor, e.Found, e.Func, e.File, e.Want)
 }
+
+// TestName is the name of the added test file: GlueName with _test.go.
+func (p Patch) TestName() string { return strings.TrimSuffix(p.GlueName, ".go") + "_test.go" }
 
 // Package returns the Go package directory of the patched file.
 func (p Patch) Package() string { return filepath.Dir(p.File) }
@@ -83,6 +90,13 @@ func Apply(root string, patches []Patch) error {
 			return fmt.Errorf("patch %q: %w", p.ID, err)
 		}
 		edits = append(edits, edit{filepath.Join(root, p.Package(), p.GlueName), glue})
+		if p.GlueTest != "" {
+			test, err := glueFS.ReadFile("glue/" + p.GlueTest)
+			if err != nil {
+				return fmt.Errorf("patch %q: %w", p.ID, err)
+			}
+			edits = append(edits, edit{filepath.Join(root, p.Package(), p.TestName()), test})
+		}
 	}
 	for _, e := range edits {
 		if err := os.WriteFile(e.path, e.src, 0o644); err != nil {

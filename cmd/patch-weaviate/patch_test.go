@@ -60,6 +60,11 @@ func TestApplyToPinnedWeaviate(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(tree, p.Package(), p.GlueName)); err != nil {
 			t.Errorf("%s: glue file missing: %v", p.ID, err)
 		}
+		if p.GlueTest != "" {
+			if _, err := os.Stat(filepath.Join(tree, p.Package(), p.TestName())); err != nil {
+				t.Errorf("%s: glue test file missing: %v", p.ID, err)
+			}
+		}
 	}
 	// A second run on the patched tree refuses instead of patching twice.
 	if err := Apply(tree, Patches); err == nil || !strings.Contains(err.Error(), "already patched") {

@@ -64,6 +64,7 @@ var Patches = []Patch{
 		Insert:   "if len(moduleParams) > 1 {\n\treturn p.extendInPipelineOrder(ctx, in, moduleParams, searchVector, capability, argumentModuleParams)\n}",
 		Glue:     "modules_order.go.txt",
 		GlueName: "zz_diverse_select_order.go",
+		GlueTest: "modules_order_test.go.txt",
 		Why: "Weaviate runs a query's result hooks (rerank, diverseSelect, generate) in Go map order, which is random: " +
 			"generate could run over the whole candidate pool before the selection dropped most of it. With more than one hook, " +
 			"this runs them one at a time in the RAG pipeline's order (package hookorder): rerankers, diverse selection, other hooks, " +
