@@ -86,21 +86,7 @@ func articleClass(t testing.TB) {
 // graphql block of "Use it from your client") as it is written.
 func TestREADMEGraphQL(t *testing.T) {
 	articleClass(t)
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "## Use it from your client")
-	_, block, ok2 := strings.Cut(section, "```graphql\n")
-	query, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no graphql block in the section \"Use it from your client\"")
-	}
-	hits := get(t, "Article", query, nil)
+	hits := get(t, "Article", readmeGraphQL(t, "Use it from your client"), nil)
 	if len(hits) < 2 || len(hits) > 8 {
 		t.Fatalf("%d objects selected, want 2 to limit 8", len(hits))
 	}
@@ -195,18 +181,6 @@ func TestGoClient(t *testing.T) {
 // (npm ci in integration/ts, as make test does first) are required: a missing
 // node or a failed install fails the test.
 func TestTypeScriptClient(t *testing.T) {
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "integration", "ts")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node not found: the TypeScript client test needs Node.js (>= 20) and npm")
-	}
-	if err := npmCI(t, dir); err != nil {
-		t.Fatal(err)
-	}
 	type doc struct {
 		Key    string `json:"key"`
 		Body   string `json:"body"`
@@ -224,19 +198,41 @@ func TestTypeScriptClient(t *testing.T) {
 	}
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(c, node, "--test", "--test-reporter=spec", "clients.test.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
-		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
-		"DIVERSE_SELECT_DOCS="+docsFile,
-		"NO_COLOR=1")
+	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile}, "--test", "--test-reporter=spec", "clients.test.mjs")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test clients.test.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
 	if err != nil {
 		t.Fatalf("TypeScript client test failed: %v", err)
 	}
+}
+
+// nodeCommand is node with args in integration/ts, connected to the shared
+// stack (WEAVIATE_HTTP_PORT, WEAVIATE_GRPC_PORT) with env added. Node.js and
+// the pinned weaviate-client (npm ci, as make test does first) are required:
+// a missing node or a failed install fails the test.
+func nodeCommand(t *testing.T, ctx context.Context, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "integration", "ts")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node not found: the TypeScript client tests need Node.js (>= 20) and npm")
+	}
+	if err := npmCI(t, dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
+		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
+		"NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
 }
 
 // npmCI installs integration/ts's locked dependencies unless node_modules
@@ -294,14 +290,7 @@ func samePackages(lock, installed []byte) bool {
 // README (line by line, ignoring indentation and blank lines), so the
 // README's client snippets are the code these tests run.
 func TestREADMEClientSnippets(t *testing.T) {
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, readme := readmeText(t)
 	norm := func(b []byte) string {
 		var out []string
 		for _, l := range strings.Split(string(b), "\n") {
@@ -355,4 +344,32 @@ func snippetRegions(src []byte) []snippetRegion {
 		}
 	}
 	return out
+}
+
+// readmeText returns the repository root and the README.
+func readmeText(t testing.TB) (string, []byte) {
+	t.Helper()
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, readme
+}
+
+// readmeGraphQL returns the first graphql block of the README's section with
+// this heading, as written.
+func readmeGraphQL(t testing.TB, heading string) string {
+	t.Helper()
+	_, readme := readmeText(t)
+	_, section, ok := strings.Cut(string(readme), "## "+heading+"\n")
+	_, block, ok2 := strings.Cut(section, "```graphql\n")
+	query, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("README: no graphql block in the section %q", heading)
+	}
+	return query
 }

@@ -6,9 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -331,44 +328,41 @@ func TestRAGGenerate(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s form without generate: %v", form, err)
 				}
-				if n := len(selection.Bodies); n < 2 || n >= ragPool {
-					t.Fatalf("%s form selects %d of %d candidates: the test needs a selection that drops some", form, n, ragPool)
-				}
-				tally := ragTally{name: fmt.Sprintf("%s, GraphQL %s form", check.backend, form)}
-				for run := range ragRuns {
-					tag := fmt.Sprintf("%s-%d", form, run)
-					got, err := graphqlRAG(t, class, ragGraphQL(form, class, generateField(tag)))
-					if err != nil {
-						tally.add(t, run, err.Error(), err.Error())
-						continue
-					}
-					groupedWhy, singleWhy := check.check(tag, got, selection.Bodies)
-					tally.add(t, run, groupedWhy, singleWhy)
-				}
-				tally.report(t)
+				check.runs(t, fmt.Sprintf("%s, GraphQL %s form", check.backend, form), form, selection.Bodies,
+					func(tag string) (ragReply, error) {
+						return graphqlRAG(t, class, ragGraphQL(form, class, generateField(tag)))
+					})
 			}
-
 			selection, err := grpcRAG(t, ragGRPCRequest(class, ""))
 			if err != nil {
 				t.Fatalf("gRPC rerank without generate: %v", err)
 			}
-			if n := len(selection.Bodies); n < 2 || n >= ragPool {
-				t.Fatalf("gRPC rerank selects %d of %d candidates", n, ragPool)
-			}
-			tally := ragTally{name: check.backend + ", gRPC generative search + rerank (Go)"}
-			for run := range ragRuns {
-				tag := fmt.Sprintf("grpc-%d", run)
-				got, err := grpcRAG(t, ragGRPCRequest(class, tag))
-				if err != nil {
-					tally.add(t, run, err.Error(), err.Error())
-					continue
-				}
-				groupedWhy, singleWhy := check.check(tag, got, selection.Bodies)
-				tally.add(t, run, groupedWhy, singleWhy)
-			}
-			tally.report(t)
+			check.runs(t, check.backend+", gRPC generative search + rerank (Go)", "grpc", selection.Bodies,
+				func(tag string) (ragReply, error) { return grpcRAG(t, ragGRPCRequest(class, tag)) })
 		})
 	}
+}
+
+// runs sends ragRuns queries, query(tag) for the tags prefix-0, prefix-1 ...,
+// checks each against the selection and reports the counts. The selection
+// must drop part of the pool, or generation over the pool would not show.
+func (c ragCheck) runs(t *testing.T, name, prefix string, selection []string, query func(tag string) (ragReply, error)) {
+	t.Helper()
+	if n := len(selection); n < 2 || n >= ragPool {
+		t.Fatalf("%s: %d of %d candidates selected; the test needs a selection that drops some", name, n, ragPool)
+	}
+	tally := ragTally{name: name}
+	for run := range ragRuns {
+		tag := fmt.Sprintf("%s-%d", prefix, run)
+		got, err := query(tag)
+		if err != nil {
+			tally.add(t, run, err.Error(), err.Error())
+			continue
+		}
+		groupedWhy, singleWhy := c.check(tag, got, selection)
+		tally.add(t, run, groupedWhy, singleWhy)
+	}
+	tally.report(t)
 }
 
 // TestRAGGenerateTypeScript: the same 50 queries per generative module
@@ -376,31 +370,12 @@ func TestRAGGenerate(t *testing.T) {
 // (ts/generate.mjs prints each reply; this test checks them and the
 // recorder), then the README's TypeScript RAG snippet on Article.
 func TestRAGGenerateTypeScript(t *testing.T) {
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, "integration", "ts")
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node not found: the TypeScript client test needs Node.js (>= 20) and npm")
-	}
-	if err := npmCI(t, dir); err != nil {
-		t.Fatal(err)
-	}
 	classes, checks := ragBackends(t)
 	ragArticle(t)
 	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(c, node, "generate.mjs")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
-		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
-		"RAG_COLLECTIONS="+strings.Join(classes, ","),
-		fmt.Sprintf("RAG_RUNS=%d", ragRuns),
-		fmt.Sprintf("RAG_POOL=%d", ragPool),
-		"NO_COLOR=1")
+	cmd := nodeCommand(t, c, []string{"RAG_COLLECTIONS=" + strings.Join(classes, ","),
+		fmt.Sprintf("RAG_RUNS=%d", ragRuns), fmt.Sprintf("RAG_POOL=%d", ragPool)}, "generate.mjs")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -546,20 +521,7 @@ func answer(ctx context.Context, conn *connection.GrpcClient, question string) (
 func TestRAGREADME(t *testing.T) {
 	ragArticle(t)
 	t.Run("GraphQL", func(t *testing.T) {
-		root, err := stack.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, section, ok := strings.Cut(string(readme), "## RAG in one query")
-		_, block, ok2 := strings.Cut(section, "```graphql\n")
-		query, _, ok3 := strings.Cut(block, "```")
-		if !ok || !ok2 || !ok3 {
-			t.Fatal("README: no graphql block in the section \"RAG in one query\"")
-		}
+		query := readmeGraphQL(t, "RAG in one query")
 		got, err := graphqlRAG(t, "Article", query)
 		if err != nil {
 			t.Fatal(err)
