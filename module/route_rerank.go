@@ -75,18 +75,25 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 }
 
 // plan resolves a rerank call as diverse selection: the class's
-// reranker-diverse-select config, with the rerank property as textProperty
-// and the rerank query as query text; the search facts from the module
+// reranker-diverse-select config, overridden by the settings the rerank
+// query starts with (rerank_syntax.go), with the rerank property as
+// textProperty and the rest of the rerank query as query text; the search facts from the module
 // parameters and the results.
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
-	raw := map[string]any{}
+	raw, text, err := parseRerankQuery(p.GetQuery())
+	if err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
 	if prop := p.GetProperty(); prop != "" {
 		raw[config.KeyTextProperty] = prop
 	}
-	if q := p.GetQuery(); q != "" {
-		raw[config.KeyQuery] = q
+	if text != "" {
+		raw[config.KeyQuery] = text
 	}
 	query, err := config.Parse(raw, rr.m.defaults.MaxCandidates)
 	if err != nil {
