@@ -47,6 +47,60 @@ func selectChunks(ctx context.Context, conn *connection.GrpcClient, query string
 
 // README: go-grpc end
 
+// README: go-grpc-settings begin
+// selectChunksWith is selectChunks with per-query settings: the rerank query
+// starts with diverseSelect(...), the arguments of the GraphQL field, e.g.
+// settings `strategy: "mmr", tokenBudget: 60, lambda: 0.7`.
+func selectChunksWith(ctx context.Context, conn *connection.GrpcClient, settings, query string) ([]*pb.SearchResult, error) {
+	rerank := fmt.Sprintf("diverseSelect(%s): %s", settings, query)
+	reply, err := conn.Search(ctx, &pb.SearchRequest{
+		Collection:  "Article",
+		Limit:       40, // the candidate pool
+		NearText:    &pb.NearTextSearch{Query: []string{query}},
+		Rerank:      &pb.Rerank{Property: "body", Query: &rerank},
+		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+		Metadata:    &pb.MetadataRequest{Uuid: true},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return reply.Results, nil
+}
+
+// README: go-grpc-settings end
+
+// perQueryCases are per-query settings the Go and TypeScript clients send in
+// the rerank query, with the library run each one implies on the Article
+// collection (tokens: cl100k of the body).
+var perQueryCases = []struct {
+	settings string
+	lib      libraryRun
+}{
+	{`strategy: "mmr", tokenBudget: 60, lambda: 0.7`, libraryRun{strategy: "mmr", params: map[string]any{"lambda": 0.7}, budget: 60}},
+	{`strategy: "topk", tokenBudget: 50, maxResults: 2`, libraryRun{strategy: "topk", budget: 50, max: 2}},
+	{`tokenBudget: 70`, libraryRun{strategy: "adagres", budget: 70}}, // the collection's strategy
+}
+
+// badSettings are per-query settings the module refuses, on every route
+// with the same message.
+var badSettings = []string{`tokenBudget: -5`, `strategy: "nope"`, `strategy: "mmr", lambda: 2.5`}
+
+// checkPerQuery compares the selections per settings (ids in order) with
+// the library's over the Article pool (vector: the legacy one, or the named
+// vector the TypeScript client's collection has).
+func checkPerQuery(t *testing.T, got map[string][]string, vector string) {
+	t.Helper()
+	pool := fetchPool(t, "Article", fmt.Sprintf(`nearText: {concepts: [%q]}, limit: 40`, healthQuery), "body", vector)
+	for _, c := range perQueryCases {
+		c.lib.tokensOf = bodyTokens(t)
+		want, _ := c.lib.run(t, pool)
+		if fmt.Sprint(got[c.settings]) != fmt.Sprint(want) {
+			t.Errorf("settings %s: selected %v, the library selects %v", c.settings, got[c.settings], want)
+		}
+	}
+}
+
 // README: go-graphql begin
 // selectChunksGraphQL runs the top-level diverseSelect argument through the
 // Go client's raw GraphQL.
@@ -189,9 +243,35 @@ func TestGoClient(t *testing.T) {
 	})
 }
 
+// TestGoClientPerQuerySettings: per-query settings over gRPC from the Go
+// client select what the library selects on the same candidates; a bad
+// value fails with the GraphQL field's error.
+func TestGoClientPerQuerySettings(t *testing.T) {
+	articleClass(t)
+	got := map[string][]string{}
+	for _, c := range perQueryCases {
+		results, err := selectChunksWith(context.Background(), grpcc(t), c.settings, healthQuery)
+		if err != nil {
+			t.Fatalf("%s: %v", c.settings, err)
+		}
+		for _, r := range results {
+			got[c.settings] = append(got[c.settings], r.Metadata.Id)
+		}
+	}
+	checkPerQuery(t, got, "")
+	for _, bad := range badSettings {
+		want := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
+		_, err := selectChunksWith(context.Background(), grpcc(t), bad, healthQuery)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("settings %s over gRPC: error %v, want GraphQL's %q", bad, err, want)
+		}
+	}
+}
+
 // TestTypeScriptClient runs ts/clients.test.mjs (node --test) with the
 // official TypeScript client against the shared stack: the gRPC rerank route
-// next to the client's built-in MMR. Node.js and the pinned weaviate-client
+// next to the client's built-in MMR, and per-query settings (whose
+// selections this test checks against the library). Node.js and the pinned weaviate-client
 // (npm ci in integration/ts, as make test does first) are required: a missing
 // node or a failed install fails the test.
 func TestTypeScriptClient(t *testing.T) {
@@ -222,6 +302,13 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := os.WriteFile(docsFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var cases []string
+	for _, c := range perQueryCases {
+		cases = append(cases, c.settings)
+	}
+	settings, _ := json.Marshal(cases)
+	bad, _ := json.Marshal(badSettings)
+	outFile := filepath.Join(t.TempDir(), "selections.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(c, node, "--test", "--test-reporter=spec", "clients.test.mjs")
@@ -230,6 +317,9 @@ func TestTypeScriptClient(t *testing.T) {
 		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
 		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
 		"DIVERSE_SELECT_DOCS="+docsFile,
+		"DIVERSE_SELECT_SETTINGS="+string(settings),
+		"DIVERSE_SELECT_BAD_SETTINGS="+string(bad),
+		"DIVERSE_SELECT_OUT="+outFile,
 		"NO_COLOR=1")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -237,6 +327,16 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TypeScript client test failed: %v", err)
 	}
+	// The per-query selections the TypeScript client got, against the library.
+	b, err = os.ReadFile(outFile)
+	if err != nil {
+		t.Fatalf("the TypeScript test wrote no selections: %v", err)
+	}
+	got := map[string][]string{}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	checkPerQuery(t, got, "default")
 }
 
 // npmCI installs integration/ts's locked dependencies unless node_modules
