@@ -29,33 +29,17 @@ import (
 // README: go-grpc begin
 // selectChunks returns the diverse selection for query over gRPC: the
 // collection configures reranker-diverse-select, the request asks for rerank.
-func selectChunks(ctx context.Context, conn *connection.GrpcClient, query string) ([]*pb.SearchResult, error) {
-	reply, err := conn.Search(ctx, &pb.SearchRequest{
-		Collection:  "Article",
-		Limit:       40, // the candidate pool; the collection's tokenBudget and maxResults cap the output
-		NearText:    &pb.NearTextSearch{Query: []string{query}},
-		Rerank:      &pb.Rerank{Property: "body", Query: &query},
-		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
-		Metadata:    &pb.MetadataRequest{Uuid: true},
-		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
-	})
-	if err != nil {
-		return nil, err
+// settings, when not empty, override the collection's config for this query:
+// the arguments of the GraphQL field, e.g. `strategy: "mmr", tokenBudget: 60,
+// lambda: 0.7`, sent as the rerank query's prefix diverseSelect(...).
+func selectChunks(ctx context.Context, conn *connection.GrpcClient, settings, query string) ([]*pb.SearchResult, error) {
+	rerank := query
+	if settings != "" {
+		rerank = fmt.Sprintf("diverseSelect(%s): %s", settings, query)
 	}
-	return reply.Results, nil
-}
-
-// README: go-grpc end
-
-// README: go-grpc-settings begin
-// selectChunksWith is selectChunks with per-query settings: the rerank query
-// starts with diverseSelect(...), the arguments of the GraphQL field, e.g.
-// settings `strategy: "mmr", tokenBudget: 60, lambda: 0.7`.
-func selectChunksWith(ctx context.Context, conn *connection.GrpcClient, settings, query string) ([]*pb.SearchResult, error) {
-	rerank := fmt.Sprintf("diverseSelect(%s): %s", settings, query)
 	reply, err := conn.Search(ctx, &pb.SearchRequest{
 		Collection:  "Article",
-		Limit:       40, // the candidate pool
+		Limit:       40, // the candidate pool; tokenBudget and maxResults cap the output
 		NearText:    &pb.NearTextSearch{Query: []string{query}},
 		Rerank:      &pb.Rerank{Property: "body", Query: &rerank},
 		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
@@ -68,7 +52,7 @@ func selectChunksWith(ctx context.Context, conn *connection.GrpcClient, settings
 	return reply.Results, nil
 }
 
-// README: go-grpc-settings end
+// README: go-grpc end
 
 // perQueryCases are per-query settings the Go and TypeScript clients send in
 // the rerank query, with the library run each one implies on the Article
@@ -213,7 +197,7 @@ func TestGoClient(t *testing.T) {
 		t.Logf("selected groups %v, %d of 100 tokens", groups, used)
 	}
 	t.Run("gRPC rerank", func(t *testing.T) {
-		results, err := selectChunks(ctx, grpcc(t), "statins cholesterol heart")
+		results, err := selectChunks(ctx, grpcc(t), "", "statins cholesterol heart")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +234,7 @@ func TestGoClientPerQuerySettings(t *testing.T) {
 	articleClass(t)
 	got := map[string][]string{}
 	for _, c := range perQueryCases {
-		results, err := selectChunksWith(context.Background(), grpcc(t), c.settings, healthQuery)
+		results, err := selectChunks(context.Background(), grpcc(t), c.settings, healthQuery)
 		if err != nil {
 			t.Fatalf("%s: %v", c.settings, err)
 		}
@@ -261,7 +245,7 @@ func TestGoClientPerQuerySettings(t *testing.T) {
 	checkPerQuery(t, got, "")
 	for _, bad := range badSettings {
 		want := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
-		_, err := selectChunksWith(context.Background(), grpcc(t), bad, healthQuery)
+		_, err := selectChunks(context.Background(), grpcc(t), bad, healthQuery)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("settings %s over gRPC: error %v, want GraphQL's %q", bad, err, want)
 		}
