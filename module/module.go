@@ -13,6 +13,15 @@
 //
 // Configuration is per class (moduleConfig["diverse-select"]), overridable per
 // query, with module defaults from the environment (package config).
+//
+// The module reranker-diverse-select (reranker.go) reaches the same engine
+// through the rerank field of gRPC searches. Every route - route_argument.go,
+// route_field.go (both through route_graphql.go) and route_rerank.go - builds
+// one immutable query plan (plan.go, from the facts of the search in
+// search.go) and ends in selectResults (hook.go); relevance.go holds the one
+// relevance rule. Weaviate is reached through typed accessors its
+// registration glue hands over (Weaviate), and capabilities.go asserts every
+// capability the modules implement.
 package diverseselect
 
 import (

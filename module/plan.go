@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,7 +76,7 @@ func (m *Module) newPlan(class *models.Class, route string, query *config.Overri
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
 	}
-	p.target, p.metric, err = resolveTarget(class, query, st.eff, s.targets)
+	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
 	if err != nil {
 		return nil, err
 	}
@@ -140,17 +141,16 @@ func (s *settings) propertiesToExtract() []string {
 // the class's configured targetVector, else the class's only named vector,
 // else the legacy vector. A class with several named vectors and no target
 // is an error only for a selection that compares vectors.
-func resolveTarget(class *models.Class, query *config.Overrides, eff *config.Effective, searchTargets []string) (target, metric string, err error) {
-	searchTargets = append([]string{}, searchTargets...)
-	sort.Strings(searchTargets)
-	searchTargets = dedupStrings(searchTargets)
-	needsVector := eff.Selector.UsesVectors() || eff.DedupThreshold > 0
+func resolveTarget(class *models.Class, query *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
+	eff := st.eff
+	searchTargets = slices.Compact(slices.Sorted(slices.Values(searchTargets)))
+	needsVector := st.needsVectors()
 	switch {
 	case query != nil && query.TargetVector != "":
 		target = query.TargetVector
 	case len(searchTargets) == 1:
 		target = searchTargets[0]
-	case len(searchTargets) > 1 && contains(searchTargets, eff.TargetVector):
+	case len(searchTargets) > 1 && slices.Contains(searchTargets, eff.TargetVector):
 		target = eff.TargetVector
 	case len(searchTargets) > 1:
 		if needsVector {
@@ -197,23 +197,4 @@ func resolveTarget(class *models.Class, query *config.Overrides, eff *config.Eff
 		}
 	}
 	return target, metric, nil
-}
-
-func dedupStrings(s []string) []string {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func contains(s []string, v string) bool {
-	for _, e := range s {
-		if e == v {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package diverseselect
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/filters"
@@ -101,7 +102,7 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	if p.needsVectors() {
 		if p.target == "" {
 			addl.Vector = true
-		} else if !contains(addl.Vectors, p.target) {
+		} else if !slices.Contains(addl.Vectors, p.target) {
 			addl.Vectors = append(addl.Vectors, p.target)
 		}
 	}

@@ -77,8 +77,8 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 // plan resolves a rerank call as diverse selection: the class's
 // reranker-diverse-select config, overridden by the settings the rerank
 // query starts with (rerank_syntax.go), with the rerank property as
-// textProperty and the rest of the rerank query as query text; the search facts from the module
-// parameters and the results.
+// textProperty and the rest of the rerank query as query text; the facts of
+// the search from the module parameters and the results.
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
