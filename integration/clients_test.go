@@ -29,12 +29,19 @@ import (
 // README: go-grpc begin
 // selectChunks returns the diverse selection for query over gRPC: the
 // collection configures reranker-diverse-select, the request asks for rerank.
-func selectChunks(ctx context.Context, conn *connection.GrpcClient, query string) ([]*pb.SearchResult, error) {
+// settings, when not empty, override the collection's config for this query:
+// the arguments of the GraphQL field, e.g. `strategy: "mmr", tokenBudget: 60,
+// lambda: 0.7`, sent as the rerank query's prefix diverseSelect(...).
+func selectChunks(ctx context.Context, conn *connection.GrpcClient, settings, query string) ([]*pb.SearchResult, error) {
+	rerank := query
+	if settings != "" {
+		rerank = fmt.Sprintf("diverseSelect(%s): %s", settings, query)
+	}
 	reply, err := conn.Search(ctx, &pb.SearchRequest{
 		Collection:  "Article",
-		Limit:       40, // the candidate pool; the collection's tokenBudget and maxResults cap the output
+		Limit:       40, // the candidate pool; tokenBudget and maxResults cap the output
 		NearText:    &pb.NearTextSearch{Query: []string{query}},
-		Rerank:      &pb.Rerank{Property: "body", Query: &query},
+		Rerank:      &pb.Rerank{Property: "body", Query: &rerank},
 		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
 		Metadata:    &pb.MetadataRequest{Uuid: true},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
@@ -46,6 +53,37 @@ func selectChunks(ctx context.Context, conn *connection.GrpcClient, query string
 }
 
 // README: go-grpc end
+
+// perQueryCases are per-query settings the Go and TypeScript clients send in
+// the rerank query, with the library run each one implies on the Article
+// collection (tokens: cl100k of the body).
+var perQueryCases = []struct {
+	settings string
+	lib      libraryRun
+}{
+	{`strategy: "mmr", tokenBudget: 60, lambda: 0.7`, libraryRun{strategy: "mmr", params: map[string]any{"lambda": 0.7}, budget: 60}},
+	{`strategy: "topk", tokenBudget: 50, maxResults: 2`, libraryRun{strategy: "topk", budget: 50, max: 2}},
+	{`tokenBudget: 70`, libraryRun{strategy: "adagres", budget: 70}}, // the collection's strategy
+}
+
+// badSettings are per-query settings the module refuses, on every route
+// with the same message.
+var badSettings = []string{`tokenBudget: -5`, `strategy: "nope"`, `strategy: "mmr", lambda: 2.5`}
+
+// checkPerQuery compares the selections per settings (ids in order) with
+// the library's over the Article pool (vector: the legacy one, or the named
+// vector the TypeScript client's collection has).
+func checkPerQuery(t *testing.T, got map[string][]string, vector string) {
+	t.Helper()
+	pool := fetchPool(t, "Article", fmt.Sprintf(`nearText: {concepts: [%q]}, limit: 40`, healthQuery), "body", vector)
+	for _, c := range perQueryCases {
+		c.lib.tokensOf = bodyTokens(t)
+		want, _ := c.lib.run(t, pool)
+		if fmt.Sprint(got[c.settings]) != fmt.Sprint(want) {
+			t.Errorf("settings %s: selected %v, the library selects %v", c.settings, got[c.settings], want)
+		}
+	}
+}
 
 // README: go-graphql begin
 // selectChunksGraphQL runs the top-level diverseSelect argument through the
@@ -145,7 +183,7 @@ func TestGoClient(t *testing.T) {
 		t.Logf("selected groups %v, %d of 100 tokens", groups, used)
 	}
 	t.Run("gRPC rerank", func(t *testing.T) {
-		results, err := selectChunks(ctx, grpcc(t), "statins cholesterol heart")
+		results, err := selectChunks(ctx, grpcc(t), "", "statins cholesterol heart")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,9 +213,35 @@ func TestGoClient(t *testing.T) {
 	})
 }
 
+// TestGoClientPerQuerySettings: per-query settings over gRPC from the Go
+// client select what the library selects on the same candidates; a bad
+// value fails with the GraphQL field's error.
+func TestGoClientPerQuerySettings(t *testing.T) {
+	articleClass(t)
+	got := map[string][]string{}
+	for _, c := range perQueryCases {
+		results, err := selectChunks(context.Background(), grpcc(t), c.settings, healthQuery)
+		if err != nil {
+			t.Fatalf("%s: %v", c.settings, err)
+		}
+		for _, r := range results {
+			got[c.settings] = append(got[c.settings], r.Metadata.Id)
+		}
+	}
+	checkPerQuery(t, got, "")
+	for _, bad := range badSettings {
+		want := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
+		_, err := selectChunks(context.Background(), grpcc(t), bad, healthQuery)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("settings %s over gRPC: error %v, want GraphQL's %q", bad, err, want)
+		}
+	}
+}
+
 // TestTypeScriptClient runs ts/clients.test.mjs (node --test) with the
 // official TypeScript client against the shared stack: the gRPC rerank route
-// next to the client's built-in MMR. Node.js and the pinned weaviate-client
+// next to the client's built-in MMR, and per-query settings (whose
+// selections this test checks against the library). Node.js and the pinned weaviate-client
 // (npm ci in integration/ts, as make test does first) are required: a missing
 // node or a failed install fails the test.
 func TestTypeScriptClient(t *testing.T) {
@@ -196,15 +260,33 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := os.WriteFile(docsFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	var cases []string
+	for _, c := range perQueryCases {
+		cases = append(cases, c.settings)
+	}
+	settings, _ := json.Marshal(cases)
+	bad, _ := json.Marshal(badSettings)
+	outFile := filepath.Join(t.TempDir(), "selections.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile}, "--test", "--test-reporter=spec", "clients.test.mjs")
+	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile, "DIVERSE_SELECT_SETTINGS=" + string(settings),
+		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "clients.test.mjs")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test clients.test.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
 	if err != nil {
 		t.Fatalf("TypeScript client test failed: %v", err)
 	}
+	// The per-query selections the TypeScript client got, against the library.
+	b, err = os.ReadFile(outFile)
+	if err != nil {
+		t.Fatalf("the TypeScript test wrote no selections: %v", err)
+	}
+	got := map[string][]string{}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	checkPerQuery(t, got, "default")
 }
 
 // nodeCommand is node with args in integration/ts, connected to the shared

@@ -21,7 +21,7 @@ import (
 )
 
 // dsFields are every field of _additional { diverseSelect { ... } }.
-const dsFields = "rank gain relevance redundancy tokens strategy objective tokensUsed budget candidates selected removed beta stats { name value }"
+const dsFields = "rank gain relevance relevanceSource redundancy tokens strategy objective tokensUsed budget candidates selected removed beta stats { name value }"
 
 // Stat is one calibrated parameter of a selection.
 type Stat struct {
@@ -31,20 +31,22 @@ type Stat struct {
 
 // DS is _additional.diverseSelect of one returned object.
 type DS struct {
-	Rank       int
-	Gain       float64
-	Relevance  float64
-	Redundancy float64
-	Tokens     int
-	Strategy   string
-	Objective  float64
-	TokensUsed int
-	Budget     int
-	Candidates int
-	Selected   int
-	Removed    int
-	Beta       *float64
-	Stats      []Stat
+	Rank      int
+	Gain      float64
+	Relevance float64
+	// RelevanceSource: rerank, distance, score or order.
+	RelevanceSource string
+	Redundancy      float64
+	Tokens          int
+	Strategy        string
+	Objective       float64
+	TokensUsed      int
+	Budget          int
+	Candidates      int
+	Selected        int
+	Removed         int
+	Beta            *float64
+	Stats           []Stat
 }
 
 // Stat returns a calibrated parameter by name.

@@ -65,8 +65,9 @@ func run(m *testing.M) int {
 	logPath = logFile.Name()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// Metrics and debug logs on: observe_test.go checks both.
-	srv, err = stack.Start(ctx, stack.Options{BinDir: bin, DataDir: dataDir, Log: logFile, Metrics: true,
+	// Metrics and debug logs on: observe_test.go checks both. The
+	// reranker-transformers module, on a local rerank server: pipeline_test.go.
+	srv, err = stack.Start(ctx, stack.Options{BinDir: bin, DataDir: dataDir, Log: logFile, Metrics: true, Reranker: true,
 		Env: map[string]string{"LOG_LEVEL": "debug"}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration: start the stack: %v\nserver log: %s\n%s", err, logPath, tail(logPath, 40))

@@ -24,7 +24,7 @@ type featureSource struct {
 	an          *text.Analyzer // for this query's misses
 }
 
-func (m *Module) featureSource(r *Request, counter tokens.Counter) *featureSource {
+func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 	return &featureSource{
 		cache:   m.features,
 		counter: counter,

@@ -104,11 +104,11 @@ func checkOutput(t *testing.T, r *Request, in, out []search.Result) {
 		n, _ := ds["tokens"].(int)
 		used += n
 	}
-	if b := r.eff.TokenBudget; b > 0 && used > b {
+	if b := r.plan.eff.TokenBudget; b > 0 && used > b {
 		t.Fatalf("selection uses %d tokens, budget %d", used, b)
 	}
-	if len(out) > len(in) || (r.eff.MaxResults > 0 && len(out) > r.eff.MaxResults) {
-		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), r.eff.MaxResults)
+	if len(out) > len(in) || (r.plan.eff.MaxResults > 0 && len(out) > r.plan.eff.MaxResults) {
+		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), r.plan.eff.MaxResults)
 	}
 }
 

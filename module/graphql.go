@@ -109,9 +109,11 @@ func additionalField(className string) *graphql.Field {
 		Type: graphql.NewObject(graphql.ObjectConfig{
 			Name: className + "AdditionalDiverseSelect",
 			Fields: graphql.Fields{
-				"rank":       &graphql.Field{Type: graphql.Int, Description: "1-based position in selection order"},
-				"gain":       &graphql.Field{Type: graphql.Float, Description: "marginal gain when selected"},
-				"relevance":  &graphql.Field{Type: graphql.Float, Description: "relevance the strategy used"},
+				"rank":      &graphql.Field{Type: graphql.Int, Description: "1-based position in selection order"},
+				"gain":      &graphql.Field{Type: graphql.Float, Description: "marginal gain when selected"},
+				"relevance": &graphql.Field{Type: graphql.Float, Description: "relevance the strategy used"},
+				"relevanceSource": &graphql.Field{Type: graphql.String,
+					Description: "where relevance came from: rerank, distance, score or order (plain list)"},
 				"redundancy": &graphql.Field{Type: graphql.Float, Description: "redundancy with earlier picks, as the strategy defines it"},
 				"tokens":     &graphql.Field{Type: graphql.Int, Description: "token cost"},
 				"strategy":   &graphql.Field{Type: graphql.String},

@@ -120,13 +120,13 @@ func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ modu
 }
 
 // selectHook is the result hook of _additional { diverseSelect } (see
-// selectResults).
+// selectRequest).
 func (m *Module) selectHook(ctx context.Context, in []search.Result, params any, _ *int,
 	_ map[string]any, _ moduletools.ClassConfig,
 ) (out []search.Result, err error) {
 	err = guard(m.logger, "selection", func() error {
 		var serr error
-		out, serr = m.selectResults(ctx, in, params)
+		out, serr = m.selectRequest(ctx, in, params)
 		return serr
 	})
 	return out, err

@@ -14,51 +14,27 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// selectResults is the work of the result hook Weaviate's explorer runs on
-// the merged candidate list (selectHook, behind the guard): it returns only
-// the selected objects, in the requested order, each with its explanation
-// in _additional.diverseSelect.
-func (m *Module) selectResults(ctx context.Context, in []search.Result, params any) ([]search.Result, error) {
-	r, ok := params.(*Request)
-	if !ok || r == nil {
-		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
+// selectResults is the selection every route ends in: it applies the plan's
+// threshold to the candidates, selects, and returns only the selected
+// objects, in the requested order, each with its explanation in
+// _additional.diverseSelect.
+func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan) ([]search.Result, error) {
+	in = p.threshold.filter(in)
 	if len(in) == 0 {
 		return in, nil
-	}
-	if !r.prepared {
-		// Reached without the Get resolver's preparation (another API path):
-		// resolve from the class and judge relevance by what the results carry.
-		class := m.classByName(in[0].ClassName)
-		if class == nil {
-			return nil, fmt.Errorf("diverseSelect: class %q not found", in[0].ClassName)
-		}
-		if err := r.resolveClass(class); err != nil {
-			return nil, err
-		}
-		if err := r.resolveTarget(class, nil); err != nil {
-			return nil, err
-		}
-		r.source = fromDistance
-		if in[0].Dist == 0 && in[0].Score != 0 {
-			r.source = fromScore
-		}
 	}
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
 	}
 	start := time.Now()
-	problem, err := m.problem(r, in)
+	problem, source, err := m.problem(p, in)
 	if err != nil {
 		return nil, err
 	}
 	if e, ok := problem.Similarities.(*simcache.Engine); ok {
 		defer e.Release() // the output below keeps nothing of the engine
 	}
-	res, err := m.runSelection(ctx, r, problem)
+	res, err := m.runSelection(ctx, p, problem)
 	if err != nil {
 		return nil, err
 	}
@@ -75,25 +51,26 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, params a
 			ap[key] = v
 		}
 		ap[ArgName] = map[string]any{
-			"rank":       it.Rank,
-			"gain":       finite(it.Gain),
-			"relevance":  finite(it.Relevance),
-			"redundancy": finite(it.Redundancy),
-			"tokens":     it.Tokens,
-			"strategy":   res.Strategy,
-			"objective":  finite(res.Objective),
-			"tokensUsed": res.TokensUsed,
-			"budget":     res.Budget,
-			"candidates": len(in),
-			"selected":   len(res.Items),
-			"removed":    res.Removed,
-			"beta":       beta,
-			"stats":      stats,
+			"rank":            it.Rank,
+			"gain":            finite(it.Gain),
+			"relevance":       finite(it.Relevance),
+			"relevanceSource": source.String(),
+			"redundancy":      finite(it.Redundancy),
+			"tokens":          it.Tokens,
+			"strategy":        res.Strategy,
+			"objective":       finite(res.Objective),
+			"tokensUsed":      res.TokensUsed,
+			"budget":          res.Budget,
+			"candidates":      len(in),
+			"selected":        len(res.Items),
+			"removed":         res.Removed,
+			"beta":            beta,
+			"stats":           stats,
 		}
 		o.AdditionalProperties = ap
 		out[k] = o
 	}
-	m.observeSelection(r, len(in), res, time.Since(start))
+	m.observeSelection(p, len(in), res, time.Since(start))
 	return out, nil
 }
 
@@ -103,53 +80,54 @@ func candidateCapError(n, limit int) error {
 		"which is the pool there", n, limit)}
 }
 
-// problem turns the candidate list into a selection problem.
-func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, error) {
-	counter, err := m.counter(r.eff.Tokenizer)
+// problem turns the candidate list into a selection problem, and tells
+// where the candidates' relevance came from.
+func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, relevanceSource, error) {
+	counter, err := m.counter(pl.eff.Tokenizer)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	needVectors := r.eff.Selector.UsesVectors() || r.eff.DedupThreshold > 0
+	needVectors := pl.needsVectors()
 	p := &selectors.Problem{
 		Candidates:     make([]selectors.Candidate, len(in)),
-		Budget:         r.eff.TokenBudget,
-		MaxResults:     r.eff.MaxResults,
-		Query:          r.queryText,
-		Order:          r.eff.Order,
-		DedupThreshold: r.eff.DedupThreshold,
+		Budget:         pl.eff.TokenBudget,
+		MaxResults:     pl.eff.MaxResults,
+		Query:          pl.queryText,
+		Order:          pl.eff.Order,
+		DedupThreshold: pl.eff.DedupThreshold,
 		MaxMatrixBytes: m.defaults.MaxMatrixBytes(),
 	}
-	if r.limit > 0 && (p.MaxResults == 0 || r.limit < p.MaxResults) {
-		p.MaxResults = r.limit
+	if pl.maxOut > 0 && (p.MaxResults == 0 || pl.maxOut < p.MaxResults) {
+		p.MaxResults = pl.maxOut
 	}
-	propNames := propertyParams(r.eff)
-	relevance := relevances(r, in)
-	features := m.featureSource(r, counter)
-	text := &lazyText{names: r.textProps}
+	propNames := propertyParams(pl.eff)
+	relevance, source := relevances(pl, in)
+	features := m.featureSource(pl, counter)
+	text := &lazyText{names: pl.textProps}
 	for i := range in {
 		res := &in[i]
 		props, _ := res.Schema.(map[string]any)
 		text.reset(props)
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
-		c.Tokens = tokenCount(props, r.eff.TokenProperty)
+		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
 		var n int
 		n, c.Terms = features.get(res, text, c.Tokens == 0)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}
-		if r.eff.Selector.Def.NeedsText {
+		if pl.eff.Selector.Def.NeedsText {
 			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
 		}
-		if r.eff.SourceProperty != "" {
-			c.Source = fmt.Sprint(valueOr(props[r.eff.SourceProperty], ""))
+		if pl.eff.SourceProperty != "" {
+			c.Source = fmt.Sprint(valueOr(props[pl.eff.SourceProperty], ""))
 		}
 		if len(propNames) > 0 {
 			c.Properties = pickProperties(props, propNames)
 		}
 		if needVectors {
-			v, err := vectorOf(*res, r.target)
+			v, err := vectorOf(*res, pl.target)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			c.Vector = v
 		}
@@ -164,52 +142,7 @@ func (m *Module) problem(r *Request, in []search.Result) (*selectors.Problem, er
 		}
 		p.Similarities = simcache.New(vecs)
 	}
-	return p, nil
-}
-
-// relevances derives r_i per strategies.md: from the distance under the
-// class's metric, from the pool-normalised score, or from the rank.
-func relevances(r *Request, in []search.Result) []float64 {
-	out := make([]float64, len(in))
-	switch r.source {
-	case fromDistance:
-		for i, res := range in {
-			d := float64(res.Dist)
-			switch r.metric {
-			case "dot":
-				out[i] = -d
-			case "l2-squared":
-				out[i] = 1 - d/2
-			case "cosine", "":
-				out[i] = 1 - d
-			default: // hamming, manhattan: a monotone map of the distance into (0, 1]
-				out[i] = 1 / (1 + d)
-			}
-		}
-	case fromScore:
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, res := range in {
-			lo = math.Min(lo, float64(res.Score))
-			hi = math.Max(hi, float64(res.Score))
-		}
-		for i, res := range in {
-			if hi > lo {
-				out[i] = (float64(res.Score) - lo) / (hi - lo)
-			} else {
-				out[i] = 1
-			}
-		}
-	default:
-		for i := range in {
-			out[i] = 1 - float64(i)/float64(len(in))
-		}
-	}
-	for i, v := range out {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			out[i] = 0
-		}
-	}
-	return out
+	return p, source, nil
 }
 
 // vectorOf is the vector of res the strategy compares (target: a named

@@ -189,28 +189,17 @@ func (m *Module) initMetrics(params moduletools.ModuleInitParams) error {
 	return nil
 }
 
-// route names the way r arrived.
-func (r *Request) route() string {
-	switch {
-	case r.cfgName == RerankerName:
-		return routeRerank
-	case r.form == formArgument:
-		return routeArgument
-	}
-	return routeField
-}
-
 // observeSelection is the one place a successful selection is reported: the
 // metrics, the debug line per selection, and a warning when the strategy
 // fell back (the best single item replaced its greedy set).
 // The log fields are built only when a line is written: at the usual info
 // level a selection costs no map or entry here.
-func (m *Module) observeSelection(r *Request, candidates int, res *selectors.Result, took time.Duration) {
-	route := r.route()
+func (m *Module) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
+	route := p.route
 	m.metrics.selection(res.Strategy, route, candidates, res, took)
 	fields := func() logrus.Fields {
 		return logrus.Fields{
-			"class": r.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
+			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
 			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
 			"durationMs": float64(took.Microseconds()) / 1000,
 		}

@@ -136,19 +136,19 @@ func TestObserveSelection(t *testing.T) {
 	m := &Module{logger: logger, metrics: met}
 	for _, tc := range []struct {
 		name     string
-		r        *Request
+		p        *plan
 		stats    map[string]float64
 		route    string
 		warnings int
 	}{
-		{"argument", &Request{form: formArgument, className: "Doc"}, map[string]float64{}, routeArgument, 0},
-		{"field, fallback", &Request{form: formField, className: "Doc"}, map[string]float64{"singleGuard": 1}, routeField, 1},
-		{"rerank", &Request{form: formField, cfgName: RerankerName, className: "Doc"}, nil, routeRerank, 0},
+		{"argument", &plan{route: routeArgument, className: "Doc"}, map[string]float64{}, routeArgument, 0},
+		{"field, fallback", &plan{route: routeField, className: "Doc"}, map[string]float64{"singleGuard": 1}, routeField, 1},
+		{"rerank", &plan{route: routeRerank, className: "Doc"}, nil, routeRerank, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hook.Reset()
 			res := &selectors.Result{Strategy: "coverage", Items: make([]selectors.Item, 3), TokensUsed: 90, Budget: 100, Stats: tc.stats}
-			m.observeSelection(tc.r, 20, res, 1500*time.Microsecond)
+			m.observeSelection(tc.p, 20, res, 1500*time.Microsecond)
 			var debug, warn []*logrus.Entry
 			for _, e := range hook.AllEntries() {
 				switch e.Level {

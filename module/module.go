@@ -13,6 +13,15 @@
 //
 // Configuration is per class (moduleConfig["diverse-select"]), overridable per
 // query, with module defaults from the environment (package config).
+//
+// The module reranker-diverse-select (reranker.go) reaches the same engine
+// through the rerank field of gRPC searches. Every route - route_argument.go,
+// route_field.go (both through route_graphql.go) and route_rerank.go - builds
+// one immutable query plan (plan.go, from the facts of the search in
+// search.go) and ends in selectResults (hook.go); relevance.go holds the one
+// relevance rule. Weaviate is reached through typed accessors its
+// registration glue hands over (Weaviate), and capabilities.go asserts every
+// capability the modules implement.
 package diverseselect
 
 import (
@@ -22,10 +31,13 @@ import (
 	"sync"
 
 	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/moduletools"
+	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/schema"
+	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/plugin/host"
@@ -51,6 +63,24 @@ const ModuleType = modulecapabilities.ModuleType("Text2TextSelection")
 
 // ClassByName reads a class from the schema.
 type ClassByName func(name string) *models.Class
+
+// MultiGetFunc loads objects by id from a tenant: Weaviate's DB.MultiGet.
+type MultiGetFunc func(ctx context.Context, ids []multi.Identifier, addl additional.Properties, tenant string) ([]search.Result, error)
+
+// Weaviate is what the modules use of the running Weaviate, handed over
+// typed by the registration glue (cmd/patch-weaviate, rest_register.go.txt),
+// which holds Weaviate's app state: a rename in Weaviate breaks the build of
+// the glue, not a query. A nil function is a part that is not there (unit
+// tests).
+type Weaviate struct {
+	// ClassByName reads a class from the live schema.
+	ClassByName ClassByName
+	// MultiGet loads what a gRPC search did not (the rerank route).
+	MultiGet MultiGetFunc
+	// IsReranker tells Weaviate's reranker modules apart (nil: by the
+	// "reranker-" name prefix).
+	IsReranker func(name string) bool
+}
 
 // Module is the diverse-select Weaviate module.
 type Module struct {
@@ -81,18 +111,18 @@ func New(classByName ClassByName) *Module {
 // EnabledModules returns the modules of this project that the comma-separated
 // ENABLE_MODULES value names: diverse-select (GraphQL forms) and
 // reranker-diverse-select (the gRPC rerank route), over one engine.
-func EnabledModules(enableModules string, classByName ClassByName) []modulecapabilities.Module {
+func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Module {
 	enabled := map[string]bool{}
 	for _, name := range strings.Split(enableModules, ",") {
 		enabled[strings.TrimSpace(name)] = true
 	}
 	var out []modulecapabilities.Module
-	engine := New(classByName)
+	engine := New(w.ClassByName)
 	if enabled[Name] {
 		out = append(out, engine)
 	}
 	if enabled[RerankerName] {
-		out = append(out, NewReranker(engine, !enabled[Name]))
+		out = append(out, NewReranker(engine, !enabled[Name], w))
 	}
 	return out
 }
@@ -146,7 +176,7 @@ func (m *Module) PropertyConfigDefaults(*schema.DataType) map[string]any { retur
 // validateClass refuses a class whose diverse-select config is invalid, on
 // create and on update, with a message naming the key and the allowed values.
 func (m *Module) validateClass(class *models.Class) error {
-	raw := classConfig(class)
+	raw := classConfig(class, Name)
 	if raw == nil {
 		return nil
 	}
@@ -193,13 +223,13 @@ func (m *Module) counter(name string) (tokens.Counter, error) {
 	return c, nil
 }
 
-// classConfig returns the class's moduleConfig["diverse-select"], or nil.
-func classConfig(class *models.Class) map[string]any {
+// classConfig returns the class's moduleConfig[name], or nil.
+func classConfig(class *models.Class, name string) map[string]any {
 	if class == nil {
 		return nil
 	}
 	all, _ := class.ModuleConfig.(map[string]any)
-	cfg, _ := all[Name].(map[string]any)
+	cfg, _ := all[name].(map[string]any)
 	return cfg
 }
 

@@ -29,12 +29,6 @@ func propertyParams(eff *config.Effective) []string {
 	return selectors.PropertyParams(eff.Selector.Def.Params, eff.Selector.Params)
 }
 
-// checkPropertyParams refuses a parameter of kind property naming a
-// property the class does not have (config.CheckPropertyParams).
-func checkPropertyParams(eff *config.Effective, s config.Schema) error {
-	return config.CheckPropertyParams(eff, s)
-}
-
 // pickProperties copies the named properties of one object (absent ones
 // are null).
 func pickProperties(props map[string]any, names []string) map[string]any {

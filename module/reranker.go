@@ -3,22 +3,15 @@ package diverseselect
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 
-	"github.com/sirupsen/logrus"
 	"github.com/tailor-platform/graphql/language/ast"
-	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/moduletools"
-	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/schema"
-	"github.com/weaviate/weaviate/entities/search"
-	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -48,22 +41,20 @@ type Reranker struct {
 	// ownsEngine: Init initialises m (false when diverse-select, registered
 	// too, owns it).
 	ownsEngine bool
-	// appState is Weaviate's *state.State, whose DB is created after the
-	// modules' Init: db reads it at query time.
-	appState any
+	// multiGet loads what a gRPC search did not (nil outside a server).
+	multiGet MultiGetFunc
 	// isReranker tells Weaviate's reranker modules apart.
 	isReranker func(name string) bool
 }
 
-// multiGetter is the part of Weaviate's DB the reranker uses.
-type multiGetter interface {
-	MultiGet(ctx context.Context, query []multi.Identifier, addl additional.Properties, tenant string) ([]search.Result, error)
-}
-
 // NewReranker returns the reranker module over the engine m (New(...) for a
-// standalone one).
-func NewReranker(m *Module, ownsEngine bool) *Reranker {
-	return &Reranker{m: m, ownsEngine: ownsEngine, isReranker: func(name string) bool { return strings.HasPrefix(name, "reranker-") }}
+// standalone one), reading objects and the module registry through w.
+func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
+	rr := &Reranker{m: m, ownsEngine: ownsEngine, multiGet: w.MultiGet, isReranker: w.IsReranker}
+	if rr.isReranker == nil {
+		rr.isReranker = func(name string) bool { return strings.HasPrefix(name, "reranker-") }
+	}
+	return rr
 }
 
 // Name implements modulecapabilities.Module.
@@ -73,40 +64,12 @@ func (rr *Reranker) Name() string { return RerankerName }
 // gRPC rerank field reaches, and its class config is updatable natively.
 func (rr *Reranker) Type() modulecapabilities.ModuleType { return modulecapabilities.Text2TextReranker }
 
-// Init initialises the engine when this module owns it, and takes Weaviate's
-// DB (to load what a gRPC search did not) and module provider from the app state.
+// Init initialises the engine when this module owns it.
 func (rr *Reranker) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
 	if rr.ownsEngine {
-		if err := rr.m.Init(ctx, params); err != nil {
-			return err
-		}
-	}
-	rr.appState = params.GetAppState()
-	if p, ok := appStateField(params.GetAppState(), "Modules").(interface{ IsReranker(string) bool }); ok {
-		rr.isReranker = p.IsReranker
+		return rr.m.Init(ctx, params)
 	}
 	return nil
-}
-
-// db re-fetches what the search did not load (nil outside a server).
-func (rr *Reranker) db() multiGetter {
-	db, _ := appStateField(rr.appState, "DB").(multiGetter)
-	return db
-}
-
-// appStateField reads an exported field of Weaviate's *state.State by name:
-// importing that package would pull most of Weaviate's dependencies into
-// this module's go.mod for two fields. nil if absent.
-func appStateField(appState any, name string) any {
-	v := reflect.ValueOf(appState)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return nil
-	}
-	f := v.Elem().FieldByName(name)
-	if !f.IsValid() || !f.CanInterface() || (f.Kind() == reflect.Pointer && f.IsNil()) {
-		return nil
-	}
-	return f.Interface()
 }
 
 // MutableModuleConfig asks the "mutable-config" patch to validate an updated
@@ -124,7 +87,7 @@ func (rr *Reranker) PropertyConfigDefaults(*schema.DataType) map[string]any { re
 // class that configures another reranker too: Weaviate would hand each
 // query's rerank to one of them at random.
 func (rr *Reranker) validateClass(class *models.Class) error {
-	raw := classConfigOf(class, RerankerName)
+	raw := classConfig(class, RerankerName)
 	if raw == nil {
 		return nil
 	}
@@ -166,7 +129,8 @@ func (rr *Reranker) MetaInfo() (map[string]any, error) {
 		"name":    RerankerName,
 		"version": Version,
 		"doc": "diverse selection through the rerank field (gRPC and GraphQL) on collections that configure " +
-			RerankerName + "; settings as for " + Name + " (see its entry)",
+			RerankerName + "; settings as for " + Name + " (see its entry), per query in the rerank query: " +
+			`diverseSelect(strategy: "mmr", tokenBudget: 300): query text`,
 	}, nil
 }
 
@@ -206,251 +170,4 @@ func extractRerank(args []*ast.Argument, _ *models.Class) any {
 		}
 	}
 	return out
-}
-
-// rerank runs diverse selection on the candidate list (the query limit is
-// the pool) and returns only the selected results, each with the
-// rerank score gRPC replies need: 1 for the first down to 1/n for the last,
-// in the order of the selection.
-func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, limit *int,
-	argumentModuleParams map[string]any, cfg moduletools.ClassConfig,
-) ([]search.Result, error) {
-	p, ok := params.(*rank.Params)
-	if !ok || p == nil {
-		return nil, fmt.Errorf("%s: unexpected parameters %T", RerankerName, params)
-	}
-	if len(in) == 0 {
-		return in, nil
-	}
-	class := rr.m.classByName(in[0].ClassName)
-	if class == nil {
-		return nil, fmt.Errorf("%s: class %q not found", RerankerName, in[0].ClassName)
-	}
-	if classConfigOf(class, RerankerName) == nil {
-		// Only when this is the sole reranker enabled does Weaviate expose it
-		// on classes that do not configure it: refuse rather than guess.
-		return nil, fmt.Errorf("%s: class %s does not configure it: add moduleConfig {%q: {...}} to use diverse selection as its reranker",
-			RerankerName, class.Class, RerankerName)
-	}
-	if err := rr.otherRerankers(class); err != nil {
-		return nil, err // a class created without validation (vectorizer "none")
-	}
-	r, err := rr.request(ctx, class, p, argumentModuleParams, in)
-	if err != nil {
-		return nil, err
-	}
-	if err := rr.load(ctx, r, in); err != nil {
-		return nil, err
-	}
-	out, err := rr.m.selectResults(ctx, in, r) // rerankHook's guard covers it
-	if err != nil {
-		return nil, err
-	}
-	for i := range out {
-		s := float64(len(out)-i) / float64(len(out))
-		ap := models.AdditionalProperties{}
-		for k, v := range out[i].AdditionalProperties {
-			ap[k] = v
-		}
-		ap[rerankProperty] = []*rankmodels.RankResult{{Score: &s}}
-		out[i].AdditionalProperties = ap
-	}
-	return out, nil
-}
-
-// request resolves a rerank call as diverse selection: the class's
-// reranker-diverse-select config, with the rerank property as textProperty
-// and the rerank query as query text.
-func (rr *Reranker) request(ctx context.Context, class *models.Class, p *rank.Params,
-	argumentModuleParams map[string]any, in []search.Result,
-) (*Request, error) {
-	raw := map[string]any{}
-	if prop := p.GetProperty(); prop != "" {
-		raw[config.KeyTextProperty] = prop
-	}
-	if q := p.GetQuery(); q != "" {
-		raw[config.KeyQuery] = q
-	}
-	r := &Request{m: rr.m, form: formField, cfgName: RerankerName}
-	if r.query, r.err = config.Parse(raw, rr.m.defaults.MaxCandidates); r.err != nil {
-		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, r.err)
-	}
-	if err := r.resolveClass(class); err != nil {
-		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
-	}
-	args := map[string]any{}
-	var concepts []string
-	for name, v := range argumentModuleParams {
-		np, ok := v.(modulecapabilities.NearParam)
-		if !ok {
-			continue
-		}
-		args[name] = map[string]any{"targetVectors": np.GetTargetVectors()}
-		if nt, ok := v.(*nearText.NearTextParams); ok && nt != nil {
-			concepts = nt.Values
-		}
-	}
-	if err := r.resolveTarget(class, args); err != nil {
-		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
-	}
-	r.queryText = r.eff.Query
-	if r.queryText == "" {
-		r.queryText = strings.Join(concepts, " ")
-	}
-	r.source = sourceOf(in)
-	r.tenant = in[0].Tenant
-	if r.tenant == "" {
-		r.tenant = TenantFromContext(ctx)
-	}
-	r.prepared = true
-	return r, nil
-}
-
-// sourceOf tells where relevance comes from, as the search kind is not
-// visible to result hooks: keyword and hybrid searches set scores, near
-// searches distances only, a plain list neither (then the order is the
-// relevance).
-func sourceOf(in []search.Result) relevanceSource {
-	dist, score := false, false
-	for _, res := range in {
-		dist = dist || res.Dist != 0
-		score = score || res.Score != 0
-	}
-	switch {
-	case score:
-		return fromScore
-	case dist:
-		return fromDistance
-	}
-	return fromOrder
-}
-
-// load fetches, in one batched read, what the selection needs and the search
-// did not load: Weaviate loads the legacy vector for near and bm25 searches
-// with a module additional property, but not named vectors, not vectors on
-// hybrid, and over gRPC only the rerank property of the text.
-func (rr *Reranker) load(ctx context.Context, r *Request, in []search.Result) error {
-	needVector := r.eff.Selector.UsesVectors() || r.eff.DedupThreshold > 0
-	props := r.GetPropertiesToExtract()
-	var missing []int
-	for i := range in {
-		if needVector && !hasVector(in[i], r.target) || !hasProps(in[i], props) {
-			missing = append(missing, i)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	db := rr.db()
-	if db == nil {
-		return fmt.Errorf("%s: the search did not load the vectors or properties the selection needs, and no database is at hand", RerankerName)
-	}
-	class := rr.m.classByName(r.className)
-	if class != nil && schema.MultiTenancyEnabled(class) && r.tenant == "" {
-		return fmt.Errorf("%s: class %s is multi-tenant and the request's tenant is unknown here, "+
-			"so the vectors the strategy needs cannot be loaded", RerankerName, r.className)
-	}
-	ids := make([]multi.Identifier, len(missing))
-	for k, i := range missing {
-		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
-	}
-	rr.m.metrics.degradedPath("refetch")
-	rr.m.logger.WithFields(logrus.Fields{"class": r.className, "objects": len(missing), "candidates": len(in),
-		"vectors": needVector, "properties": props}).Warn("diverse-select: the search did not load what the selection " +
-		"needs; loading it again by id (request the vectors and text properties in the query to avoid this)")
-	got, err := db.MultiGet(ctx, ids, additional.Properties{}, r.tenant)
-	if err != nil {
-		return fmt.Errorf("%s: load the candidates' vectors and text: %w", RerankerName, err)
-	}
-	for k, i := range missing {
-		if k >= len(got) || got[k].ID != in[i].ID {
-			continue // deleted since the search: the selection reports what is missing
-		}
-		fill(&in[i], got[k], r.target, needVector, props)
-	}
-	return nil
-}
-
-func hasVector(res search.Result, target string) bool {
-	if target == "" {
-		return len(res.Vector) > 0
-	}
-	_, ok := res.Vectors[target]
-	return ok
-}
-
-func hasProps(res search.Result, names []string) bool {
-	props, _ := res.Schema.(map[string]any)
-	for _, n := range names {
-		if _, ok := props[n]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// fill copies the loaded vector and properties into a search result without
-// changing what the search already set.
-func fill(dst *search.Result, src search.Result, target string, needVector bool, props []string) {
-	if needVector {
-		if target == "" {
-			if len(dst.Vector) == 0 {
-				dst.Vector = src.Vector
-			}
-		} else if v, ok := src.Vectors[target]; ok {
-			vecs := models.Vectors{}
-			for k, x := range dst.Vectors {
-				vecs[k] = x
-			}
-			if _, ok := vecs[target]; !ok {
-				vecs[target] = v
-			}
-			dst.Vectors = vecs
-		}
-	}
-	if len(props) == 0 {
-		return
-	}
-	have, _ := dst.Schema.(map[string]any)
-	loaded, _ := src.Schema.(map[string]any)
-	out := make(map[string]any, len(have)+len(props))
-	for k, v := range have {
-		out[k] = v
-	}
-	for _, n := range props {
-		if _, ok := out[n]; !ok {
-			if v, ok := loaded[n]; ok {
-				out[n] = v
-			}
-		}
-	}
-	dst.Schema = out
-}
-
-// classConfigOf returns the class's moduleConfig[name], or nil.
-func classConfigOf(class *models.Class, name string) map[string]any {
-	if class == nil {
-		return nil
-	}
-	all, _ := class.ModuleConfig.(map[string]any)
-	cfg, _ := all[name].(map[string]any)
-	return cfg
-}
-
-// tenantKey carries a gRPC search's tenant to the result hooks (see the
-// "grpc-tenant" patch): results of vector searches do not name their tenant.
-type tenantKey struct{}
-
-// WithTenant returns ctx carrying a search request's tenant.
-func WithTenant(ctx context.Context, tenant string) context.Context {
-	if tenant == "" {
-		return ctx
-	}
-	return context.WithValue(ctx, tenantKey{}, tenant)
-}
-
-// TenantFromContext returns the tenant WithTenant stored, or "".
-func TenantFromContext(ctx context.Context) string {
-	t, _ := ctx.Value(tenantKey{}).(string)
-	return t
 }

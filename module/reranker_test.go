@@ -18,7 +18,7 @@ import (
 func TestEnabledModules(t *testing.T) {
 	names := func(enable string) string {
 		var out []string
-		for _, m := range EnabledModules(enable, nil) {
+		for _, m := range EnabledModules(enable, Weaviate{}) {
 			out = append(out, m.Name()+":"+string(m.Type()))
 		}
 		return strings.Join(out, ",")
@@ -36,12 +36,12 @@ func TestEnabledModules(t *testing.T) {
 		}
 	}
 	// Both enabled: one engine, initialised by diverse-select.
-	mods := EnabledModules("diverse-select,reranker-diverse-select", nil)
+	mods := EnabledModules("diverse-select,reranker-diverse-select", Weaviate{})
 	rr := mods[1].(*Reranker)
 	if rr.m != mods[0].(*Module) || rr.ownsEngine {
 		t.Errorf("the reranker does not share diverse-select's engine")
 	}
-	if alone := EnabledModules("reranker-diverse-select", nil)[0].(*Reranker); !alone.ownsEngine {
+	if alone := EnabledModules("reranker-diverse-select", Weaviate{})[0].(*Reranker); !alone.ownsEngine {
 		t.Errorf("a reranker enabled alone does not own its engine")
 	}
 }
@@ -62,7 +62,7 @@ func rerankClass(cfg map[string]any, others ...string) *models.Class {
 }
 
 func TestRerankerValidateClass(t *testing.T) {
-	rr := NewReranker(New(nil), true)
+	rr := NewReranker(New(nil), true, Weaviate{})
 	for _, tc := range []struct {
 		name    string
 		class   *models.Class
@@ -144,12 +144,6 @@ func (f *fakeDB) MultiGet(_ context.Context, q []multi.Identifier, _ additional.
 	return out, nil
 }
 
-// fakeState stands for Weaviate's *state.State: the reranker reads its DB
-// field by name.
-type fakeState struct {
-	DB *fakeDB
-}
-
 func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
 	ids := []strfmt.UUID{"00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002", "00000000-0000-0000-0000-000000000003"}
 	bodies := []string{"statins lower cholesterol", "statins lower cholesterol levels", "exercise strengthens the heart"}
@@ -169,8 +163,7 @@ func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
 		},
 		VectorConfig: map[string]models.VectorConfig{"title": {Vectorizer: map[string]any{"none": map[string]any{}}, VectorIndexType: "hnsw"}},
 	}
-	rr := NewReranker(New(func(string) *models.Class { return class }), true)
-	rr.appState = &fakeState{DB: db}
+	rr := NewReranker(New(func(string) *models.Class { return class }), true, Weaviate{MultiGet: db.MultiGet})
 	// What a gRPC hybrid search hands the hook: scores, the rerank property, no vectors, no tenant.
 	in := func() []search.Result {
 		out := make([]search.Result, len(ids))
@@ -209,24 +202,9 @@ func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
 	t.Run("a class that does not configure it", func(t *testing.T) {
 		bare := *class
 		bare.ModuleConfig = nil
-		rr := NewReranker(New(func(string) *models.Class { return &bare }), true)
+		rr := NewReranker(New(func(string) *models.Class { return &bare }), true, Weaviate{MultiGet: db.MultiGet})
 		if _, err := rr.rerankHook(context.Background(), in(), params, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "does not configure") {
 			t.Errorf("error %v, want a refusal asking to configure it", err)
 		}
 	})
-}
-
-func TestAppStateField(t *testing.T) {
-	db := &fakeDB{}
-	if got, _ := appStateField(&fakeState{DB: db}, "DB").(*fakeDB); got != db {
-		t.Errorf("DB not read")
-	}
-	for _, s := range []any{nil, fakeState{DB: db}, &fakeState{}, (*fakeState)(nil), 3} {
-		if got := appStateField(s, "DB"); got != nil {
-			t.Errorf("appStateField(%#v) = %v, want nil", s, got)
-		}
-	}
-	if got := appStateField(&fakeState{DB: db}, "Modules"); got != nil {
-		t.Errorf("absent field gave %v", got)
-	}
 }

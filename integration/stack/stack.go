@@ -47,6 +47,9 @@ type Options struct {
 	// Metrics turns on Weaviate's Prometheus endpoint on a free port
 	// (Stack.MetricsURL).
 	Metrics bool
+	// Reranker enables Weaviate's reranker-transformers module, pointed at a
+	// RerankServer the stack starts (Stack.Reranker).
+	Reranker bool
 }
 
 // Stack is a running embedder + Weaviate pair.
@@ -60,9 +63,11 @@ type Stack struct {
 	// ProfilingURL serves Weaviate's pprof handlers (GO_PROFILING_PORT).
 	ProfilingURL string
 	DataDir      string
-	embedder     *proc
-	weaviate     *proc
-	cleanupData  bool
+	// Reranker is the reranker-transformers service (Options.Reranker).
+	Reranker    *RerankServer
+	embedder    *proc
+	weaviate    *proc
+	cleanupData bool
 }
 
 // proc is a started process whose exit is watched by one Wait call.
@@ -255,6 +260,14 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		env["PROMETHEUS_MONITORING_PORT"] = strconv.Itoa(port)
 		s.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	}
+	if o.Reranker {
+		if s.Reranker, err = StartRerankServer(); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("rerank server: %w", err)
+		}
+		env["ENABLE_MODULES"] += ",reranker-transformers"
+		env["RERANKER_INFERENCE_API"] = s.Reranker.URL
+	}
 	for k, v := range o.Env {
 		env[k] = v
 	}
@@ -302,6 +315,7 @@ func (s *Stack) Stop() {
 	for _, p := range []*proc{s.weaviate, s.embedder} {
 		p.stop()
 	}
+	s.Reranker.Close()
 	if s.cleanupData {
 		os.RemoveAll(s.DataDir)
 	}

@@ -1,13 +1,16 @@
 // diverse-select through the official TypeScript client (weaviate-client),
 // which queries over gRPC: the rerank route on a collection that configures
 // reranker-diverse-select, next to the client's built-in MMR diversity option
-// on the same query. Run by integration/clients_test.go against the shared
-// stack: WEAVIATE_HTTP_PORT, WEAVIATE_GRPC_PORT, and DIVERSE_SELECT_DOCS (a
-// JSON file of the planted corpus: body, group of near-duplicates, cl100k
-// token count as the module counts it).
+// on the same query, and per-query settings in the rerank query. Run by
+// integration/clients_test.go against the shared stack: WEAVIATE_HTTP_PORT,
+// WEAVIATE_GRPC_PORT, DIVERSE_SELECT_DOCS (a JSON file of the planted corpus:
+// body, group of near-duplicates, cl100k token count as the module counts
+// it), DIVERSE_SELECT_SETTINGS and DIVERSE_SELECT_BAD_SETTINGS (JSON lists of
+// per-query settings) and DIVERSE_SELECT_OUT (where the selections per
+// settings go, for the Go test to compare with the library's).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import weaviate, { Diversity } from 'weaviate-client';
 
 const docs = JSON.parse(readFileSync(process.env.DIVERSE_SELECT_DOCS, 'utf8'));
@@ -90,4 +93,40 @@ test('30 rerank calls all reach diverse selection (no other reranker captures th
     (await articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query } })).objects.map((o) => o.uuid).join(',');
   const first = await ids();
   for (let i = 0; i < 30; i++) assert.equal(await ids(), first, `call ${i} returned another selection`);
+});
+
+test('per-query settings in the rerank query: selections for the library check, GraphQL errors', async () => {
+  const articles = client.collections.get('Article');
+  const query = 'statins cholesterol heart';
+  // README: ts settings begin
+  // Per-query settings: the rerank query starts with diverseSelect(...), the GraphQL field's arguments.
+  const perQuery = await articles.query.nearText(query, {
+    limit: 40, // the candidate pool
+    rerank: { property: 'body', query: `diverseSelect(strategy: "mmr", tokenBudget: 60, lambda: 0.7): ${query}` },
+  });
+  // README: ts settings end
+  const selections = {};
+  for (const settings of JSON.parse(process.env.DIVERSE_SELECT_SETTINGS)) {
+    const res = await articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query: `diverseSelect(${settings}): ${query}` } });
+    selections[settings] = res.objects.map((o) => o.uuid);
+  }
+  assert.deepEqual(perQuery.objects.map((o) => o.uuid), selections['strategy: "mmr", tokenBudget: 60, lambda: 0.7']);
+  writeFileSync(process.env.DIVERSE_SELECT_OUT, JSON.stringify(selections));
+
+  // A bad value: the error GraphQL's _additional { diverseSelect(...) } gives.
+  for (const bad of JSON.parse(process.env.DIVERSE_SELECT_BAD_SETTINGS)) {
+    const gql = `{ Get { Article(nearText: {concepts: [${JSON.stringify(query)}]}, limit: 40) { body _additional { diverseSelect(${bad}) { rank } } } } }`;
+    const res = await fetch(`http://127.0.0.1:${process.env.WEAVIATE_HTTP_PORT}/v1/graphql`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: gql }),
+    }).then((r) => r.json());
+    assert.ok(res.errors?.length, `GraphQL accepted ${bad}`);
+    const want = res.errors[0].message;
+    await assert.rejects(
+      articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query: `diverseSelect(${bad}): ${query}` } }),
+      (err) => {
+        assert.ok(err.message.includes(want), `gRPC error ${err.message}\ndoes not hold GraphQL's ${want}`);
+        return true;
+      },
+    );
+  }
 });

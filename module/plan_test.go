@@ -1,11 +1,16 @@
 package diverseselect
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -56,20 +61,14 @@ func TestResolveTargetPrecedence(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			class := namedClass(tc.configured)
-			r := &Request{m: m, form: formArgument}
+			var query *config.Overrides
 			var err error
 			if tc.query != nil {
-				if r.query, err = config.Parse(tc.query, m.defaults.MaxCandidates); err != nil {
+				if query, err = config.Parse(tc.query, m.defaults.MaxCandidates); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := r.resolveClass(class); err != nil {
-				if tc.wantErr != "" && strings.Contains(err.Error(), tc.wantErr) {
-					return
-				}
-				t.Fatal(err)
-			}
-			err = r.resolveTarget(class, tc.args)
+			p, err := m.newPlan(class, routeArgument, query, searchFromArgs(tc.args))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -79,8 +78,8 @@ func TestResolveTargetPrecedence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.target != tc.want {
-				t.Fatalf("target %q, want %q", r.target, tc.want)
+			if p.target != tc.want {
+				t.Fatalf("target %q, want %q", p.target, tc.want)
 			}
 		})
 	}
@@ -99,5 +98,63 @@ func TestHasArguments(t *testing.T) {
 	r, _, _ := m.extractArgument(map[string]any{"strategy": "topk"})
 	if r.(*Request).HasArguments() {
 		t.Error("the top-level argument reports field arguments")
+	}
+}
+
+// TestPlainListRelevance: a plain list (no search ranks it: no distance, no
+// score) has relevance 1 - i/N in list order on every route - the argument,
+// the field (prepared by the Get resolver or not) and the rerank route.
+func TestPlainListRelevance(t *testing.T) {
+	class := docClass()
+	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": "topk"}}
+	m := New(func(string) *models.Class { return class })
+	plainList := func() []search.Result {
+		in := results(4, 1)
+		for i := range in {
+			in[i].Dist = 0
+		}
+		return in
+	}
+	prepared := func(r *Request) *Request {
+		if _, err := r.PreparePostProcess("Doc", "", map[string]any{"limit": 4}, &filters.Pagination{Limit: 4}, &additional.Properties{}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	topk := []*ast.Argument{{Name: &ast.Name{Value: "strategy"}, Value: &ast.StringValue{Value: "topk"}}}
+	arg, _, _ := m.extractArgument(map[string]any{"strategy": "topk"})
+	prop := "body"
+	routes := map[string]func() ([]search.Result, error){
+		"argument": func() ([]search.Result, error) {
+			return m.selectHook(context.Background(), plainList(), prepared(arg.(*Request)), nil, nil, nil)
+		},
+		"field": func() ([]search.Result, error) {
+			return m.selectHook(context.Background(), plainList(), prepared(m.extractField(topk, class).(*Request)), nil, nil, nil)
+		},
+		"field, unprepared": func() ([]search.Result, error) {
+			return m.selectHook(context.Background(), plainList(), m.extractField(topk, class), nil, nil, nil)
+		},
+		"rerank": func() ([]search.Result, error) {
+			return NewReranker(m, false, Weaviate{}).rerankHook(context.Background(), plainList(), &rank.Params{Property: &prop}, nil, nil, nil)
+		},
+	}
+	for name, run := range routes {
+		t.Run(name, func(t *testing.T) {
+			out, err := run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := plainList()
+			if len(out) != len(want) {
+				t.Fatalf("%d selected, want all %d", len(out), len(want))
+			}
+			for i, o := range out {
+				ds := o.AdditionalProperties[ArgName].(map[string]any)
+				if o.ID != want[i].ID || ds["relevance"] != 1-float64(i)/4 || ds["relevanceSource"] != "order" {
+					t.Errorf("item %d: %s relevance %v from %v, want %s relevance %v from order",
+						i, o.ID, ds["relevance"], ds["relevanceSource"], want[i].ID, 1-float64(i)/4)
+				}
+			}
+		})
 	}
 }

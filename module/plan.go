@@ -1,0 +1,200 @@
+package diverseselect
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/modelsext"
+	schemaConfig "github.com/weaviate/weaviate/entities/schema/config"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
+// plan is everything one selection needs, fixed before it runs and never
+// changed after: every route (route_*.go) builds it with newPlan and hands it
+// to selectResults. The routes differ only in where the query's settings and
+// the facts about the search come from, and where the results go.
+type plan struct {
+	route     string // routeArgument, routeField or routeRerank
+	className string
+	tenant    string
+	settings
+	// maxOut caps the output (the top-level form's query limit; 0 = none).
+	maxOut int
+	// target is the vector compared between candidates ("" = the legacy
+	// vector), metric its distance, for relevance from distances.
+	target, metric string
+	// relevance is where candidates' relevance comes from (see relevances).
+	relevance relevanceSource
+	queryText string
+	// threshold is the search's certainty or distance, applied to the pool
+	// before the selection (see threshold.keep).
+	threshold threshold
+}
+
+// settings are the merged configuration of one query on one class and the
+// text properties it reads: what the GraphQL field needs right after
+// extraction, before the search arguments are known.
+type settings struct {
+	eff       *config.Effective // strategy and parameters, budget, pool, order, ...
+	textProps []string
+}
+
+// searchFacts is what a route knows of the search that produced the
+// candidates: from the GraphQL arguments (searchFromArgs), from the module
+// parameters a result hook receives (searchFromModuleParams), or from the
+// results themselves.
+type searchFacts struct {
+	relevance relevanceSource
+	queryText string   // nearText concepts, bm25/hybrid query
+	targets   []string // the search's target vectors
+	threshold threshold
+	limit     int // the query limit, when it caps the output (top-level form)
+	tenant    string
+}
+
+// configName is the moduleConfig key each route reads the class config from.
+func configName(route string) string {
+	if route == routeRerank {
+		return RerankerName
+	}
+	return Name
+}
+
+// newPlan builds the plan of one query on class from the query's settings
+// (nil = none) and what the route knows of the search.
+func (m *Module) newPlan(class *models.Class, route string, query *config.Overrides, s searchFacts) (*plan, error) {
+	st, err := m.settingsFor(class, route, query)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
+		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold}
+	if st.eff.Query != "" {
+		p.queryText = st.eff.Query
+	}
+	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// settingsFor merges module defaults, class config and query, and picks the
+// text properties.
+func (m *Module) settingsFor(class *models.Class, route string, query *config.Overrides) (*settings, error) {
+	name := configName(route)
+	var classOverrides *config.Overrides
+	if raw := classConfig(class, name); raw != nil {
+		var err error
+		if classOverrides, err = config.Parse(raw, m.defaults.MaxCandidates); err != nil {
+			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
+		}
+	}
+	eff, err := config.Merge(m.defaults, classOverrides, query)
+	if err != nil {
+		return nil, err
+	}
+	s := schemaOf(class)
+	if err := config.CheckSchema(query, s); err != nil {
+		return nil, err
+	}
+	if err := config.CheckPropertyParams(eff, s); err != nil {
+		return nil, err
+	}
+	st := &settings{eff: eff}
+	if eff.TextProperty != "" {
+		st.textProps = append([]string{eff.TextProperty}, eff.ExtraTextProperties...)
+	} else {
+		// Default: every text property, in schema order - the chunk as a whole.
+		for _, p := range class.Properties {
+			if len(p.DataType) == 1 && (p.DataType[0] == "text" || p.DataType[0] == "text[]") {
+				st.textProps = append(st.textProps, p.Name)
+			}
+		}
+	}
+	return st, nil
+}
+
+// needsVectors reports whether the selection compares the candidates' vectors.
+func (s *settings) needsVectors() bool {
+	return s.eff.Selector.UsesVectors() || s.eff.DedupThreshold > 0
+}
+
+// propertiesToExtract names the properties the selection reads, so
+// Weaviate loads them even when the query does not select them.
+func (s *settings) propertiesToExtract() []string {
+	props := append([]string{}, s.textProps...)
+	for _, p := range []string{s.eff.TokenProperty, s.eff.SourceProperty} {
+		if p != "" {
+			props = append(props, p)
+		}
+	}
+	return append(props, propertyParams(s.eff)...)
+}
+
+// resolveTarget picks the vector compared between candidates and its metric:
+// the query's targetVector argument, else the search's target vector, else
+// the class's configured targetVector, else the class's only named vector,
+// else the legacy vector. A class with several named vectors and no target
+// is an error only for a selection that compares vectors.
+func resolveTarget(class *models.Class, query *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
+	eff := st.eff
+	searchTargets = slices.Compact(slices.Sorted(slices.Values(searchTargets)))
+	needsVector := st.needsVectors()
+	switch {
+	case query != nil && query.TargetVector != "":
+		target = query.TargetVector
+	case len(searchTargets) == 1:
+		target = searchTargets[0]
+	case len(searchTargets) > 1 && slices.Contains(searchTargets, eff.TargetVector):
+		target = eff.TargetVector
+	case len(searchTargets) > 1:
+		if needsVector {
+			return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+				"must be set when the search targets several vectors (%s): diverse selection compares candidates on one vector",
+				strings.Join(searchTargets, ", "))}
+		}
+		target = searchTargets[0] // only the metric is read
+	case eff.TargetVector != "":
+		target = eff.TargetVector
+	case len(class.VectorConfig) == 1 && !modelsext.ClassHasLegacyVectorIndex(class):
+		for name := range class.VectorConfig {
+			target = name
+		}
+	case len(class.VectorConfig) > 1 && !modelsext.ClassHasLegacyVectorIndex(class):
+		if !needsVector {
+			return "", "cosine", nil // the selection reads no vector; relevance needs no metric without a search vector
+		}
+		names := schemaOf(class).NamedVectors
+		sort.Strings(names)
+		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+			"must be set: class %s has several named vectors (%s) and the search names none", class.Class, strings.Join(names, ", "))}
+	}
+	vc, ok := modelsext.ClassGetVectorConfig(class, target)
+	if target != "" && !ok {
+		names := schemaOf(class).NamedVectors
+		sort.Strings(names)
+		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf("names %q, which is not a named vector of class %s; named vectors: %s",
+			target, class.Class, strings.Join(names, ", "))}
+	}
+	metric = "cosine"
+	switch ic := vc.VectorIndexConfig.(type) {
+	case schemaConfig.VectorIndexConfig:
+		if ic.IsMultiVector() && needsVector {
+			return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+				"%q is a multi-vector; diverse selection needs one vector per object: choose another targetVector", target)}
+		}
+		if d := ic.DistanceName(); d != "" {
+			metric = d
+		}
+	case map[string]any:
+		if d, ok := ic["distance"].(string); ok && d != "" {
+			metric = d
+		}
+	}
+	return target, metric, nil
+}

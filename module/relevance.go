@@ -1,0 +1,120 @@
+package diverseselect
+
+import (
+	"math"
+
+	"github.com/weaviate/weaviate/entities/search"
+	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
+)
+
+// relevanceSource is where a candidate's relevance comes from. The same
+// rule holds on every route (argument, field, rerank):
+//
+//   - fromRerank: a reranker module (reranker-transformers, -cohere, ...)
+//     ran before the selection and scored every candidate: its scores,
+//     min-max normalised over the pool (1 = best, 0 = worst). Min-max because
+//     rerankers disagree on the scale (cross-encoder logits, probabilities):
+//     the ranking and the relative gaps are what every one of them means;
+//   - fromDistance: nearText, nearVector, nearObject, ...: from the distance
+//     under the target vector's metric (1 - distance for cosine);
+//   - fromScore: bm25 and hybrid: the score, min-max normalised over the pool;
+//   - fromOrder: a plain list (no search ranks it): 1 - i/N for the i-th
+//     candidate (0-based) of the N in Weaviate's list order, so ties among
+//     equally unranked candidates break the same way on every route.
+type relevanceSource int
+
+const (
+	fromDistance relevanceSource = iota
+	fromScore
+	fromOrder
+	fromRerank
+)
+
+// String is the name shown in _additional { diverseSelect { relevanceSource } }.
+func (s relevanceSource) String() string {
+	switch s {
+	case fromScore:
+		return "score"
+	case fromOrder:
+		return "order"
+	case fromRerank:
+		return "rerank"
+	}
+	return "distance"
+}
+
+// rerankScore is the score a reranker module left on res, if any.
+func rerankScore(res search.Result) (float64, bool) {
+	rs, ok := res.AdditionalProperties[rerankProperty].([]*rankmodels.RankResult)
+	if !ok || len(rs) == 0 || rs[0] == nil || rs[0].Score == nil {
+		return 0, false
+	}
+	return *rs[0].Score, true
+}
+
+// relevances derives r_i for each candidate (see relevanceSource) and tells
+// which source it used: a reranker's scores, when every candidate carries
+// one, win over the search's own relevance.
+func relevances(p *plan, in []search.Result) ([]float64, relevanceSource) {
+	out := make([]float64, len(in))
+	source := p.relevance
+	if p.route != routeRerank && allReranked(in) {
+		source = fromRerank
+	}
+	switch source {
+	case fromRerank:
+		minMax(in, out, func(res search.Result) float64 { s, _ := rerankScore(res); return s })
+	case fromDistance:
+		for i, res := range in {
+			d := float64(res.Dist)
+			switch p.metric {
+			case "dot":
+				out[i] = -d
+			case "l2-squared":
+				out[i] = 1 - d/2
+			case "cosine", "":
+				out[i] = 1 - d
+			default: // hamming, manhattan: a monotone map of the distance into (0, 1]
+				out[i] = 1 / (1 + d)
+			}
+		}
+	case fromScore:
+		minMax(in, out, func(res search.Result) float64 { return float64(res.Score) })
+	default:
+		for i := range in {
+			out[i] = 1 - float64(i)/float64(len(in))
+		}
+	}
+	for i, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			out[i] = 0
+		}
+	}
+	return out, source
+}
+
+func allReranked(in []search.Result) bool {
+	for _, res := range in {
+		if _, ok := rerankScore(res); !ok {
+			return false
+		}
+	}
+	return len(in) > 0
+}
+
+// minMax writes score(in[i]) min-max normalised into out (1 for all when
+// the scores tie).
+func minMax(in []search.Result, out []float64, score func(search.Result) float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, res := range in {
+		lo = math.Min(lo, score(res))
+		hi = math.Max(hi, score(res))
+	}
+	for i, res := range in {
+		if hi > lo {
+			out[i] = (score(res) - lo) / (hi - lo)
+		} else {
+			out[i] = 1
+		}
+	}
+}

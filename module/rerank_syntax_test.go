@@ -1,0 +1,107 @@
+package diverseselect
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+)
+
+func TestParseRerankQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name, q  string
+		settings map[string]any
+		text     string
+		wantErr  string
+	}{
+		{name: "no settings", q: "statins and muscle pain", text: "statins and muscle pain"},
+		{name: "prefix later is text", q: "why diverseSelect(strategy: mmr)", text: "why diverseSelect(strategy: mmr)"},
+		{name: "settings and text", q: `diverseSelect(strategy: "mmr", tokenBudget: 300, lambda: 0.7): statins`,
+			settings: map[string]any{"strategy": "mmr", "tokenBudget": int64(300), "lambda": 0.7}, text: "statins"},
+		{name: "enum-style value, no colon, leading space", q: `  diverseSelect(strategy: knapsack) statins`,
+			settings: map[string]any{"strategy": "knapsack"}, text: "statins"},
+		{name: "settings only", q: `diverseSelect(maxResults: 3)`, settings: map[string]any{"maxResults": int64(3)}},
+		{name: "parenthesis and colon in a string", q: `diverseSelect(order: "a) b: c"): q`,
+			settings: map[string]any{"order": "a) b: c"}, text: "q"},
+		{name: "list and bool", q: `diverseSelect(extraTextProperties: ["title"], x: true): q`,
+			settings: map[string]any{"extraTextProperties": []any{"title"}, "x": true}, text: "q"},
+		{name: "empty settings", q: `diverseSelect(): q`, settings: map[string]any{}, text: "q"},
+		{name: "unclosed", q: `diverseSelect(strategy: "mmr"`, wantErr: `"rerank query" starts with "diverseSelect(" but has no closing parenthesis`},
+		{name: "not arguments", q: `diverseSelect(strategy = mmr): q`, wantErr: `"rerank query" has settings that are not GraphQL arguments`},
+		{name: "candidates", q: `diverseSelect(candidates: 50): q`, wantErr: `"candidates" does not apply on the rerank route`},
+		{name: "textProperty", q: `diverseSelect(textProperty: "x"): q`, wantErr: `"textProperty" is not a setting of the rerank query`},
+		{name: "twice", q: `diverseSelect(tokenBudget: 1, tokenBudget: 2): q`, wantErr: `"tokenBudget" is given twice`},
+		{name: "variable", q: `diverseSelect(tokenBudget: $b): q`, wantErr: `"tokenBudget" is a variable`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			settings, text, err := parseRerankQuery(tc.q)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(settings, tc.settings) || text != tc.text {
+				t.Errorf("settings %#v text %q, want %#v %q", settings, text, tc.settings, tc.text)
+			}
+		})
+	}
+}
+
+// TestRerankSettingsErrorsAsGraphQL: a bad setting in the rerank query gets
+// the error the GraphQL field gives the same literal, after the route's
+// prefix; a good one overrides the class config.
+func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
+	class := docClass()
+	cfg := map[string]any{"strategy": "topk"}
+	class.ModuleConfig = map[string]any{Name: cfg, RerankerName: cfg}
+	m := New(func(string) *models.Class { return class })
+	rr := NewReranker(m, false, Weaviate{})
+	prop := "body"
+	for _, tc := range []struct{ setting, arg string }{
+		{`strategy: "nope"`, "strategy"},
+		{`tokenBudget: -5`, "tokenBudget"},
+		{`lambda: 2.5`, "lambda"},
+		{`strategy: "mmr", lambda: 2.5`, "lambda"},
+		{`order: "sideways"`, "order"},
+		{`tokenizer: "bytes"`, "tokenizer"},
+	} {
+		doc := "{ f(" + tc.setting + ") }"
+		args := mustArguments(t, doc)
+		r := m.parseField(args, class)
+		gqlErr := r.err
+		if gqlErr == nil {
+			_, gqlErr = r.PreparePostProcess("Doc", "", map[string]any{}, nil, nil)
+		}
+		if gqlErr == nil {
+			t.Fatalf("%s: the GraphQL field accepts it", tc.setting)
+		}
+		q := "diverseSelect(" + tc.setting + "): statins"
+		_, err := rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+		want := RerankerName + ": rerank: " + gqlErr.Error()
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: rerank error\n  %v\nwant\n  %s", tc.setting, err, want)
+		}
+	}
+	q := `diverseSelect(maxResults: 2, order: "relevance"): statins`
+	out, err := rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+	if err != nil || len(out) != 2 {
+		t.Fatalf("maxResults 2: %d selected, %v", len(out), err)
+	}
+}
+
+func mustArguments(t *testing.T, doc string) []*ast.Argument {
+	t.Helper()
+	args, err := settingsArguments(strings.TrimSuffix(strings.TrimPrefix(doc, "{ "), " }"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return args
+}

@@ -1,0 +1,16 @@
+package diverseselect
+
+import "github.com/diverse-select/diverse-select/config"
+
+// The argument route: Get { C(nearText: ..., limit: 10, diverseSelect: {...}) }.
+// Weaviate extracts the argument (extractArgument), the route patch moves it
+// to the result hooks and calls PreparePostProcess (route_graphql.go), which
+// builds the plan: the query limit caps the output, candidates sizes the pool.
+
+// parseArgument parses the top-level argument (GraphQL variables are
+// already resolved into values here).
+func (m *Module) parseArgument(raw map[string]any) *Request {
+	r := &Request{m: m, form: formArgument}
+	r.query, r.err = config.Parse(raw, m.defaults.MaxCandidates)
+	return r
+}

@@ -1,0 +1,157 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
+// form tells the two GraphQL forms apart.
+type form int
+
+const (
+	formArgument form = iota // top-level diverseSelect: {...} (route_argument.go)
+	formField                // _additional { diverseSelect(...) } (route_field.go)
+)
+
+// Request carries one GraphQL query's diverse-select arguments through
+// Weaviate: from argument extraction, through PreparePostProcess (the route
+// patch), which builds the query's plan, to the result hook. A parse error is
+// kept and reported by PreparePostProcess, because Weaviate's extractors
+// cannot return errors.
+type Request struct {
+	m       *Module
+	form    form
+	query   *config.Overrides
+	err     error
+	hasArgs bool // the _additional field was given arguments
+
+	// settings: the field form resolves them at extraction, when Weaviate
+	// asks for the properties to load.
+	settings *settings
+	// plan is built by PreparePostProcess; nil when Weaviate reached the
+	// result hook without the Get resolver (selectHook builds it then).
+	plan *plan
+}
+
+// route names the GraphQL form r arrived by.
+func (r *Request) route() string {
+	if r.form == formArgument {
+		return routeArgument
+	}
+	return routeField
+}
+
+// HasArguments reports whether this is the _additional field with arguments:
+// the route patch refuses a query that also gives the top-level argument,
+// which would otherwise replace them silently.
+func (r *Request) HasArguments() bool { return r.form == formField && r.hasArgs }
+
+// propertiesToExtract names the properties the selection reads.
+func (r *Request) propertiesToExtract() []string {
+	switch {
+	case r.plan != nil:
+		return r.plan.propertiesToExtract()
+	case r.settings != nil:
+		return r.settings.propertiesToExtract()
+	}
+	return nil
+}
+
+// preparePostProcess is called by the route patch in Weaviate's Get resolver
+// before the search runs: it builds the plan from the class, the search
+// arguments and the query's settings, rejects what the selection cannot
+// honour, widens the search to the candidate pool (top-level form) and asks
+// for the vectors the strategy needs (PreparePostProcess counts its refusals).
+func (r *Request) preparePostProcess(className, tenant string, args map[string]any,
+	pagination *filters.Pagination, addl *additional.Properties,
+) (*filters.Pagination, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	class := r.m.classByName(className)
+	if class == nil {
+		return nil, fmt.Errorf("diverseSelect: class %q not found", className)
+	}
+	for _, unsupported := range []string{"groupBy", "after"} {
+		if _, ok := args[unsupported]; ok {
+			return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with %s: "+
+				"selection works on one flat candidate list", unsupported)}
+		}
+	}
+	if pagination != nil && pagination.Offset != 0 {
+		return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with offset (got %d): "+
+			"a selection is a set, not a page of a ranking; to get more results raise tokenBudget, maxResults or limit",
+			pagination.Offset)}
+	}
+	s := searchFromArgs(args)
+	s.tenant = tenant
+	if r.form == formArgument && pagination != nil && pagination.Limit > 0 {
+		s.limit = pagination.Limit // the top-level form: the query limit caps the output
+	}
+	p, err := r.m.newPlan(class, r.route(), r.query, s)
+	if err != nil {
+		return nil, err
+	}
+	if p.needsVectors() {
+		if p.target == "" {
+			addl.Vector = true
+		} else if !slices.Contains(addl.Vectors, p.target) {
+			addl.Vectors = append(addl.Vectors, p.target)
+		}
+	}
+	r.plan = p
+	if r.form == formField {
+		if pagination != nil && pagination.Limit > r.m.defaults.MaxCandidates {
+			return nil, candidateCapError(pagination.Limit, r.m.defaults.MaxCandidates) // before the search runs
+		}
+		return pagination, nil
+	}
+	// Top-level form: candidates is the pool.
+	out := &filters.Pagination{Limit: p.eff.Candidates}
+	if pagination != nil {
+		out.Autocut = pagination.Autocut
+	}
+	return out, nil
+}
+
+// planFromResults builds the plan when the result hook is reached without
+// the Get resolver's preparation (another API path): from the class and
+// what the results carry.
+func (r *Request) planFromResults(ctx context.Context, in []search.Result) (*plan, error) {
+	class := r.m.classByName(in[0].ClassName)
+	if class == nil {
+		return nil, fmt.Errorf("diverseSelect: class %q not found", in[0].ClassName)
+	}
+	return r.m.newPlan(class, r.route(), r.query, searchFacts{relevance: sourceOf(in), tenant: TenantFromContext(ctx)})
+}
+
+// selectRequest is the result hook's work for both GraphQL forms: the
+// selection under the plan PreparePostProcess built, or one built from the
+// results when the hook is reached another way.
+func (m *Module) selectRequest(ctx context.Context, in []search.Result, params any) ([]search.Result, error) {
+	r, ok := params.(*Request)
+	if !ok || r == nil {
+		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if len(in) == 0 {
+		return in, nil
+	}
+	p := r.plan
+	if p == nil {
+		var err error
+		if p, err = r.planFromResults(ctx, in); err != nil {
+			return nil, err
+		}
+	}
+	return m.selectResults(ctx, in, p)
+}
