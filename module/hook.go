@@ -21,7 +21,7 @@ import (
 func (m *Module) selectResults(ctx context.Context, in []search.Result, params any) ([]search.Result, error) {
 	r, ok := params.(*Request)
 	if !ok || r == nil {
-		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
+		return nil, fmt.Errorf("unexpected parameters %T", params)
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -34,7 +34,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, params a
 		// resolve from the class and judge relevance by what the results carry.
 		class := m.classByName(in[0].ClassName)
 		if class == nil {
-			return nil, fmt.Errorf("diverseSelect: class %q not found", in[0].ClassName)
+			return nil, fmt.Errorf("class %q not found", in[0].ClassName)
 		}
 		if err := r.resolveClass(class); err != nil {
 			return nil, err
@@ -98,7 +98,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, params a
 }
 
 func candidateCapError(n, limit int) error {
-	return &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d "+
+	return &markedError{mark: errCapExceeded, err: fmt.Errorf("%d candidates exceed the module's cap of %d "+
 		"(DIVERSE_SELECT_MAX_CANDIDATES); lower candidates, or with _additional { diverseSelect } the query limit, "+
 		"which is the pool there", n, limit)}
 }
@@ -219,7 +219,7 @@ func relevances(r *Request, in []search.Result) []float64 {
 func vectorOf(res search.Result, target string) ([]float32, error) {
 	if target == "" {
 		if len(res.Vector) == 0 {
-			return nil, invalidData("diverseSelect: object %s has no vector; the strategy compares vectors "+
+			return nil, invalidData("object %s has no vector; the strategy compares vectors "+
 				"(use a class with vectors, or a text strategy such as topk, cliff, knapsack or ngram)", res.ID)
 		}
 		return res.Vector, nil
@@ -230,9 +230,9 @@ func vectorOf(res search.Result, target string) ([]float32, error) {
 			return v, nil
 		}
 	case [][]float32:
-		return nil, invalidData("diverseSelect: vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
+		return nil, invalidData("vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
 	}
-	return nil, invalidData("diverseSelect: object %s has no vector %q; the strategy compares vectors", res.ID, target)
+	return nil, invalidData("object %s has no vector %q; the strategy compares vectors", res.ID, target)
 }
 
 func invalidData(format string, args ...any) error {

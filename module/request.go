@@ -159,7 +159,7 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	}
 	class := r.m.classByName(className)
 	if class == nil {
-		return nil, fmt.Errorf("diverseSelect: class %q not found", className)
+		return nil, fmt.Errorf("class %q not found", className)
 	}
 	if err := r.resolveClass(class); err != nil {
 		return nil, err
@@ -167,12 +167,12 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	r.tenant = tenant
 	for _, unsupported := range []string{"groupBy", "after"} {
 		if _, ok := args[unsupported]; ok {
-			return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with %s: "+
+			return nil, &markedError{mark: errRefused, err: fmt.Errorf("cannot be combined with %s: "+
 				"selection works on one flat candidate list", unsupported)}
 		}
 	}
 	if pagination != nil && pagination.Offset != 0 {
-		return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with offset (got %d): "+
+		return nil, &markedError{mark: errRefused, err: fmt.Errorf("cannot be combined with offset (got %d): "+
 			"a selection is a set, not a page of a ranking; to get more results raise tokenBudget, maxResults or limit",
 			pagination.Offset)}
 	}

@@ -131,7 +131,7 @@ func (rr *Reranker) validateClass(class *models.Class) error {
 	if err := rr.otherRerankers(class); err != nil {
 		return err
 	}
-	return config.ValidateClass(raw, rr.m.defaults, schemaOf(class))
+	return named(ArgName, config.ValidateClass(raw, rr.m.defaults, schemaOf(class)))
 }
 
 // otherRerankers refuses a class whose moduleConfig names another reranker.
@@ -244,7 +244,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	}
 	out, err := rr.m.selectResults(ctx, in, r) // rerankHook's guard covers it
 	if err != nil {
-		return nil, err
+		return nil, named(RerankerName, err)
 	}
 	for i := range out {
 		s := float64(len(out)-i) / float64(len(out))
