@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // hit is one returned chunk with its diverse-select explanation.
