@@ -87,10 +87,11 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 		if err != nil {
 			return nil, err
 		}
-		if pv != "" {
-			k.set(&o.Settings, pv)
-			o.given[name] = true
+		if s, isString := pv.(string); isString && s == "" {
+			continue // "" leaves a string key unset
 		}
+		k.set(&o.Settings, pv)
+		o.given[name] = true
 	}
 	return o, nil
 }

@@ -224,22 +224,9 @@ func (k Key) set(s *Settings, v any) {
 }
 
 // copy copies the key's value from src to dst.
-func (k Key) copy(dst, src *Settings) {
-	switch d := k.field(dst).(type) {
-	case *string:
-		*d = *k.field(src).(*string)
-	case *int:
-		*d = *k.field(src).(*int)
-	case *float64:
-		*d = *k.field(src).(*float64)
-	case *[]string:
-		*d = *k.field(src).(*[]string)
-	case *selectors.Order:
-		*d = *k.field(src).(*selectors.Order)
-	}
-}
+func (k Key) copy(dst, src *Settings) { k.set(dst, k.Value(src)) }
 
-// Value returns the key's value in s (for /v1/meta and tests).
+// Value returns the key's value in s (for /v1/meta).
 func (k Key) Value(s *Settings) any {
 	switch v := k.field(s).(type) {
 	case *string:
@@ -251,7 +238,7 @@ func (k Key) Value(s *Settings) any {
 	case *[]string:
 		return *v
 	case *selectors.Order:
-		return string(*v)
+		return *v
 	}
 	return nil
 }
