@@ -90,7 +90,7 @@ type Settings struct {
 // Keys are the common keys, in documentation order.
 var Keys = []Key{
 	{Name: KeyStrategy, Kind: KindString, Enum: selectors.Names, Env: "DIVERSE_SELECT_STRATEGY",
-		Allowed: "a registered strategy (see below and `/v1/meta`)", Doc: "the selection algorithm",
+		Allowed: "a registered strategy (see Strategies and `/v1/meta`)", Doc: "the selection algorithm",
 		field: func(s *Settings) any { return &s.Strategy }},
 	{Name: KeyTokenBudget, Kind: KindInt, Max: MaxTokenBudget, Note: "0 = no budget", Env: "DIVERSE_SELECT_TOKEN_BUDGET",
 		Allowed: "integer in [0, 2^30]", Doc: "most tokens selected in total (0 = none)",
