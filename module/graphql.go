@@ -3,6 +3,7 @@ package diverseselect
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/tailor-platform/graphql"
 
@@ -24,7 +25,8 @@ var commonArgs = func() map[string]commonArg {
 	}
 	out := map[string]commonArg{}
 	for _, k := range config.Keys {
-		out[k.Name] = commonArg{types[k.Kind], k.Doc}
+		allowed := strings.ReplaceAll(k.Allowed, "`", "") // Markdown in the README
+		out[k.Name] = commonArg{types[k.Kind], k.Doc + "; allowed: " + allowed}
 	}
 	return out
 }()
