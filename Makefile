@@ -5,6 +5,10 @@ BUILD   := build
 BIN     := bin
 export GOFLAGS := -buildvcs=false
 
+# The three modules of go.work: the shipped module (.), integration/ (tests against the real server) and tools/
+# (eval, bench, load, cluster, demo); `./...` alone covers only the first.
+PKGS := ./... ./integration/... ./tools/...
+
 # Data the demo and the evaluation read in place (never copied into the repo).
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
@@ -57,19 +61,19 @@ weaviate-faults: weaviate
 
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
 run: build
-	$(GO) run ./cmd/demo -glove-dir "$(GLOVE_DIR)"
+	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"
 
 ## cluster: a local 3-node Weaviate cluster with the module (one shared embedder), endpoints printed; Ctrl-C stops it
 .PHONY: cluster
 cluster: build
-	$(GO) run ./cmd/cluster
+	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
 test: build weaviate-faults vet ts-deps test-plugins
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 $(PKGS)
 
 test-unit: vet
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
+	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
 
 test-integration: build weaviate-faults ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
@@ -97,7 +101,7 @@ bench:
 	@mkdir -p $(BENCH_OUT)
 	SIMCACHE_BENCH_GRID=$(BENCH_GRID) $(GO) test -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) \
 		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
-	$(GO) run ./cmd/benchtab -doc docs/performance.md < $(BENCH_OUT)/go-bench.txt
+	$(GO) run ./tools/benchtab -doc docs/performance.md < $(BENCH_OUT)/go-bench.txt
 
 ## bench-plugin: per-call overhead of an external selector plugin (the passthrough test plugin running mmr,
 ## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt
@@ -110,25 +114,25 @@ bench-plugin:
 BENCH_SERVER_FLAGS ?=
 bench-server: build
 	@mkdir -p $(BENCH_OUT)
-	$(GO) run ./cmd/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
+	$(GO) run ./tools/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
 
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
 ## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores)
 eval:
-	$(GO) run ./cmd/eval -data "$(SHARED_DATA)"
+	$(GO) run ./tools/eval -data "$(SHARED_DATA)"
 
 ## eval-check: the CI quality regression check - the default strategy at or above the floors in
-## cmd/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)
+## tools/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)
 eval-check:
-	$(GO) run ./cmd/eval -mode check -data "$(SHARED_DATA)"
+	$(GO) run ./tools/eval -mode check -data "$(SHARED_DATA)"
 
 eval-check-update:
-	$(GO) run ./cmd/eval -mode check -update -data "$(SHARED_DATA)"
+	$(GO) run ./tools/eval -mode check -update -data "$(SHARED_DATA)"
 
 ## eval-server: the HotpotQA measurement end to end through Weaviate (embedder in glove mode, nearText, 50 candidates),
 ## next to the library on the same pools; tables into docs/quality.md (several minutes)
 eval-server: build
-	$(GO) run ./cmd/eval -mode server -data "$(SHARED_DATA)"
+	$(GO) run ./tools/eval -mode server -data "$(SHARED_DATA)"
 
 ## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)
@@ -157,10 +161,10 @@ fuzz:
 ## LOAD_FLAGS e.g. -requests 20000 -concurrency 64 (CI runs a bounded form: .ci/run)
 LOAD_FLAGS ?=
 load: build
-	$(GO) run ./cmd/load $(LOAD_FLAGS)
+	$(GO) run ./tools/load $(LOAD_FLAGS)
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 
 clean:

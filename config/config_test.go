@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	_ "github.com/diverse-select/diverse-select/selectors/all"
@@ -31,7 +33,7 @@ func TestValidateClassAcceptsJSONNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *o.TokenBudget != 100 || *o.Candidates != 40 || *o.DedupThreshold != 0.95 || o.Params["lambda"] != 0.3 {
+	if o.TokenBudget != 100 || o.Candidates != 40 || o.DedupThreshold != 0.95 || o.Params["lambda"] != 0.3 {
 		t.Fatalf("parsed %+v, params %v", o, o.Params)
 	}
 	raw[KeyTokenBudget] = json.Number("-1")
@@ -41,5 +43,48 @@ func TestValidateClassAcceptsJSONNumbers(t *testing.T) {
 	raw[KeyTokenBudget] = json.Number("1e999")
 	if err := ValidateClass(raw, m, s); err == nil {
 		t.Fatal("tokenBudget 1e999 accepted")
+	}
+}
+
+// TestTypedErrors: callers tell errors apart with errors.As, not by their
+// text, and no error of this package names the module (the module does,
+// where its errors leave it).
+func TestTypedErrors(t *testing.T) {
+	m, err := FromEnv(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, parseErr := Parse(map[string]any{KeyOrder: "random"}, m.MaxCandidates)
+	unknown, _ := Parse(map[string]any{KeyStrategy: "topk", "lambda": 0.5}, m.MaxCandidates)
+	_, unknownErr := Merge(m, nil, unknown)
+	_, envErr := FromEnv(func(k string) string { return map[string]string{"DIVERSE_SELECT_MAX_MATRIX_MB": "x"}[k] })
+	_, pluginErr := PluginsFromEnv(func(k string) string { return map[string]string{"DIVERSE_SELECT_PLUGIN_TIMEOUT": "x"}[k] })
+	names := func(err error) string { // the key or variable a typed error names
+		var ce *Error
+		var ee *EnvError
+		switch {
+		case errors.As(err, &ce):
+			return ce.Key
+		case errors.As(err, &ee):
+			return ee.Var
+		}
+		return "(untyped)"
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{parseErr, KeyOrder},
+		{unknownErr, "lambda"},
+		{envErr, "DIVERSE_SELECT_MAX_MATRIX_MB"},
+		{pluginErr, "DIVERSE_SELECT_PLUGIN_TIMEOUT"},
+	} {
+		if tc.err == nil || names(tc.err) != tc.want {
+			t.Errorf("%v: names %q, want a typed error naming %q", tc.err, names(tc.err), tc.want)
+			continue
+		}
+		if strings.Contains(tc.err.Error(), "diverseSelect") {
+			t.Errorf("%v: names the module", tc.err)
+		}
 	}
 }

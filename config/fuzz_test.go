@@ -45,8 +45,8 @@ func seedObjects(f *testing.F, seeds ...string) Module {
 // must learn which key is at fault.
 func checkConfigError(t *testing.T, raw map[string]any, err error) {
 	t.Helper()
-	if !strings.HasPrefix(err.Error(), "diverseSelect:") {
-		t.Fatalf("error %q does not name diverseSelect (input %v)", err, raw)
+	if ce, se := (*Error)(nil), (*StrategyError)(nil); !errors.As(err, &ce) && !errors.As(err, &se) {
+		t.Fatalf("error %q is neither a *config.Error nor a *config.StrategyError (input %v)", err, raw)
 	}
 	var ce *Error
 	if errors.As(err, &ce) {
@@ -74,7 +74,7 @@ func checkEffective(t *testing.T, m Module, e *Effective) {
 	if e.DedupThreshold < 0 || e.DedupThreshold > 1 || e.DedupThreshold != e.DedupThreshold {
 		t.Fatalf("dedupThreshold %v out of range", e.DedupThreshold)
 	}
-	if !validOrder(string(e.Order)) {
+	if !contains(orderNames(), string(e.Order)) {
 		t.Fatalf("order %q accepted", e.Order)
 	}
 }
@@ -136,7 +136,11 @@ func FuzzValidateClass(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ValidateClass accepted what Parse refuses: %v", err)
 		}
-		e, err := Merge(m, class, &Overrides{Strategy: "topk"})
+		topk, err := Parse(map[string]any{KeyStrategy: "topk"}, m.MaxCandidates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := Merge(m, class, topk)
 		if err != nil {
 			t.Fatalf("a valid class config does not merge with a query switching strategy: %v", err)
 		}
@@ -161,8 +165,8 @@ func FuzzFromEnv(f *testing.F) {
 		}
 		m, err := FromEnv(func(k string) string { return env[k] })
 		if err != nil {
-			if !strings.Contains(err.Error(), "DIVERSE_SELECT_") && !strings.HasPrefix(err.Error(), "environment:") {
-				t.Fatalf("error %q names no variable", err)
+			if ee := (*EnvError)(nil); !errors.As(err, &ee) || !strings.HasPrefix(err.Error(), ee.Var+"=") || env[ee.Var] == "" && ee.Var != "DIVERSE_SELECT_CANDIDATES" {
+				t.Fatalf("error %q does not name a variable that was set", err)
 			}
 			return
 		}

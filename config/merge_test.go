@@ -36,7 +36,7 @@ func TestParseErrorsNameTheKey(t *testing.T) {
 }
 
 func TestMergePrecedence(t *testing.T) {
-	m := Module{Strategy: "adagres", Candidates: 50, MaxCandidates: 2000, Tokenizer: "cl100k_base"}
+	m := Module{Settings: Settings{Strategy: "adagres", Candidates: 50, Tokenizer: "cl100k_base"}, MaxCandidates: 2000}
 	parse := func(raw map[string]any) *Overrides {
 		o, err := Parse(raw, m.MaxCandidates)
 		if err != nil {
@@ -134,13 +134,13 @@ func TestCheckSchema(t *testing.T) {
 		o    Overrides
 		want string
 	}{
-		{Overrides{TextProperty: "body", ExtraTextProperties: []string{"tags"}, TokenProperty: "n", SourceProperty: "url", TargetVector: "a"}, ""},
-		{Overrides{TextProperty: "nope"}, `"textProperty" names "nope", which is not a text property of the class; text properties: body, tags, url`},
-		{Overrides{TextProperty: "n"}, `"textProperty" names "n"`},
-		{Overrides{ExtraTextProperties: []string{"n"}}, `"extraTextProperties" names "n"`},
-		{Overrides{TokenProperty: "body"}, `"tokenProperty" names "body", which is not an int property of the class; int properties: n`},
-		{Overrides{SourceProperty: "x"}, `"sourceProperty" names "x"`},
-		{Overrides{TargetVector: "c"}, `"targetVector" names "c", which is not a named vector of the class; named vectors: a, b`},
+		{Overrides{Settings: Settings{TextProperty: "body", ExtraTextProperties: []string{"tags"}, TokenProperty: "n", SourceProperty: "url", TargetVector: "a"}}, ""},
+		{Overrides{Settings: Settings{TextProperty: "nope"}}, `"textProperty" names "nope", which is not a text property of the class; text properties: body, tags, url`},
+		{Overrides{Settings: Settings{TextProperty: "n"}}, `"textProperty" names "n"`},
+		{Overrides{Settings: Settings{ExtraTextProperties: []string{"n"}}}, `"extraTextProperties" names "n"`},
+		{Overrides{Settings: Settings{TokenProperty: "body"}}, `"tokenProperty" names "body", which is not an int property of the class; int properties: n`},
+		{Overrides{Settings: Settings{SourceProperty: "x"}}, `"sourceProperty" names "x"`},
+		{Overrides{Settings: Settings{TargetVector: "c"}}, `"targetVector" names "c", which is not a named vector of the class; named vectors: a, b`},
 	}
 	for _, tc := range cases {
 		err := CheckSchema(&tc.o, s)

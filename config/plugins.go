@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,52 +25,6 @@ type Plugins struct {
 	// Timeout: DIVERSE_SELECT_PLUGIN_TIMEOUT, the most one Select call may
 	// take (0 = DefaultPluginTimeout).
 	Timeout time.Duration
-}
-
-// DefaultPluginTimeout is DIVERSE_SELECT_PLUGIN_TIMEOUT's default.
-const DefaultPluginTimeout = 10 * time.Second
-
-// PluginEnv lists the environment variables Plugins reads, with their defaults.
-var PluginEnv = []EnvVar{
-	{"DIVERSE_SELECT_PLUGIN_DIR", "", "folder of external selector plugins: every executable file (or symlink to one) in it is started (see Bring your own selector)"},
-	{"DIVERSE_SELECT_PLUGINS", "", "comma-separated paths of more plugin files"},
-	{"DIVERSE_SELECT_PLUGIN_SHA256", "", "comma-separated name=sha256 pins; a plugin whose file does not match its pin is refused"},
-	{"DIVERSE_SELECT_PLUGIN_TIMEOUT", DefaultPluginTimeout.String(), "most time one plugin call may take; a plugin past it is restarted"},
-}
-
-// PluginsFromEnv reads Plugins (getenv nil means os.Getenv). A malformed
-// value is an error naming the variable; a plugin that is missing or broken
-// is not (the host reports it per plugin).
-func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	p := Plugins{Dir: get("DIVERSE_SELECT_PLUGIN_DIR"), SHA256: map[string][]byte{}, Timeout: DefaultPluginTimeout}
-	for _, s := range strings.Split(get("DIVERSE_SELECT_PLUGINS"), ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			p.Paths = append(p.Paths, s)
-		}
-	}
-	for _, pin := range strings.Split(get("DIVERSE_SELECT_PLUGIN_SHA256"), ",") {
-		if pin = strings.TrimSpace(pin); pin == "" {
-			continue
-		}
-		name, sum, ok := strings.Cut(pin, "=")
-		b, err := hex.DecodeString(strings.TrimSpace(sum))
-		if !ok || strings.TrimSpace(name) == "" || err != nil || len(b) != 32 {
-			return p, fmt.Errorf("DIVERSE_SELECT_PLUGIN_SHA256: %q: want name=<64 hex digits of sha256>", pin)
-		}
-		p.SHA256[strings.TrimSpace(name)] = b
-	}
-	if v := get("DIVERSE_SELECT_PLUGIN_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return p, fmt.Errorf("DIVERSE_SELECT_PLUGIN_TIMEOUT=%q: want a positive duration such as 5s or 500ms", v)
-		}
-		p.Timeout = d
-	}
-	return p, nil
 }
 
 // Files returns the plugin files to start: the executable regular files of

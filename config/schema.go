@@ -80,20 +80,3 @@ func CheckSchema(o *Overrides, s Schema) error {
 	}
 	return nil
 }
-
-// ValidateClass checks a class's moduleConfig["diverse-select"] completely:
-// keys, types, ranges, the strategy's parameters, and the schema references.
-func ValidateClass(raw map[string]any, m Module, s Schema) error {
-	o, err := Parse(raw, m.MaxCandidates)
-	if err != nil {
-		return err
-	}
-	if o.Query != "" {
-		return errf(KeyQuery, "is a query argument, not a class setting")
-	}
-	if err := CheckSchema(o, s); err != nil {
-		return err
-	}
-	_, err = Merge(m, o, nil)
-	return err
-}

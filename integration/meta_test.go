@@ -81,6 +81,11 @@ func TestMeta(t *testing.T) {
 	if m.Defaults["strategy"] != config.DefaultStrategy {
 		t.Errorf("default strategy %v, want %s", m.Defaults["strategy"], config.DefaultStrategy)
 	}
+	for _, e := range config.Env {
+		if _, ok := m.Defaults[e.Meta]; !ok {
+			t.Errorf("defaults %v lack %s (%s)", m.Defaults, e.Meta, e.Name)
+		}
+	}
 	byName := map[string]int{}
 	for i, s := range m.Strategies {
 		byName[s.Name] = i

@@ -97,12 +97,12 @@ func TestSelectionCancelled(t *testing.T) {
 	require.ErrorContains(t, err, "DIVERSE_SELECT_MAX_SELECT_TIME")
 }
 
-// TestGuard: a panic becomes an error naming diverseSelect and the entry
-// point, logged with its stack.
+// TestGuard: a panic becomes an error naming the entry point (the entry
+// point names the module), logged with its stack.
 func TestGuard(t *testing.T) {
 	m, hook := fuzzModule()
 	err := guard(m.logger, "argument parsing", func() error { panic("boom") })
-	require.ErrorContains(t, err, "diverseSelect: internal error in argument parsing")
+	require.ErrorContains(t, err, "internal error in argument parsing")
 	require.ErrorContains(t, err, "boom")
 	require.Len(t, hook.AllEntries(), 1)
 	require.Contains(t, hook.LastEntry().Data["stack"], "TestGuard")

@@ -3,6 +3,7 @@ package diverseselect
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/tailor-platform/graphql"
 
@@ -10,25 +11,25 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// commonArgs are the GraphQL types of the keys every strategy accepts.
-var commonArgs = map[string]struct {
+// commonArg is the GraphQL input type and description of a common key.
+type commonArg struct {
 	typ graphql.Input
 	doc string
-}{
-	config.KeyStrategy:            {graphql.String, "selection strategy (see /v1/meta for the list and their parameters)"},
-	config.KeyTokenBudget:         {graphql.Int, "token budget of the selection; 0 = none"},
-	config.KeyCandidates:          {graphql.Int, "candidate pool retrieved before selection (top-level argument only)"},
-	config.KeyMaxResults:          {graphql.Int, "most items selected; 0 = no limit"},
-	config.KeyTextProperty:        {graphql.String, "text property whose tokens are counted and whose text the text strategies read"},
-	config.KeyExtraTextProperties: {graphql.NewList(graphql.String), "more text properties counted with textProperty"},
-	config.KeyTokenizer:           {graphql.String, "token counter: cl100k_base, o200k_base, words, chars"},
-	config.KeyTokenProperty:       {graphql.String, "int property that already holds each object's token count"},
-	config.KeyTargetVector:        {graphql.String, "named vector compared between candidates"},
-	config.KeySourceProperty:      {graphql.String, "property naming each object's source (URL or document), for ngram"},
-	config.KeyOrder:               {graphql.String, "output order: selection, relevance, edges"},
-	config.KeyDedupThreshold:      {graphql.Float, "drop candidates whose cosine to a more relevant one is >= this, before selection"},
-	config.KeyQuery:               {graphql.String, "query text for the strategies that read it (default: the nearText concepts or the bm25/hybrid query)"},
 }
+
+// commonArgs are the keys every strategy accepts, from config.Keys.
+var commonArgs = func() map[string]commonArg {
+	types := map[config.Kind]graphql.Input{
+		config.KindString: graphql.String, config.KindInt: graphql.Int,
+		config.KindFloat: graphql.Float, config.KindStrings: graphql.NewList(graphql.String),
+	}
+	out := map[string]commonArg{}
+	for _, k := range config.Keys {
+		allowed := strings.ReplaceAll(k.Allowed, "`", "") // Markdown in the README
+		out[k.Name] = commonArg{types[k.Kind], k.Doc + "; allowed: " + allowed}
+	}
+	return out
+}()
 
 // strategyArgs returns the union of every registered strategy's parameters
 // as GraphQL input types. A name used by several strategies must have one

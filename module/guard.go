@@ -19,7 +19,17 @@ import (
 // The module runs inside the user's Weaviate process, where a panic would
 // take the whole database down. Every function Weaviate (or the patch glue)
 // calls is entered through a guard below: a panic is logged with its stack
-// through the module's logger and becomes an error naming diverseSelect.
+// through the module's logger and becomes an error. The entry points name
+// the module once (named); the errors inside carry no prefix of their own.
+
+// named adds the module's name to an error leaving the module, once, at
+// the entry point: "diverseSelect: <cause>".
+func named(module string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", module, err)
+}
 
 // recoverTo, deferred directly, turns a panic of the calling function into
 // *err; where names the entry point in the log and the error.
@@ -38,7 +48,7 @@ func panicError(logger logrus.FieldLogger, where string, p any, stack []byte) er
 	}
 	logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "where": where, "stack": string(stack)}).
 		Error("diverse-select: panic recovered")
-	return fmt.Errorf("diverseSelect: %w in %s (logged by the server with its stack): %v", errPanic, where, p)
+	return fmt.Errorf("%w in %s (logged by the server with its stack): %v", errPanic, where, p)
 }
 
 // guard runs fn, turning a panic into an error (see recoverTo). Plugin
@@ -93,6 +103,7 @@ func (r *Request) PreparePostProcess(className, tenant string, args map[string]a
 		out, perr = r.preparePostProcess(className, tenant, args, pagination, addl)
 		return perr
 	})
+	err = named(ArgName, err)
 	r.m.metrics.failure(r.route(), err)
 	return out, err
 }
@@ -110,7 +121,7 @@ func (r *Request) GetPropertiesToExtract() (props []string) {
 // ValidateClass refuses a class whose diverse-select config is invalid, on
 // create and on update, with a message naming the key and the allowed values.
 func (m *Module) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
-	return guard(m.logger, "class config validation", func() error { return m.validateClass(class) })
+	return named(ArgName, guard(m.logger, "class config validation", func() error { return m.validateClass(class) }))
 }
 
 // ValidateClass refuses an invalid config (same keys as diverse-select) and a
@@ -129,19 +140,21 @@ func (m *Module) selectHook(ctx context.Context, in []search.Result, params any,
 		out, serr = m.selectRequest(ctx, in, params)
 		return serr
 	})
-	return out, err
+	return out, named(ArgName, err)
 }
 
 // rerankHook is the result hook of the rerank property (gRPC and GraphQL).
 func (rr *Reranker) rerankHook(ctx context.Context, in []search.Result, params any, limit *int,
 	argumentModuleParams map[string]any, cfg moduletools.ClassConfig,
 ) (out []search.Result, err error) {
-	err = guard(rr.m.logger, "rerank", func() error {
-		var rerr error
+	var rerr error // named by rerank
+	if err := guard(rr.m.logger, "rerank", func() error {
 		out, rerr = rr.rerank(ctx, in, params, limit, argumentModuleParams, cfg)
-		return rerr
-	})
-	return out, err
+		return nil
+	}); err != nil {
+		return nil, named(RerankerName, err)
+	}
+	return out, rerr
 }
 
 // extractRerankGuarded is extractRerank behind a guard: on a panic the

@@ -75,7 +75,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 }
 
 func candidateCapError(n, limit int) error {
-	return &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: %d candidates exceed the module's cap of %d "+
+	return &markedError{mark: errCapExceeded, err: fmt.Errorf("%d candidates exceed the module's cap of %d "+
 		"(DIVERSE_SELECT_MAX_CANDIDATES); lower candidates, or with _additional { diverseSelect } the query limit, "+
 		"which is the pool there", n, limit)}
 }
@@ -152,7 +152,7 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 func vectorOf(res search.Result, target string) ([]float32, error) {
 	if target == "" {
 		if len(res.Vector) == 0 {
-			return nil, invalidData("diverseSelect: object %s has no vector; the strategy compares vectors "+
+			return nil, invalidData("object %s has no vector; the strategy compares vectors "+
 				"(use a class with vectors, or a text strategy such as topk, cliff, knapsack or ngram)", res.ID)
 		}
 		return res.Vector, nil
@@ -163,9 +163,9 @@ func vectorOf(res search.Result, target string) ([]float32, error) {
 			return v, nil
 		}
 	case [][]float32:
-		return nil, invalidData("diverseSelect: vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
+		return nil, invalidData("vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
 	}
-	return nil, invalidData("diverseSelect: object %s has no vector %q; the strategy compares vectors", res.ID, target)
+	return nil, invalidData("object %s has no vector %q; the strategy compares vectors", res.ID, target)
 }
 
 func invalidData(format string, args ...any) error {

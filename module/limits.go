@@ -28,7 +28,7 @@ func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 		return nil, panicError(m.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
 	}
 	if runCtx.Err() == nil {
-		return nil, fmt.Errorf("diverseSelect: %w", strategyError(err))
+		return nil, strategyError(err)
 	}
 	capHit := ctx.Err() == nil // the cap fired, not the client
 	m.logger.WithFields(map[string]any{
@@ -36,9 +36,9 @@ func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 		"reason": context.Cause(runCtx).Error(), "timeCap": capHit,
 	}).Warn("diverse-select: selection cancelled")
 	if capHit {
-		return nil, &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("diverseSelect: strategy %q on %d candidates "+
+		return nil, &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("strategy %q on %d candidates "+
 			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped; use fewer candidates "+
 			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, len(p.Candidates), limit)}
 	}
-	return nil, fmt.Errorf("diverseSelect: selection cancelled: %w", errors.Join(ctx.Err(), err))
+	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }

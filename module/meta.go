@@ -8,7 +8,7 @@ import (
 )
 
 // metaInfo is shown in /v1/meta: the version, every strategy with its
-// parameters, the common keys and the module defaults in force.
+// parameters, the common keys and every module default in force (config.Env).
 func (m *Module) metaInfo() (map[string]any, error) {
 	strategies := make([]map[string]any, 0)
 	for _, d := range selectors.Definitions() {
@@ -23,19 +23,12 @@ func (m *Module) metaInfo() (map[string]any, error) {
 		})
 	}
 	return map[string]any{
-		"name":       Name,
-		"version":    Version,
-		"strategies": strategies,
-		"commonKeys": config.CommonKeys,
-		"tokenizers": tokens.Names(),
-		"defaults": map[string]any{
-			"strategy":      m.defaults.Strategy,
-			"tokenBudget":   m.defaults.TokenBudget,
-			"candidates":    m.defaults.Candidates,
-			"maxCandidates": m.defaults.MaxCandidates,
-			"tokenizer":     m.defaults.Tokenizer,
-			"maxMatrixMB":   m.defaults.MaxMatrixMB,
-		},
+		"name":             Name,
+		"version":          Version,
+		"strategies":       strategies,
+		"commonKeys":       config.CommonKeys,
+		"tokenizers":       tokens.Names(),
+		"defaults":         m.defaults.Defaults(),
 		"similarityKernel": simcache.KernelName(),
 		"featureCache":     featureCacheMeta(m.features),
 		"plugins":          m.plugins.Status(),

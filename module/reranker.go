@@ -94,7 +94,7 @@ func (rr *Reranker) validateClass(class *models.Class) error {
 	if err := rr.otherRerankers(class); err != nil {
 		return err
 	}
-	return config.ValidateClass(raw, rr.m.defaults, schemaOf(class))
+	return named(ArgName, config.ValidateClass(raw, rr.m.defaults, schemaOf(class)))
 }
 
 // otherRerankers refuses a class whose moduleConfig names another reranker.

@@ -77,16 +77,16 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	}
 	class := r.m.classByName(className)
 	if class == nil {
-		return nil, fmt.Errorf("diverseSelect: class %q not found", className)
+		return nil, fmt.Errorf("class %q not found", className)
 	}
 	for _, unsupported := range []string{"groupBy", "after"} {
 		if _, ok := args[unsupported]; ok {
-			return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with %s: "+
+			return nil, &markedError{mark: errRefused, err: fmt.Errorf("cannot be combined with %s: "+
 				"selection works on one flat candidate list", unsupported)}
 		}
 	}
 	if pagination != nil && pagination.Offset != 0 {
-		return nil, &markedError{mark: errRefused, err: fmt.Errorf("diverseSelect: cannot be combined with offset (got %d): "+
+		return nil, &markedError{mark: errRefused, err: fmt.Errorf("cannot be combined with offset (got %d): "+
 			"a selection is a set, not a page of a ranking; to get more results raise tokenBudget, maxResults or limit",
 			pagination.Offset)}
 	}
@@ -127,7 +127,7 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 func (r *Request) planFromResults(ctx context.Context, in []search.Result) (*plan, error) {
 	class := r.m.classByName(in[0].ClassName)
 	if class == nil {
-		return nil, fmt.Errorf("diverseSelect: class %q not found", in[0].ClassName)
+		return nil, fmt.Errorf("class %q not found", in[0].ClassName)
 	}
 	return r.m.newPlan(class, r.route(), r.query, searchFacts{relevance: sourceOf(in), tenant: TenantFromContext(ctx)})
 }
@@ -138,7 +138,7 @@ func (r *Request) planFromResults(ctx context.Context, in []search.Result) (*pla
 func (m *Module) selectRequest(ctx context.Context, in []search.Result, params any) ([]search.Result, error) {
 	r, ok := params.(*Request)
 	if !ok || r == nil {
-		return nil, fmt.Errorf("diverseSelect: unexpected parameters %T", params)
+		return nil, fmt.Errorf("unexpected parameters %T", params)
 	}
 	if r.err != nil {
 		return nil, r.err

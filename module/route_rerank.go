@@ -60,7 +60,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	}
 	out, err := rr.m.selectResults(ctx, in, pl) // rerankHook's guard covers it
 	if err != nil {
-		return nil, err
+		return nil, named(RerankerName, err)
 	}
 	for i := range out {
 		s := float64(len(out)-i) / float64(len(out))

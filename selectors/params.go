@@ -111,6 +111,8 @@ type ParamError struct {
 	Strategy string
 	Param    string
 	Msg      string
+	// Unknown: the strategy has no parameter of that name.
+	Unknown bool
 }
 
 func (e *ParamError) Error() string {
@@ -147,11 +149,11 @@ func ValidateParams(strategy string, specs []ParamSpec, raw map[string]any) (Par
 			if len(allowed) > 0 {
 				msg = "unknown parameter; allowed: " + strings.Join(allowed, ", ")
 			}
-			return nil, &ParamError{strategy, name, msg}
+			return nil, &ParamError{Strategy: strategy, Param: name, Msg: msg, Unknown: true}
 		}
 		v, err := coerce(spec, raw[name])
 		if err != nil {
-			return nil, &ParamError{strategy, name, err.Error()}
+			return nil, &ParamError{Strategy: strategy, Param: name, Msg: err.Error()}
 		}
 		if v == nil {
 			continue // explicit null keeps the default

@@ -70,7 +70,8 @@ func Register(d Definition) {
 
 // Add registers a definition loaded at run time (an external plugin's): like
 // Register, but a duplicate or malformed definition is an error, not a panic,
-// and a definition may be Unavailable instead of having a New function.
+// and a definition may be Unavailable instead of having a New function. The
+// parameter specs must pass CheckParamSpecs and CheckParamKinds.
 func Add(d Definition) error {
 	registryMu.Lock()
 	defer registryMu.Unlock()
@@ -79,6 +80,12 @@ func Add(d Definition) error {
 	}
 	if _, dup := registry[d.Name]; dup {
 		return fmt.Errorf("selectors: a strategy named %q is already registered", d.Name)
+	}
+	if err := CheckParamSpecs(d.Name, d.Params); err != nil {
+		return fmt.Errorf("selectors: strategy %q: %w", d.Name, err)
+	}
+	if err := checkKinds(d.Params); err != nil {
+		return fmt.Errorf("selectors: strategy %q: %w", d.Name, err)
 	}
 	registry[d.Name] = d
 	return nil
@@ -96,6 +103,11 @@ func Lookup(name string) (Definition, bool) {
 func Names() []string {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
+	return sortedNames()
+}
+
+// sortedNames is Names with registryMu held.
+func sortedNames() []string {
 	out := make([]string, 0, len(registry))
 	for n := range registry {
 		out = append(out, n)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-openapi/strfmt"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors"
 	_ "github.com/diverse-select/diverse-select/selectors/all"
 	"github.com/diverse-select/diverse-select/selectors/text"

@@ -3,7 +3,7 @@ package simcache_test
 import (
 	"math/rand/v2"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 

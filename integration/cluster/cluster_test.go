@@ -28,8 +28,8 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // Class is the demo corpus' class on both deployments.

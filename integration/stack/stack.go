@@ -95,20 +95,21 @@ func (p *proc) exited() bool {
 	}
 }
 
-// RepoRoot finds the repository root (the folder holding go.mod) from the
-// working directory upwards.
+// RepoRoot finds the repository root (the folder holding go.work: the
+// module, integration/ and tools/ each have a go.mod) from the working
+// directory upwards.
 func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
+			return "", errors.New("go.work not found above the working directory")
 		}
 		dir = parent
 	}

@@ -316,29 +316,14 @@ func processAlive(pid int) bool {
 	return len(f) > 2 && f[2] != "Z"
 }
 
-// TestCheckParams: parameter specs the module cannot serve are refused with
-// a message naming the parameter (and the strategy, for a bad default).
-func TestCheckParams(t *testing.T) {
-	for _, tc := range []struct {
-		spec selectors.ParamSpec
-		want string
-	}{
-		{selectors.ParamSpec{Name: "1x", Kind: selectors.KindFloat}, `parameter name "1x"`},
-		{selectors.ParamSpec{Name: "tokenBudget", Kind: selectors.KindInt}, `parameter "tokenBudget" has the name of a common key`},
-		{selectors.ParamSpec{Name: "mode", Kind: selectors.KindString}, `parameter "mode" is a string without allowed values`},
-		{selectors.ParamSpec{Name: "w", Kind: "complex"}, `parameter "w" has kind "complex"`},
-		{selectors.ParamSpec{Name: "w", Kind: selectors.KindFloat, Min: 0, Max: 1, Default: 2.0}, `default of parameter "w": strategy "mine": parameter "w"`},
-	} {
-		if err := checkParams("mine", []selectors.ParamSpec{tc.spec}); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.spec, err, tc.want)
-		}
+// TestCheckCommonKeys: a plugin parameter named like a common key is
+// refused (the other spec rules are selectors.CheckParamSpecs', tested there).
+func TestCheckCommonKeys(t *testing.T) {
+	if err := checkCommonKeys([]selectors.ParamSpec{{Name: "tokenBudget", Kind: selectors.KindInt}}); err == nil ||
+		!strings.Contains(err.Error(), `parameter "tokenBudget" has the name of a common key`) {
+		t.Errorf("tokenBudget: %v", err)
 	}
-	twice := []selectors.ParamSpec{{Name: "w", Kind: selectors.KindBool}, {Name: "w", Kind: selectors.KindBool}}
-	if err := checkParams("mine", twice); err == nil || !strings.Contains(err.Error(), `parameter "w" is declared twice`) {
-		t.Errorf("twice: %v", err)
-	}
-	ok := []selectors.ParamSpec{{Name: "p", Kind: selectors.KindProperty, Default: "date"}, {Name: "w", Kind: selectors.KindFloat, Min: 0, Max: 1, Default: 0.5}}
-	if err := checkParams("mine", ok); err != nil {
-		t.Errorf("valid specs: %v", err)
+	if err := checkCommonKeys([]selectors.ParamSpec{{Name: "w", Kind: selectors.KindFloat}}); err != nil {
+		t.Errorf("w: %v", err)
 	}
 }

@@ -2,11 +2,7 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/diverse-select/diverse-select/plugin/sdk"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -27,8 +23,7 @@ func (s *strategy) UsesTerms() bool { return false }
 // the selection it returns.
 func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*selectors.Result, error) {
 	p := s.p
-	timeout := p.host.timeout
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := context.WithTimeout(ctx, p.host.timeout)
 	defer cancel()
 	c, err := p.conn(cctx)
 	if err != nil {
@@ -42,22 +37,7 @@ func (s *strategy) Select(ctx context.Context, prob *selectors.Problem) (*select
 	resp, err := c.rpc.Select(cctx, req)
 	sdk.ReleaseRequest(req) // sent (or failed): gRPC keeps no reference
 	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err() // the query ended; not the plugin's fault
-		case errors.Is(cctx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
-			cause := fmt.Errorf("did not answer within %s (DIVERSE_SELECT_PLUGIN_TIMEOUT)", timeout)
-			p.failed(c.gen, cause)
-			return nil, fmt.Errorf("plugin %q %v; it is being restarted", p.name, cause)
-		case status.Code(err) == codes.Unavailable || c.client.Exited():
-			cause := "its connection broke"
-			if exit := p.exitCause(c.client); exit != "" {
-				cause = "its process exited: " + exit
-			}
-			p.failed(c.gen, fmt.Errorf("crashed during a call (%s)", cause))
-			return nil, fmt.Errorf("plugin %q crashed during the call (%s); it is being restarted", p.name, cause)
-		}
-		return nil, fmt.Errorf("plugin %q failed: %s", p.name, status.Convert(err).Message())
+		return nil, p.callError(ctx, cctx, c, err)
 	}
 	res := sdk.DecodeResult(resp)
 	if err := selectors.CheckSelection(prob, res); err != nil {

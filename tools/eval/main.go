@@ -68,7 +68,7 @@ func main() {
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
 	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); 0 = all")
-	flag.StringVar(&o.thresholds, "thresholds", "cmd/eval/thresholds.json", "floors of the check mode")
+	flag.StringVar(&o.thresholds, "thresholds", "tools/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
 	flag.StringVar(&o.target, "target", "", "config whose targets are printed (default: the default strategy and every -extra config)")

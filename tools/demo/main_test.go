@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // TestDemo runs `make run`'s program end to end (hash embedder, free ports)

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // benchDoc is one object of the bench corpus.

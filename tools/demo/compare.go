@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 

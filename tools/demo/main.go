@@ -22,8 +22,8 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // Class is the demo collection.

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// The module's environment: the variables, their defaults and their
+// parsing. Env and PluginEnv are the tables the README's variable table,
+// /v1/meta's defaults and the Docker image's check follow from.
+
+// DefaultStrategy is the strategy used when no level names one: coverage,
+// chosen by evaluation (docs/quality.md, cmd/eval).
+const DefaultStrategy = "coverage"
+
+// DefaultMaxSelectTime is DIVERSE_SELECT_MAX_SELECT_TIME's default: about a
+// thousand times a typical selection, so it stops only runaway work.
+const DefaultMaxSelectTime = 10 * time.Second
+
+// MaxSelectTimeLimit bounds DIVERSE_SELECT_MAX_SELECT_TIME.
+const MaxSelectTimeLimit = time.Hour
+
+// DefaultPluginTimeout is DIVERSE_SELECT_PLUGIN_TIMEOUT's default.
+const DefaultPluginTimeout = 10 * time.Second
+
+// Module holds the module-wide defaults and limits, read from the
+// environment (see Env for each variable).
+type Module struct {
+	// Settings are the defaults of the keys with a variable (Key.Env):
+	// strategy, tokenBudget, candidates, tokenizer.
+	Settings
+	// MaxCandidates is the hard cap on the pool.
+	MaxCandidates int
+	// MaxMatrixMB is the most memory in MiB one query's N x N matrices may
+	// use (facility: 4*N^2 bytes, twice that with a distance kernel; 2000
+	// candidates need 15.3 MiB); 0 = no cap.
+	MaxMatrixMB int
+	// FeatureCacheMB is the size of the per-object feature cache (token
+	// counts, analysed terms); 0 = off.
+	FeatureCacheMB int
+	// MaxSelectTime is the longest one query's selection may run before it
+	// is stopped; 0 = no cap.
+	MaxSelectTime time.Duration
+}
+
+// MaxMatrixBytes is MaxMatrixMB in bytes (0 = no cap).
+func (m Module) MaxMatrixBytes() int64 { return int64(m.MaxMatrixMB) << 20 }
+
+// FeatureCacheBytes is FeatureCacheMB in bytes (0 = no cache).
+func (m Module) FeatureCacheBytes() int64 { return int64(m.FeatureCacheMB) << 20 }
+
+// EnvVar is one environment variable the module reads: its name, its
+// default as written in the environment, and what it sets.
+type EnvVar struct {
+	Name, Default, Doc string
+	// Meta names the value in /v1/meta's defaults (Module's variables).
+	Meta string
+	// Key is the common key whose default the variable sets ("" if none).
+	Key string
+	// Lo and Hi bound an integer variable.
+	Lo, Hi int
+	// field points at the variable's value in m (*int, *time.Duration, or
+	// the key's field for a Key variable).
+	field func(m *Module) any
+}
+
+// Env lists the environment variables Module reads, in documentation order.
+var Env = []EnvVar{
+	{Name: "DIVERSE_SELECT_STRATEGY", Default: DefaultStrategy, Key: KeyStrategy, Meta: KeyStrategy,
+		Doc: "strategy when neither the class nor the query names one"},
+	{Name: "DIVERSE_SELECT_TOKEN_BUDGET", Default: "0", Lo: 0, Hi: MaxTokenBudget, Key: KeyTokenBudget, Meta: KeyTokenBudget,
+		Doc: "token budget when neither the class nor the query sets one (0 = none)"},
+	{Name: "DIVERSE_SELECT_CANDIDATES", Default: "50", Lo: 1, Hi: selectors.MaxCandidates, Key: KeyCandidates, Meta: KeyCandidates,
+		Doc: "candidate pool of the top-level argument"},
+	{Name: "DIVERSE_SELECT_MAX_CANDIDATES", Default: "2000", Lo: 1, Hi: selectors.MaxCandidates, Meta: "maxCandidates",
+		Doc:   "hard cap on the candidate pool; larger requests are refused",
+		field: func(m *Module) any { return &m.MaxCandidates }},
+	{Name: "DIVERSE_SELECT_TOKENIZER", Default: "cl100k_base", Key: KeyTokenizer, Meta: KeyTokenizer,
+		Doc: "token counter when neither the class nor the query sets one"},
+	{Name: "DIVERSE_SELECT_MAX_MATRIX_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "maxMatrixMB",
+		Doc:   "most memory (MiB) one query's N x N similarity matrices may use (facility); larger requests are refused (0 = no cap)",
+		field: func(m *Module) any { return &m.MaxMatrixMB }},
+	{Name: "DIVERSE_SELECT_FEATURE_CACHE_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "featureCacheMB",
+		Doc:   "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)",
+		field: func(m *Module) any { return &m.FeatureCacheMB }},
+	{Name: "DIVERSE_SELECT_MAX_SELECT_TIME", Default: DefaultMaxSelectTime.String(), Meta: "maxSelectTime",
+		Doc:   "longest one query's selection may run (Go duration; 0 = no cap); a slower one is stopped with an error naming the variable",
+		field: func(m *Module) any { return &m.MaxSelectTime }},
+}
+
+// PluginEnv lists the environment variables Plugins reads, with their defaults.
+var PluginEnv = []EnvVar{
+	{Name: "DIVERSE_SELECT_PLUGIN_DIR", Doc: "folder of external selector plugins: every executable file (or symlink to one) in it is started, named after the file (see \"Bring your own selector\")"},
+	{Name: "DIVERSE_SELECT_PLUGINS", Doc: "comma-separated paths of more plugin files"},
+	{Name: "DIVERSE_SELECT_PLUGIN_SHA256", Doc: "comma-separated `name=sha256` pins; a plugin whose file does not match its pin is refused"},
+	{Name: "DIVERSE_SELECT_PLUGIN_TIMEOUT", Default: DefaultPluginTimeout.String(), Doc: "most time one plugin call may take; a plugin past it is killed and restarted"},
+}
+
+// EnvError is a malformed environment variable: its name, its value and
+// what it wants.
+type EnvError struct{ Var, Value, Want string }
+
+func (e *EnvError) Error() string { return fmt.Sprintf("%s=%q: %s", e.Var, e.Value, e.Want) }
+
+// FromEnv reads Module from environment variables (getenv nil means os.Getenv).
+func FromEnv(getenv func(string) string) (Module, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var m Module
+	for _, e := range Env {
+		v := strings.TrimSpace(getenv(e.Name))
+		if v == "" {
+			v = e.Default
+		}
+		if err := e.parse(&m, v); err != nil {
+			return m, err
+		}
+	}
+	if m.Candidates > m.MaxCandidates {
+		return m, &EnvError{"DIVERSE_SELECT_CANDIDATES", strconv.Itoa(m.Candidates),
+			fmt.Sprintf("exceeds DIVERSE_SELECT_MAX_CANDIDATES=%d", m.MaxCandidates)}
+	}
+	return m, nil
+}
+
+// parse sets the variable's value v in m.
+func (e EnvVar) parse(m *Module, v string) error {
+	var key Key
+	dst := any(nil)
+	if e.Key != "" {
+		key, _ = LookupKey(e.Key)
+		dst = key.field(&m.Settings)
+	} else {
+		dst = e.field(m)
+	}
+	switch d := dst.(type) {
+	case *int:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < e.Lo || n > e.Hi {
+			return &EnvError{e.Name, v, fmt.Sprintf("want an integer in [%d, %d]", e.Lo, e.Hi)}
+		}
+		*d = n
+	case *time.Duration:
+		t, err := selectTime(v)
+		if err != nil {
+			return &EnvError{e.Name, v, fmt.Sprintf("want a duration in [0, %s] such as 500ms or 10s (0 = no cap)", MaxSelectTimeLimit)}
+		}
+		*d = t
+	default:
+		pv, err := key.parse(v, selectors.MaxCandidates)
+		if err != nil {
+			return &EnvError{e.Name, v, err.Error()}
+		}
+		key.set(&m.Settings, pv)
+	}
+	return nil
+}
+
+// selectTime parses a time cap: a Go duration, or a bare 0 for no cap.
+func selectTime(v string) (time.Duration, error) {
+	if v == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > MaxSelectTimeLimit {
+		return 0, fmt.Errorf("bad duration %q", v)
+	}
+	return d, nil
+}
+
+// Defaults are the module defaults in force, by their /v1/meta names.
+func (m Module) Defaults() map[string]any {
+	out := make(map[string]any, len(Env))
+	for _, e := range Env {
+		var v any
+		if e.Key != "" {
+			key, _ := LookupKey(e.Key)
+			v = key.Value(&m.Settings)
+		} else {
+			switch x := e.field(&m).(type) {
+			case *int:
+				v = *x
+			case *time.Duration:
+				v = x.String()
+			}
+		}
+		out[e.Meta] = v
+	}
+	return out
+}
+
+// PluginsFromEnv reads Plugins (getenv nil means os.Getenv). A malformed
+// value is an error naming the variable; a plugin that is missing or broken
+// is not (the host reports it per plugin).
+func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+	p := Plugins{Dir: get("DIVERSE_SELECT_PLUGIN_DIR"), SHA256: map[string][]byte{}, Timeout: DefaultPluginTimeout}
+	for _, s := range strings.Split(get("DIVERSE_SELECT_PLUGINS"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			p.Paths = append(p.Paths, s)
+		}
+	}
+	for _, pin := range strings.Split(get("DIVERSE_SELECT_PLUGIN_SHA256"), ",") {
+		if pin = strings.TrimSpace(pin); pin == "" {
+			continue
+		}
+		name, sum, ok := strings.Cut(pin, "=")
+		b, err := hex.DecodeString(strings.TrimSpace(sum))
+		if !ok || strings.TrimSpace(name) == "" || err != nil || len(b) != 32 {
+			return p, &EnvError{"DIVERSE_SELECT_PLUGIN_SHA256", pin, "want name=<64 hex digits of sha256>"}
+		}
+		p.SHA256[strings.TrimSpace(name)] = b
+	}
+	if v := get("DIVERSE_SELECT_PLUGIN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return p, &EnvError{"DIVERSE_SELECT_PLUGIN_TIMEOUT", v, "want a positive duration such as 5s or 500ms"}
+		}
+		p.Timeout = d
+	}
+	return p, nil
+}
