@@ -101,17 +101,24 @@ func init() {
 				Doc: "compare candidates after subtracting the pool's mean vector (anisotropic embeddings)"},
 			{Name: "fill", Kind: selectors.KindBool, Default: true,
 				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
+			{Name: "minNovelty", Kind: selectors.KindFloat, Default: DefaultMinNovelty, Min: 0, Max: 1,
+				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
-				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill")}, nil
+				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
+				minNovelty: p.Float("minNovelty")}, nil
 		},
 	})
 }
 
+// DefaultMinNovelty is the default of minNovelty (docs/quality.md: how it
+// was chosen).
+const DefaultMinNovelty = 0.1
+
 type strategy struct {
-	lexical, power, queryCoverage float64
-	center, fill                  bool
+	lexical, power, queryCoverage, minNovelty float64
+	center, fill                              bool
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

@@ -218,6 +218,12 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 	in := make([]bool, len(c))
 	used := 0
 	var total float64
+	o.reset()
+	single := make([]float64, len(c))
+	for d := range c {
+		single[d] = o.gain(d)
+	}
+	guard := selectors.NewCopyGuard(p)
 	state := func() {
 		o.reset()
 		for _, d := range sel {
@@ -243,8 +249,11 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 		if best < 0 || !(bestG > 0) {
 			break
 		}
-		sel = append(sel, best)
 		in[best] = true
+		if bestG < o.minNovelty*single[best] || guard.CopyOf(sel, best) {
+			continue // redundant: dropped
+		}
+		sel = append(sel, best)
 		used += c[best].Tokens
 		total += bestG
 	}
@@ -265,7 +274,9 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 
 // TestApproximationGuarantees compares with the brute-force optimum on
 // small pools: greedy >= (1-1/e) OPT under K alone, density greedy with the
-// guard >= (1-1/e)/2 OPT under a budget.
+// guard >= (1-1/e)/2 OPT under a budget. The guarantee is the objective's
+// alone: the redundancy rule is off (minNovelty 0) and pools holding a
+// near-copy pair are skipped (the near-copy rule is a constraint outside F).
 func TestApproximationGuarantees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 200 {
@@ -273,8 +284,12 @@ func TestApproximationGuarantees(t *testing.T) {
 		if len(p.Candidates) > 10 {
 			p.Candidates = p.Candidates[:10]
 		}
+		if hasNearCopies(p) {
+			continue
+		}
 		params := randomParams(rng)
 		params["fill"] = false
+		params["minNovelty"] = 0.0
 		_, o := build(t, params, p)
 		var opt float64
 		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
@@ -287,8 +302,10 @@ func TestApproximationGuarantees(t *testing.T) {
 	}
 }
 
-// TestFill: with fill on, no fitting candidate is left out while K allows,
-// and the fill only adds to the greedy selection.
+// TestFill: with fill on, no fitting candidate is left out while K allows
+// unless it is redundant (a near-copy of a selected item, or a gain below
+// minNovelty of its stand-alone value), and the fill only adds to the
+// greedy selection.
 func TestFill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 200 {
@@ -303,10 +320,19 @@ func TestFill(t *testing.T) {
 		for _, i := range with.Indices() {
 			in[i] = true
 		}
+		_, o := build(t, nil, p)
+		guard := selectors.NewCopyGuard(p)
 		for d, c := range p.Candidates {
-			if !in[d] {
-				require.False(t, p.Fits(with.TokensUsed, c.Tokens), "trial %d: candidate %d still fits", trial, d)
+			if in[d] || !p.Fits(with.TokensUsed, c.Tokens) {
+				continue
 			}
+			o.reset()
+			single := o.gain(d)
+			for _, i := range with.Indices() {
+				o.add(i)
+			}
+			redundant := o.gain(d) < DefaultMinNovelty*single || guard.CopyOf(with.Indices(), d)
+			require.True(t, redundant, "trial %d: candidate %d still fits and is not redundant", trial, d)
 		}
 	}
 }
@@ -361,7 +387,23 @@ func randomParams(rng *rand.Rand) map[string]any {
 		"similarityPower": []float64{1, 2, 4}[rng.IntN(3)],
 		"queryCoverage":   []float64{0, 1, 3}[rng.IntN(3)],
 		"center":          rng.IntN(2) == 0,
+		"minNovelty":      []float64{0, 0.1, 0.3}[rng.IntN(3)],
 	}
+}
+
+// hasNearCopies reports whether two candidates of p are near-copies.
+func hasNearCopies(p *selectors.Problem) bool {
+	g := selectors.NewCopyGuard(p)
+	for d := range p.Candidates {
+		all := make([]int, d)
+		for i := range all {
+			all[i] = i
+		}
+		if g.CopyOf(all, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func randomProblem(rng *rand.Rand) *selectors.Problem {

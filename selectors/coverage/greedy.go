@@ -61,6 +61,9 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]sel
 		if !(top.Gain > 0) {
 			break // nothing left to gain; fill may still use the budget
 		}
+		if o.redundant(items, d, top.Gain, single[d]) {
+			continue // its gain only shrinks as the selection grows: dropped for good
+		}
 		items = append(items, selectors.Item{Index: d, Gain: top.Gain, Relevance: c[d].Relevance,
 			Redundancy: max(0, single[d]-top.Gain), Tokens: c[d].Tokens})
 		used += c[d].Tokens
@@ -92,9 +95,18 @@ func guardBestSingle(c []selectors.Candidate, single []float64, items []selector
 	return []selectors.Item{{Index: best, Gain: bestF, Relevance: c[best].Relevance, Tokens: c[best].Tokens}}, true
 }
 
+// redundant reports whether d, with marginal gain g and stand-alone value
+// single, adds too little to be worth its tokens: a near-copy of a selected
+// item (selectors.CopyGuard), or a gain below minNovelty of its stand-alone
+// value (most of what it says is already selected). Both only become more
+// true as the selection grows, so a dropped item never comes back.
+func (o *objective) redundant(items []selectors.Item, d int, g, single float64) bool {
+	return g < o.minNovelty*single || o.guard.CopyOfItems(items, d)
+}
+
 // fill adds the remaining fitting candidates by relevance per token (by
 // relevance without a budget; ties by the shared rule) until K, recording
-// each one's true marginal gain. The state is rebuilt from items first,
+// each one's true marginal gain and skipping the redundant ones. The state is rebuilt from items first,
 // since the guard may have replaced the greedy selection.
 func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []float64) []selectors.Item {
 	c := p.Candidates
@@ -140,6 +152,9 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 			continue
 		}
 		g := o.gain(d)
+		if o.redundant(items, d, g, single[d]) {
+			continue
+		}
 		items = append(items, selectors.Item{Index: d, Gain: g, Relevance: c[d].Relevance,
 			Redundancy: max(0, single[d]-g), Tokens: c[d].Tokens})
 		used += c[d].Tokens

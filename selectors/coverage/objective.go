@@ -20,6 +20,9 @@ type objective struct {
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
 	queryTerms int
+	// minNovelty and guard decide which candidates are redundant (greedy.go).
+	minNovelty float64
+	guard      *selectors.CopyGuard
 	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms.
 	cur     []float32
 	covered []bool
@@ -28,7 +31,7 @@ type objective struct {
 func (s strategy) objective(p *selectors.Problem) *objective {
 	c := p.Candidates
 	n := len(c)
-	o := &objective{n: n, kappa: kbar(p)}
+	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
 	o.rho = denseRelevance(c)
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
