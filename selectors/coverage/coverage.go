@@ -103,21 +103,23 @@ func init() {
 				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
 			{Name: "minNovelty", Kind: selectors.KindFloat, Default: DefaultMinNovelty, Min: 0, Max: 1,
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
+			{Name: "hop", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: inf,
+				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
-				minNovelty: p.Float("minNovelty")}, nil
+				minNovelty: p.Float("minNovelty"), hop: p.Float("hop")}, nil
 		},
 	})
 }
 
 // DefaultMinNovelty is the default of minNovelty (docs/quality.md: how it
 // was chosen).
-const DefaultMinNovelty = 0.1
+const DefaultMinNovelty = 0.0
 
 type strategy struct {
-	lexical, power, queryCoverage, minNovelty float64
+	lexical, power, queryCoverage, minNovelty, hop float64
 	center, fill                              bool
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,6 +52,16 @@ func (o *objective) value(sel []int) float64 {
 		}
 		for t := range covered {
 			v += o.qw[t]
+		}
+	}
+	// The second-hop demand depends on the order: an item gains it when an
+	// earlier one is linked to it.
+	for i, u := range sel {
+		for _, d := range sel[:i] {
+			if o.links != nil && slices.Contains(o.links[d], int32(u)) {
+				v += o.hopW
+				break
+			}
 		}
 	}
 	return v
@@ -290,6 +302,7 @@ func TestApproximationGuarantees(t *testing.T) {
 		params := randomParams(rng)
 		params["fill"] = false
 		params["minNovelty"] = 0.0
+		params["hop"] = 0.0 // the second-hop demand is not submodular
 		_, o := build(t, params, p)
 		var opt float64
 		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
@@ -388,6 +401,7 @@ func randomParams(rng *rand.Rand) map[string]any {
 		"queryCoverage":   []float64{0, 1, 3}[rng.IntN(3)],
 		"center":          rng.IntN(2) == 0,
 		"minNovelty":      []float64{0, 0.1, 0.3}[rng.IntN(3)],
+		"hop":             []float64{0, 1, 3}[rng.IntN(3)],
 	}
 }
 
@@ -422,6 +436,14 @@ func randomProblem(rng *rand.Rand) *selectors.Problem {
 		for i := 1; i < len(p.Candidates); i += 2 {
 			copy(p.Candidates[i].Vector, p.Candidates[i-1].Vector)
 			p.Candidates[i].Vector[0] += 0.01
+		}
+	}
+	if rng.IntN(2) == 0 { // titles that other candidates mention: second-hop links
+		c := p.Candidates
+		for i := range c {
+			if w := strings.Fields(c[(i+1)%len(c)].Text); len(w) > 0 && rng.IntN(2) == 0 {
+				c[i].Text = w[rng.IntN(len(w))] + "\n" + c[i].Text
+			}
 		}
 	}
 	return p

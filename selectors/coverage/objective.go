@@ -20,12 +20,18 @@ type objective struct {
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
 	queryTerms int
+	// links are the title links of the second-hop demand (hops.go); hopW
+	// is what a linked candidate gains once its partner is selected.
+	links [][]int32
+	hopW  float64
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
-	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms.
+	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms;
+	// hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
 	covered []bool
+	hopOn   []bool
 }
 
 func (s strategy) objective(p *selectors.Problem) *objective {
@@ -43,6 +49,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			for t := range w {
 				o.qw[t] = o.kappa * s.queryCoverage * w[t]
 			}
+		}
+	}
+	if s.hop > 0 && p.Query != "" {
+		if o.links = titleLinks(c, p.Query); o.links != nil {
+			// One hop is worth hop query terms of average weight.
+			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
 		}
 	}
 	if lex != nil && s.lexical > 0 {
@@ -78,6 +90,9 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 func (o *objective) reset() {
 	o.cur = make([]float32, o.n)
 	o.covered = make([]bool, len(o.qw))
+	if o.links != nil {
+		o.hopOn = make([]bool, o.n)
+	}
 }
 
 // kbar is the number of items the constraints admit on average: B over the
@@ -255,6 +270,9 @@ func (o *objective) gain(d int) float64 {
 			}
 		}
 	}
+	if o.hopOn != nil && o.hopOn[d] {
+		g += o.hopW
+	}
 	return g
 }
 
@@ -268,6 +286,12 @@ func (o *objective) add(d int) {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
 			o.covered[t] = true
+		}
+	}
+	if o.hopOn != nil {
+		o.hopOn[d] = false // its demand is met
+		for _, u := range o.links[d] {
+			o.hopOn[u] = true
 		}
 	}
 }

@@ -1,0 +1,117 @@
+package coverage
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+// Second-hop demand. A multi-hop question names its first hop; the chunk
+// that answers it is about an entity the question does not name but the
+// first hop's chunk mentions (HotpotQA's bridge paragraph: in 189 of 300
+// questions one gold paragraph's title appears in the other's text, against
+// 12% of gold-distractor pairs). Once a chunk is selected, the chunks whose
+// title it mentions - or that mention its title - become demand: selecting
+// one of them gains hopWeight, as a query term would.
+//
+// A chunk's title is its first line when the text has more than one line
+// and the first line is short (the module joins a title property and the
+// text properties with "\n"); chunks without a title take part only as the
+// mentioning side. Titles the question already names are left to query-term
+// coverage.
+
+// maxTitleWords bounds what counts as a title line.
+const maxTitleWords = 12
+
+// titleLinks returns, per candidate, the other candidates linked to it: d
+// and u are linked when u's title occurs as a run of words in d's text or
+// d's title in u's. One pass over the texts' words with a map from a
+// title's first word: O(total words), no pairwise text comparison.
+func titleLinks(c []selectors.Candidate, query string) [][]int32 {
+	qwords := map[string]bool{}
+	for _, w := range lowerWords(query) {
+		qwords[w] = true
+	}
+	titles := make([][]string, len(c))
+	byFirst := map[string][]int32{}
+	for u := range c {
+		head, rest, ok := strings.Cut(c[u].Text, "\n")
+		if !ok || strings.TrimSpace(rest) == "" {
+			continue
+		}
+		w := lowerWords(head)
+		if len(w) == 0 || len(w) > maxTitleWords || allIn(w, qwords) {
+			continue
+		}
+		titles[u] = w
+		byFirst[w[0]] = append(byFirst[w[0]], int32(u))
+	}
+	if len(byFirst) == 0 {
+		return nil
+	}
+	links := make([][]int32, len(c))
+	var words []string
+	for d := range c {
+		words = appendLowerWords(words[:0], c[d].Text)
+		for i, w := range words {
+			for _, u := range byFirst[w] {
+				t := titles[u]
+				if int(u) == d || i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
+					continue
+				}
+				links[d] = addLink(links[d], u)
+				links[u] = addLink(links[u], int32(d))
+			}
+		}
+	}
+	return links
+}
+
+func addLink(l []int32, u int32) []int32 {
+	for _, x := range l {
+		if x == u {
+			return l
+		}
+	}
+	return append(l, u)
+}
+
+func allIn(w []string, set map[string]bool) bool {
+	for _, x := range w {
+		if !set[x] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerWords(s string) []string { return appendLowerWords(nil, s) }
+
+// appendLowerWords appends the runs of letters and digits of s, in lower case.
+func appendLowerWords(dst []string, s string) []string {
+	start := -1
+	for i, r := range s {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			dst = append(dst, strings.ToLower(s[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, strings.ToLower(s[start:]))
+	}
+	return dst
+}
