@@ -91,8 +91,8 @@ func nearCopyDocs() []Doc {
 			body  string
 		}{
 			{ga, a[0] + " " + a[1]},
-			{ga, a[1] + " " + a[0]}, // sentences reordered
-			{ga, addWord(a[0], "also") + " " + a[1]},                                                 // one added word
+			{ga, a[1] + " " + a[0]},                  // sentences reordered
+			{ga, addWord(a[0], "also") + " " + a[1]}, // one added word
 			{ga, a[0] + " " + strings.TrimSuffix(a[1], ".") + ", as most guides point out at length."}, // an added clause
 			{gb, b[0] + " " + b[1]},
 			{gb, addWord(b[0], "really") + " " + b[1]},

@@ -120,7 +120,7 @@ const DefaultMinNovelty = 0.0
 
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop float64
-	center, fill                              bool
+	center, fill                                   bool
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up
