@@ -103,7 +103,7 @@ func init() {
 				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
 			{Name: "minNovelty", Kind: selectors.KindFloat, Default: DefaultMinNovelty, Min: 0, Max: 1,
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
-			{Name: "hop", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: inf,
+			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {

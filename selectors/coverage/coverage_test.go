@@ -200,6 +200,23 @@ func TestCoversTheQuery(t *testing.T) {
 	assert.ElementsMatch(t, []int{0, 2}, run(t, nil, p).Indices())
 }
 
+// TestSecondHop: a bridge question names its first hop; the paragraph
+// that answers it is about an entity only the first hop's paragraph names.
+// With the second-hop demand the bridge is selected over a distractor that
+// repeats the question's words; without it, the distractor.
+func TestSecondHop(t *testing.T) {
+	p := &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
+		Candidates: []selectors.Candidate{
+			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
+			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
+			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
+		}}
+	assert.Equal(t, []int{0, 2}, run(t, nil, p).Indices())
+	assert.Equal(t, []int{0, 1}, run(t, map[string]any{"hop": 0.0}, p).Indices())
+	_, o := build(t, nil, p)
+	assert.Equal(t, [][]int32{{2}, nil, {0}}, o.links, "Norbury's title, without its qualifier, is named by Ada Quill's text")
+}
+
 func TestLazyEqualsNaiveGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 1000 {

@@ -17,8 +17,8 @@ import (
 //
 // A chunk's title is its first line when the text has more than one line
 // and the first line is short (the module joins a title property and the
-// text properties with "\n"); chunks without a title take part only as the
-// mentioning side. Titles the question already names are left to query-term
+// text properties with "\n"), without a trailing parenthetical; chunks
+// without a title take part only as the mentioning side. Titles the question already names are left to query-term
 // coverage.
 
 // maxTitleWords bounds what counts as a title line.
@@ -40,7 +40,7 @@ func titleLinks(c []selectors.Candidate, query string) [][]int32 {
 		if !ok || strings.TrimSpace(rest) == "" {
 			continue
 		}
-		w := lowerWords(head)
+		w := lowerWords(titleCore(head))
 		if len(w) == 0 || len(w) > maxTitleWords || allIn(w, qwords) {
 			continue
 		}
@@ -66,6 +66,18 @@ func titleLinks(c []selectors.Candidate, query string) [][]int32 {
 		}
 	}
 	return links
+}
+
+// titleCore drops a trailing parenthetical qualifier, which texts rarely
+// repeat: "Mercury (planet)" is mentioned as "Mercury".
+func titleCore(head string) string {
+	h := strings.TrimSpace(head)
+	if strings.HasSuffix(h, ")") {
+		if i := strings.LastIndex(h, "("); i > 0 {
+			return h[:i]
+		}
+	}
+	return h
 }
 
 func addLink(l []int32, u int32) []int32 {
