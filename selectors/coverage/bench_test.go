@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/diverse-select/diverse-select/selectors"
@@ -12,9 +14,11 @@ import (
 
 // BenchmarkCoverage: selection only, cold (the default similarity engine
 // builds the cosine matrix) and warm (a precomputed matrix, as a cache
-// supplies it), at d = 384, a budget of 1500 tokens and a query.
+// supplies it), at d = 384, a budget of 1500 tokens and a query; then warm
+// on chunks with a title line that other chunks mention (the second-hop
+// demand's links are found and used).
 func BenchmarkCoverage(b *testing.B) {
-	for _, n := range []int{100, 500, 2000} {
+	for _, n := range []int{100, 500, 1000, 2000} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		p := textprob.Random(rng, textprob.Options{N: n, Dim: 384, MaxTokens: 300, MaxWords: 60, Budget: 1500,
 			Query: "statin muscle pain risk"})
@@ -35,6 +39,19 @@ func BenchmarkCoverage(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d/warm", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := s.Run(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		titled := *p
+		titled.Candidates = slices.Clone(p.Candidates)
+		for i := range titled.Candidates {
+			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
+			titled.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
+		}
+		b.Run(fmt.Sprintf("N=%d/warm-titled", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Run(context.Background(), &titled); err != nil {
 					b.Fatal(err)
 				}
 			}

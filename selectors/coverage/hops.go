@@ -26,8 +26,9 @@ const maxTitleWords = 12
 
 // titleLinks returns, per candidate, the other candidates linked to it: d
 // and u are linked when u's title occurs as a run of words in d's text or
-// d's title in u's. One pass over the texts' words with a map from a
-// title's first word: O(total words), no pairwise text comparison.
+// d's title in u's, unless more than max(3, N/20) chunks name that title.
+// One pass over the texts' words with a map from a title's first word, no
+// pairwise text comparison.
 func titleLinks(c []selectors.Candidate, query string) [][]int32 {
 	qwords := map[string]bool{}
 	for _, w := range lowerWords(query) {
@@ -50,19 +51,35 @@ func titleLinks(c []selectors.Candidate, query string) [][]int32 {
 	if len(byFirst) == 0 {
 		return nil
 	}
-	links := make([][]int32, len(c))
+	// mentions[u]: the chunks whose text names u's title (d ascending, so a
+	// repeat is the last element).
+	mentions := make([][]int32, len(c))
 	var words []string
 	for d := range c {
 		words = appendLowerWords(words[:0], c[d].Text)
 		for i, w := range words {
 			for _, u := range byFirst[w] {
 				t := titles[u]
-				if int(u) == d || i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
+				m := mentions[u]
+				if int(u) == d || (len(m) > 0 && m[len(m)-1] == int32(d)) ||
+					i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
 					continue
 				}
-				links[d] = addLink(links[d], u)
-				links[u] = addLink(links[u], int32(d))
+				mentions[u] = append(m, int32(d))
 			}
+		}
+	}
+	// A title many chunks name is the pool's topic, not an entity one chunk
+	// leads to (and linking it would cost O(N^2)): it gets no links.
+	most := max(3, len(c)/20)
+	links := make([][]int32, len(c))
+	for u, m := range mentions {
+		if len(m) > most {
+			continue
+		}
+		for _, d := range m {
+			links[d] = addLink(links[d], int32(u))
+			links[u] = addLink(links[u], d)
 		}
 	}
 	return links
