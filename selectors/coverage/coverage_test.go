@@ -14,6 +14,7 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
+	"github.com/diverse-select/diverse-select/selectors/text"
 	_ "github.com/diverse-select/diverse-select/selectors/topk"
 )
 
@@ -100,7 +101,7 @@ func TestQueryTermsHandComputed(t *testing.T) {
 	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
 		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
 	}}
-	has, w, lex := queryTerms(p)
+	has, w, lex := queryTerms(p, text.NewAnalyzer(), nil)
 	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
 	sum := ws + wl
 	require.Len(t, w, 2)
@@ -112,12 +113,12 @@ func TestQueryTermsHandComputed(t *testing.T) {
 
 	// Precomputed terms are used as given.
 	p.Candidates[2].Terms = []string{"liver"}
-	has, _, _ = queryTerms(p)
+	has, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
 	assert.Equal(t, []int32{1}, has[2])
 
 	for _, q := range []string{"", "the of and", "unrelated words"} {
 		p.Query = q
-		has, w, lex = queryTerms(p)
+		has, w, lex = queryTerms(p, text.NewAnalyzer(), nil)
 		assert.Nil(t, has, q)
 		assert.Nil(t, w, q)
 		assert.Nil(t, lex, q)

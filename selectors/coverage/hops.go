@@ -2,9 +2,9 @@ package coverage
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/text"
 )
 
 // Second-hop demand. A multi-hop question names its first hop; the chunk
@@ -25,38 +25,38 @@ import (
 const maxTitleWords = 12
 
 // titleLinks returns, per candidate, the other candidates linked to it: d
-// and u are linked when u's title occurs as a run of words in d's text or
-// d's title in u's, unless more than max(3, N/20) chunks name that title.
-// One pass over the texts' words with a map from a title's first word, no
-// pairwise text comparison.
-func titleLinks(c []selectors.Candidate, query string) [][]int32 {
-	qwords := map[string]bool{}
-	for _, w := range lowerWords(query) {
-		qwords[w] = true
+// and u are linked when u's title occurs as a run of terms in d's analysed
+// terms (all, as the query-term coverage reads them: stemmed, stopwords
+// removed) or d's title in u's, unless more than max(3, N/20) chunks name
+// that title. One pass over the terms with a map from a title's first term,
+// no pairwise text comparison, and no text pass of its own when the
+// candidates come with precomputed terms.
+func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
+	qterms := map[string]bool{}
+	for _, t := range an.Terms(nil, query) {
+		qterms[t] = true
 	}
 	titles := make([][]string, len(c))
 	byFirst := map[string][]int32{}
 	for u := range c {
 		head, rest, ok := strings.Cut(c[u].Text, "\n")
-		if !ok || strings.TrimSpace(rest) == "" {
+		if !ok || strings.TrimSpace(rest) == "" || len(strings.Fields(head)) > maxTitleWords {
 			continue
 		}
-		w := lowerWords(titleCore(head))
-		if len(w) == 0 || len(w) > maxTitleWords || allIn(w, qwords) {
+		t := an.Terms(nil, titleCore(head))
+		if len(t) == 0 || allIn(t, qterms) {
 			continue
 		}
-		titles[u] = w
-		byFirst[w[0]] = append(byFirst[w[0]], int32(u))
+		titles[u] = t
+		byFirst[t[0]] = append(byFirst[t[0]], int32(u))
 	}
 	if len(byFirst) == 0 {
 		return nil
 	}
-	// mentions[u]: the chunks whose text names u's title (d ascending, so a
+	// mentions[u]: the chunks whose terms name u's title (d ascending, so a
 	// repeat is the last element).
 	mentions := make([][]int32, len(c))
-	var words []string
-	for d := range c {
-		words = appendLowerWords(words[:0], c[d].Text)
+	for d, words := range all {
 		for i, w := range words {
 			for _, u := range byFirst[w] {
 				t := titles[u]
@@ -122,25 +122,4 @@ func equalWords(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-func lowerWords(s string) []string { return appendLowerWords(nil, s) }
-
-// appendLowerWords appends the runs of letters and digits of s, in lower case.
-func appendLowerWords(dst []string, s string) []string {
-	start := -1
-	for i, r := range s {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			dst = append(dst, strings.ToLower(s[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		dst = append(dst, strings.ToLower(s[start:]))
-	}
-	return dst
 }

@@ -39,10 +39,16 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	n := len(c)
 	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
 	o.rho = denseRelevance(c)
+	an := text.NewAnalyzer()
+	// The candidates' analysed terms, once, when two parts read them.
+	var all [][]string
+	if s.hop > 0 && p.Query != "" {
+		all = analysed(p.Candidates, an)
+	}
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
-		o.terms, w, lex = queryTerms(p)
+		o.terms, w, lex = queryTerms(p, an, all)
 		o.queryTerms = len(w)
 		if s.queryCoverage > 0 && len(w) > 0 {
 			o.qw = make([]float64, len(w))
@@ -52,7 +58,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		}
 	}
 	if s.hop > 0 && p.Query != "" {
-		if o.links = titleLinks(c, p.Query); o.links != nil {
+		if o.links = titleLinks(c, an, all, p.Query); o.links != nil {
 			// One hop is worth hop query terms of average weight.
 			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
 		}
@@ -128,17 +134,29 @@ func denseRelevance(c []selectors.Candidate) []float64 {
 	return out
 }
 
-// queryTerms finds the query's distinct analysed terms in the candidates.
+// analysed returns every candidate's analysed terms (its precomputed Terms
+// when it has them).
+func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
+	out := make([][]string, len(c))
+	for d := range c {
+		if out[d] = c[d].Terms; out[d] == nil {
+			out[d] = an.Terms(nil, c[d].Text)
+		}
+	}
+	return out
+}
+
+// queryTerms finds the query's distinct analysed terms in the candidates
+// (from all when given, else analysing each text).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
 // sum of w_t over d's terms divided by the largest such sum in the pool.
 // All three are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem) ([][]int32, []float64, []float64) {
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64) {
 	if p.Query == "" {
 		return nil, nil, nil
 	}
-	an := text.NewAnalyzer()
 	index := map[string]int32{}
 	for _, t := range an.Terms(nil, p.Query) {
 		if _, ok := index[t]; !ok {
@@ -156,7 +174,10 @@ func queryTerms(p *selectors.Problem) ([][]int32, []float64, []float64) {
 	var buf []string
 	for d := range c {
 		terms := c[d].Terms
-		if terms == nil {
+		switch {
+		case all != nil:
+			terms = all[d]
+		case terms == nil:
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
