@@ -302,7 +302,9 @@ func printAll(w io.Writer, r *results) {
 			printSuite(w, s, res, r.cfgs, heldOut, "held-out half")
 			printSuite(w, s, res, r.cfgs, nil, "all")
 		} else {
-			printMacro(w, s, res, r.cfgs)
+			for mi := range s.Metrics {
+				printMacro(w, s, res, r.cfgs, mi)
+			}
 		}
 	}
 }
@@ -377,8 +379,8 @@ func macro(s *suite, o *outcome, ci, mi int) float64 {
 	return sum / float64(len(pirTasks))
 }
 
-func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config) {
-	fmt.Fprintf(w, "\n== %s per task and macro average\n%-34s", s.Name, "")
+func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config, mi int) {
+	fmt.Fprintf(w, "\n== %s per task and macro average: %s\n%-34s", s.Name, s.Metrics[mi], "")
 	for _, t := range append(append([]string{}, pirTasks...), "MACRO") {
 		for _, c := range s.Constraints {
 			fmt.Fprintf(w, " %9s", t[:min(4, len(t))]+"@"+c.String()[2:])
@@ -390,11 +392,11 @@ func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config) {
 		fmt.Fprintf(w, "%-34s", c.Label)
 		for _, t := range pirTasks {
 			for ci := range s.Constraints {
-				fmt.Fprintf(w, " %9.1f", 100*res[c.Label].mean(s, ci, 0, taskKeep(t)))
+				fmt.Fprintf(w, " %9.1f", 100*res[c.Label].mean(s, ci, mi, taskKeep(t)))
 			}
 		}
 		for ci := range s.Constraints {
-			m := macro(s, res[c.Label], ci, 0)
+			m := macro(s, res[c.Label], ci, mi)
 			if c.Sweep {
 				bestMacro[ci] = max(bestMacro[ci], m)
 			}
