@@ -170,8 +170,9 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 }
 
 // ablations are the variants of the default reported in docs/quality.md:
-// each part switched off, the similarity powers the default was chosen
-// from, and the AdaGReS fixes discussed there.
+// each part switched off, the similarity powers and second-hop weights the
+// default was chosen from, the novelty floors that were measured and not
+// kept, and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -182,6 +183,12 @@ var ablations = []string{
 	"coverage:lexicalWeight=0,queryCoverage=0",
 	"coverage:center=false",
 	"coverage:fill=false",
+	"coverage:hop=0",
+	"coverage:hop=2",
+	"coverage:hop=8",
+	"coverage:minNovelty=0.05",
+	"coverage:minNovelty=0.1",
+	"coverage:minNovelty=0.2",
 	"adagres:lambda=0.5",
 	"adagres:stopAtZeroGain=false",
 	"adagres:lambda=0.5,stopAtZeroGain=false",

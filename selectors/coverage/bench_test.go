@@ -16,7 +16,7 @@ import (
 // builds the cosine matrix) and warm (a precomputed matrix, as a cache
 // supplies it), at d = 384, a budget of 1500 tokens and a query; then warm
 // on chunks with a title line that other chunks mention (the second-hop
-// demand's links are found and used).
+// demand's links are found and used), with and without the second hop.
 func BenchmarkCoverage(b *testing.B) {
 	for _, n := range []int{100, 500, 1000, 2000} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
@@ -49,12 +49,21 @@ func BenchmarkCoverage(b *testing.B) {
 			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
 			titled.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
 		}
-		b.Run(fmt.Sprintf("N=%d/warm-titled", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := s.Run(context.Background(), &titled); err != nil {
-					b.Fatal(err)
+		noHop, err := selectors.New(Name, map[string]any{"hop": 0.0})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name string
+			sel  *selectors.Selector
+		}{{"warm-titled", s}, {"warm-titled-hop0", noHop}} {
+			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := v.sel.Run(context.Background(), &titled); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
