@@ -75,7 +75,10 @@ func (g *CopyGuard) pair(s, d int) bool {
 		return true
 	}
 	a, b := g.shingle(s), g.shingle(d)
-	return len(a) > 0 && len(b) > 0 && overlap(a, b) >= NearCopyOverlap
+	if len(a) == 0 || len(b) == 0 || float64(min(len(a), len(b))) < NearCopyOverlap*float64(max(len(a), len(b))) {
+		return false // too different in length to share enough
+	}
+	return overlap(a, b) >= NearCopyOverlap
 }
 
 func (g *CopyGuard) shingle(d int) []uint64 {
@@ -91,30 +94,51 @@ func (g *CopyGuard) shingle(d int) []uint64 {
 // pairs, words being runs of letters and digits folded to lower case; a
 // one-word text gives its word. Empty for a text without words.
 func WordPairs(s string) []uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
 	var out []uint64
-	var prev, cur uint64
+	var prev uint64
+	h := uint64(offset)
 	words := 0
-	h := fnv.New64a()
-	var buf [utf8.UTFMax]byte
 	inWord := false
 	end := func() {
-		cur = h.Sum64()
-		h.Reset()
 		if words > 0 {
-			out = append(out, prev*0x9E3779B97F4A7C15^cur)
+			out = append(out, prev*0x9E3779B97F4A7C15^h)
 		}
-		prev = cur
+		prev, h = h, offset
 		words++
 		inWord = false
 	}
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
-			h.Write(buf[:n])
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII, the common case, without decoding
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if inWord {
+					end()
+				}
+				continue
+			}
+			h = (h ^ uint64(c)) * prime
 			inWord = true
-		} else if inWord {
-			end()
+			continue
 		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if inWord {
+				end()
+			}
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			h = (h ^ uint64(b)) * prime
+		}
+		inWord = true
 	}
 	if inWord {
 		end()

@@ -54,3 +54,11 @@ func TestNormalizedTextHash(t *testing.T) {
 	assert.Equal(t, NormalizedTextHash("Hello, World!"), NormalizedTextHash("  hello world "))
 	assert.NotEqual(t, NormalizedTextHash("hello world"), NormalizedTextHash("helloworld"))
 }
+
+func TestWordPairs(t *testing.T) {
+	assert.Equal(t, WordPairs("Größe STRASSE, 42!"), WordPairs("größe strasse 42"))
+	assert.NotEqual(t, WordPairs("a b c"), WordPairs("c b a"), "word order counts within a pair")
+	assert.Len(t, WordPairs("a b a b"), 2, "distinct pairs: (a b), (b a)")
+	assert.Len(t, WordPairs("word"), 1)
+	assert.Empty(t, WordPairs(" ,;"))
+}

@@ -24,6 +24,26 @@ import (
 // maxTitleWords bounds what counts as a title line.
 const maxTitleWords = 12
 
+// title returns the candidate's title line, if it has one.
+func title(c selectors.Candidate) (string, bool) {
+	head, rest, ok := strings.Cut(c.Text, "\n")
+	if !ok || strings.TrimSpace(rest) == "" || len(strings.Fields(head)) > maxTitleWords {
+		return "", false
+	}
+	return head, true
+}
+
+// anyTitle reports whether a candidate has a title line: without one the
+// second hop has nothing to link, and the terms need not be kept.
+func anyTitle(c []selectors.Candidate) bool {
+	for i := range c {
+		if _, ok := title(c[i]); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // titleLinks returns, per candidate, the other candidates linked to it: d
 // and u are linked when u's title occurs as a run of terms in d's analysed
 // terms (all, as the query-term coverage reads them: stemmed, stopwords
@@ -39,8 +59,8 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	titles := make([][]string, len(c))
 	byFirst := map[string][]int32{}
 	for u := range c {
-		head, rest, ok := strings.Cut(c[u].Text, "\n")
-		if !ok || strings.TrimSpace(rest) == "" || len(strings.Fields(head)) > maxTitleWords {
+		head, ok := title(c[u])
+		if !ok {
 			continue
 		}
 		t := an.Terms(nil, titleCore(head))

@@ -42,7 +42,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	an := text.NewAnalyzer()
 	// The candidates' analysed terms, once, when two parts read them.
 	var all [][]string
-	if s.hop > 0 && p.Query != "" {
+	if s.hop > 0 && p.Query != "" && anyTitle(c) {
 		all = analysed(p.Candidates, an)
 	}
 	var lex []float64
@@ -57,7 +57,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			}
 		}
 	}
-	if s.hop > 0 && p.Query != "" {
+	if all != nil { // the second hop is on and a chunk has a title
 		if o.links = titleLinks(c, an, all, p.Query); o.links != nil {
 			// One hop is worth hop query terms of average weight.
 			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
