@@ -150,4 +150,5 @@ func TestDefaultSelectsNoNearCopy(t *testing.T) {
 	if topkCopies == 0 {
 		t.Errorf("scenario broken: topk selected no near-copy pair on these pools, so the test shows nothing")
 	}
+	t.Logf("topk selected %d near-copy pairs on the same pools", topkCopies)
 }
