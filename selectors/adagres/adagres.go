@@ -139,6 +139,7 @@ func greedy(ctx context.Context, p *selectors.Problem, sims selectors.Similariti
 		alive[i] = true
 	}
 	row := make([]float32, n)
+	guard := selectors.NewCopyGuard(p)
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
 	for len(items) < k {
@@ -161,6 +162,10 @@ func greedy(ctx context.Context, p *selectors.Problem, sims selectors.Similariti
 		}
 		if best < 0 || (stopAtZeroGain && bestGain <= 0) {
 			break
+		}
+		if guard.CopyOfItems(items, best) {
+			alive[best] = false // a near-copy of a selected item never becomes new
+			continue
 		}
 		alive[best] = false
 		used += c[best].Tokens

@@ -148,6 +148,7 @@ func naiveGreedy(p *selectors.Problem, beta float64, stopAtZero bool) []int {
 	}
 	var sel []int
 	in := make([]bool, len(c))
+	guard := selectors.NewCopyGuard(p)
 	used := 0
 	for len(sel) < p.K() {
 		best, bestG := -1, 0.0
@@ -163,8 +164,11 @@ func naiveGreedy(p *selectors.Problem, beta float64, stopAtZero bool) []int {
 		if best < 0 || (stopAtZero && bestG <= 1e-12) {
 			break
 		}
-		sel = append(sel, best)
 		in[best] = true
+		if guard.CopyOf(sel, best) {
+			continue
+		}
+		sel = append(sel, best)
 		used += c[best].Tokens
 	}
 	return sel

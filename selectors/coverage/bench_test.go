@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/diverse-select/diverse-select/selectors"
@@ -12,9 +14,11 @@ import (
 
 // BenchmarkCoverage: selection only, cold (the default similarity engine
 // builds the cosine matrix) and warm (a precomputed matrix, as a cache
-// supplies it), at d = 384, a budget of 1500 tokens and a query.
+// supplies it), at d = 384, a budget of 1500 tokens and a query; then warm
+// on chunks with a title line that other chunks mention (the second-hop
+// demand's links are found and used), with and without the second hop.
 func BenchmarkCoverage(b *testing.B) {
-	for _, n := range []int{100, 500, 2000} {
+	for _, n := range []int{100, 500, 1000, 2000} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		p := textprob.Random(rng, textprob.Options{N: n, Dim: 384, MaxTokens: 300, MaxWords: 60, Budget: 1500,
 			Query: "statin muscle pain risk"})
@@ -39,5 +43,27 @@ func BenchmarkCoverage(b *testing.B) {
 				}
 			}
 		})
+		titled := *p
+		titled.Candidates = slices.Clone(p.Candidates)
+		for i := range titled.Candidates {
+			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
+			titled.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
+		}
+		noHop, err := selectors.New(Name, map[string]any{"hop": 0.0})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name string
+			sel  *selectors.Selector
+		}{{"warm-titled", s}, {"warm-titled-hop0", noHop}} {
+			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := v.sel.Run(context.Background(), &titled); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

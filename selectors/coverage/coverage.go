@@ -3,46 +3,57 @@
 // (docs/quality.md), not taken from one paper; each of its parts follows a
 // published idea.
 //
-// Objective (monotone submodular):
+// Objective (monotone submodular, plus the second-hop demand):
 //
-//		F(S) = sum_u rho_u * max_{d in S} s(d,u) + kappa * queryCoverage * QC(S)
+//			F(S) = sum_u rho_u * max_{d in S} s(d,u) + kappa * queryCoverage * QC(S) + HOP(S)
 //
-//	  - The first term is facility location over the whole pool weighted by
-//	    relevance (query-focused facility location, Lin and Bilmes 2011):
-//	    every candidate u lends its relevance rho_u to the selection to the
-//	    extent that a selected chunk says the same thing, s(d,u). With
-//	    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
-//	    relevance, as in top-k; a near-copy of a selected chunk adds almost
-//	    nothing, so the budget goes to new information.
-//	  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
-//	    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
-//	    over the pool and lex_u the idf-weighted share of the query's terms
-//	    found in u, divided by the pool's largest share (the fusion of
-//	    normalised dense and keyword scores of hybrid search). Without query
-//	    text, or when no candidate contains a query term, rho = dense.
-//	  - s(d,u) = max(0, k(d,u))^similarityPower for d != u, where k is the
-//	    cosine of the candidates' vectors after subtracting the pool mean
-//	    ("center", default). Sentence embeddings are anisotropic (GloVe SIF
-//	    vectors of unrelated texts have cosines around 0.5); centring removes
-//	    the direction every candidate shares, so k measures what two chunks
-//	    share beyond the topic (Mu and Viswanath 2018; on Perspectrum,
-//	    paraphrases score 0.46 and different perspectives of one claim 0.02
-//	    after centring, against 0.72 and 0.51 before). The default power 2
-//	    makes s the squared correlation: the share of one chunk's variation
-//	    the other accounts for, so near-copies (k 0.95: s 0.9) are covered
-//	    and loosely related chunks (k 0.3: s 0.09) hardly at all. The centred
-//	    cosines come from the cosine matrix alone:
-//	    (c_ij - m_i - m_j + m) / sqrt((1 - 2 m_i + m) (1 - 2 m_j + m)) with
-//	    m_i the mean of row i and m the mean of the matrix.
-//	  - QC(S) = sum over the query's terms t found in S of w_t, with
-//	    w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 (df over the pool):
-//	    the share of the question a selection speaks to. Multi-part questions
-//	    need evidence for each part (weighted coverage).
-//	  - kappa = kbar, the number of items the constraint admits on average
-//	    (B / mean tokens, at least 1, at most maxResults; maxResults when
-//	    there is no budget), as in AdaGReS's calibration: the relevance term
-//	    grows with the number of picks while QC is bounded by 1, so scaling
-//	    it by kbar keeps the balance the same for any budget.
+//		  - The first term is facility location over the whole pool weighted by
+//		    relevance (query-focused facility location, Lin and Bilmes 2011):
+//		    every candidate u lends its relevance rho_u to the selection to the
+//		    extent that a selected chunk says the same thing, s(d,u). With
+//		    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
+//		    relevance, as in top-k; a near-copy of a selected chunk adds almost
+//		    nothing, so the budget goes to new information.
+//		  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
+//		    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
+//		    over the pool and lex_u the idf-weighted share of the query's terms
+//		    found in u, divided by the pool's largest share (the fusion of
+//		    normalised dense and keyword scores of hybrid search). Without query
+//		    text, or when no candidate contains a query term, rho = dense.
+//		  - s(d,u) = max(0, k(d,u))^similarityPower for d != u, where k is the
+//		    cosine of the candidates' vectors after subtracting the pool mean
+//		    ("center", default). Sentence embeddings are anisotropic (GloVe SIF
+//		    vectors of unrelated texts have cosines around 0.5); centring removes
+//		    the direction every candidate shares, so k measures what two chunks
+//		    share beyond the topic (Mu and Viswanath 2018; on Perspectrum,
+//		    paraphrases score 0.46 and different perspectives of one claim 0.02
+//		    after centring, against 0.72 and 0.51 before). The default power 2
+//		    makes s the squared correlation: the share of one chunk's variation
+//		    the other accounts for, so near-copies (k 0.95: s 0.9) are covered
+//		    and loosely related chunks (k 0.3: s 0.09) hardly at all. The centred
+//		    cosines come from the cosine matrix alone:
+//		    (c_ij - m_i - m_j + m) / sqrt((1 - 2 m_i + m) (1 - 2 m_j + m)) with
+//		    m_i the mean of row i and m the mean of the matrix.
+//		  - QC(S) = sum over the query's terms t found in S of w_t, with
+//		    w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 (df over the pool):
+//		    the share of the question a selection speaks to. Multi-part questions
+//		    need evidence for each part (weighted coverage).
+//		  - kappa = kbar, the number of items the constraint admits on average
+//		    (B / mean tokens, at least 1, at most maxResults; maxResults when
+//		    there is no budget), as in AdaGReS's calibration: the relevance term
+//		    grows with the number of picks while QC is bounded by 1, so scaling
+//		    it by kbar keeps the balance the same for any budget.
+//
+//	  - Second-hop demand (hops.go, "hop"): once a chunk is selected, a chunk
+//	    linked to it by title (one's title line occurs in the other's text)
+//	    gains kappa * hop / |query terms| until it is selected itself: the
+//	    bridge paragraph of a multi-hop question is about an entity only the
+//	    first hop names. It depends on the order of selection, so F with
+//	    hop > 0 is no longer submodular; the guarantee below is for hop = 0.
+//
+// No near-copies: the greedy and the fill skip a near-copy of a selected
+// item (selectors.CopyGuard), and, with minNovelty > 0, an item whose gain
+// is below that share of its stand-alone value.
 //
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
@@ -101,17 +112,26 @@ func init() {
 				Doc: "compare candidates after subtracting the pool's mean vector (anisotropic embeddings)"},
 			{Name: "fill", Kind: selectors.KindBool, Default: true,
 				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
+			{Name: "minNovelty", Kind: selectors.KindFloat, Default: DefaultMinNovelty, Min: 0, Max: 1,
+				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
+			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
+				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
-				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill")}, nil
+				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
+				minNovelty: p.Float("minNovelty"), hop: p.Float("hop")}, nil
 		},
 	})
 }
 
+// DefaultMinNovelty is the default of minNovelty (docs/quality.md: how it
+// was chosen).
+const DefaultMinNovelty = 0.0
+
 type strategy struct {
-	lexical, power, queryCoverage float64
-	center, fill                  bool
+	lexical, power, queryCoverage, minNovelty, hop float64
+	center, fill                                   bool
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

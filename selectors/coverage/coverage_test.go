@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +14,7 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
+	"github.com/diverse-select/diverse-select/selectors/text"
 	_ "github.com/diverse-select/diverse-select/selectors/topk"
 )
 
@@ -52,6 +55,16 @@ func (o *objective) value(sel []int) float64 {
 			v += o.qw[t]
 		}
 	}
+	// The second-hop demand depends on the order: an item gains it when an
+	// earlier one is linked to it.
+	for i, u := range sel {
+		for _, d := range sel[:i] {
+			if o.links != nil && slices.Contains(o.links[d], int32(u)) {
+				v += o.hopW
+				break
+			}
+		}
+	}
 	return v
 }
 
@@ -88,7 +101,7 @@ func TestQueryTermsHandComputed(t *testing.T) {
 	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
 		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
 	}}
-	has, w, lex := queryTerms(p)
+	has, w, lex := queryTerms(p, text.NewAnalyzer(), nil)
 	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
 	sum := ws + wl
 	require.Len(t, w, 2)
@@ -100,12 +113,12 @@ func TestQueryTermsHandComputed(t *testing.T) {
 
 	// Precomputed terms are used as given.
 	p.Candidates[2].Terms = []string{"liver"}
-	has, _, _ = queryTerms(p)
+	has, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
 	assert.Equal(t, []int32{1}, has[2])
 
 	for _, q := range []string{"", "the of and", "unrelated words"} {
 		p.Query = q
-		has, w, lex = queryTerms(p)
+		has, w, lex = queryTerms(p, text.NewAnalyzer(), nil)
 		assert.Nil(t, has, q)
 		assert.Nil(t, w, q)
 		assert.Nil(t, lex, q)
@@ -188,6 +201,23 @@ func TestCoversTheQuery(t *testing.T) {
 	assert.ElementsMatch(t, []int{0, 2}, run(t, nil, p).Indices())
 }
 
+// TestSecondHop: a bridge question names its first hop; the paragraph
+// that answers it is about an entity only the first hop's paragraph names.
+// With the second-hop demand the bridge is selected over a distractor that
+// repeats the question's words; without it, the distractor.
+func TestSecondHop(t *testing.T) {
+	p := &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
+		Candidates: []selectors.Candidate{
+			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
+			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
+			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
+		}}
+	assert.Equal(t, []int{0, 2}, run(t, nil, p).Indices())
+	assert.Equal(t, []int{0, 1}, run(t, map[string]any{"hop": 0.0}, p).Indices())
+	_, o := build(t, nil, p)
+	assert.Equal(t, [][]int32{{2}, nil, {0}}, o.links, "Norbury's title, without its qualifier, is named by Ada Quill's text")
+}
+
 func TestLazyEqualsNaiveGreedy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 1000 {
@@ -218,6 +248,12 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 	in := make([]bool, len(c))
 	used := 0
 	var total float64
+	o.reset()
+	single := make([]float64, len(c))
+	for d := range c {
+		single[d] = o.gain(d)
+	}
+	guard := selectors.NewCopyGuard(p)
 	state := func() {
 		o.reset()
 		for _, d := range sel {
@@ -243,8 +279,11 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 		if best < 0 || !(bestG > 0) {
 			break
 		}
-		sel = append(sel, best)
 		in[best] = true
+		if bestG < o.minNovelty*single[best] || guard.CopyOf(sel, best) {
+			continue // redundant: dropped
+		}
+		sel = append(sel, best)
 		used += c[best].Tokens
 		total += bestG
 	}
@@ -265,7 +304,9 @@ func naiveGreedy(p *selectors.Problem, o *objective) []int {
 
 // TestApproximationGuarantees compares with the brute-force optimum on
 // small pools: greedy >= (1-1/e) OPT under K alone, density greedy with the
-// guard >= (1-1/e)/2 OPT under a budget.
+// guard >= (1-1/e)/2 OPT under a budget. The guarantee is the objective's
+// alone: the redundancy rule is off (minNovelty 0) and pools holding a
+// near-copy pair are skipped (the near-copy rule is a constraint outside F).
 func TestApproximationGuarantees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 200 {
@@ -273,8 +314,13 @@ func TestApproximationGuarantees(t *testing.T) {
 		if len(p.Candidates) > 10 {
 			p.Candidates = p.Candidates[:10]
 		}
+		if hasNearCopies(p) {
+			continue
+		}
 		params := randomParams(rng)
 		params["fill"] = false
+		params["minNovelty"] = 0.0
+		params["hop"] = 0.0 // the second-hop demand is not submodular
 		_, o := build(t, params, p)
 		var opt float64
 		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
@@ -287,8 +333,10 @@ func TestApproximationGuarantees(t *testing.T) {
 	}
 }
 
-// TestFill: with fill on, no fitting candidate is left out while K allows,
-// and the fill only adds to the greedy selection.
+// TestFill: with fill on, no fitting candidate is left out while K allows
+// unless it is redundant (a near-copy of a selected item, or a gain below
+// minNovelty of its stand-alone value), and the fill only adds to the
+// greedy selection.
 func TestFill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 200 {
@@ -303,10 +351,19 @@ func TestFill(t *testing.T) {
 		for _, i := range with.Indices() {
 			in[i] = true
 		}
+		_, o := build(t, nil, p)
+		guard := selectors.NewCopyGuard(p)
 		for d, c := range p.Candidates {
-			if !in[d] {
-				require.False(t, p.Fits(with.TokensUsed, c.Tokens), "trial %d: candidate %d still fits", trial, d)
+			if in[d] || !p.Fits(with.TokensUsed, c.Tokens) {
+				continue
 			}
+			o.reset()
+			single := o.gain(d)
+			for _, i := range with.Indices() {
+				o.add(i)
+			}
+			redundant := o.gain(d) < DefaultMinNovelty*single || guard.CopyOf(with.Indices(), d)
+			require.True(t, redundant, "trial %d: candidate %d still fits and is not redundant", trial, d)
 		}
 	}
 }
@@ -361,7 +418,24 @@ func randomParams(rng *rand.Rand) map[string]any {
 		"similarityPower": []float64{1, 2, 4}[rng.IntN(3)],
 		"queryCoverage":   []float64{0, 1, 3}[rng.IntN(3)],
 		"center":          rng.IntN(2) == 0,
+		"minNovelty":      []float64{0, 0.1, 0.3}[rng.IntN(3)],
+		"hop":             []float64{0, 1, 3}[rng.IntN(3)],
 	}
+}
+
+// hasNearCopies reports whether two candidates of p are near-copies.
+func hasNearCopies(p *selectors.Problem) bool {
+	g := selectors.NewCopyGuard(p)
+	for d := range p.Candidates {
+		all := make([]int, d)
+		for i := range all {
+			all[i] = i
+		}
+		if g.CopyOf(all, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func randomProblem(rng *rand.Rand) *selectors.Problem {
@@ -380,6 +454,14 @@ func randomProblem(rng *rand.Rand) *selectors.Problem {
 		for i := 1; i < len(p.Candidates); i += 2 {
 			copy(p.Candidates[i].Vector, p.Candidates[i-1].Vector)
 			p.Candidates[i].Vector[0] += 0.01
+		}
+	}
+	if rng.IntN(2) == 0 { // titles that other candidates mention: second-hop links
+		c := p.Candidates
+		for i := range c {
+			if w := strings.Fields(c[(i+1)%len(c)].Text); len(w) > 0 && rng.IntN(2) == 0 {
+				c[i].Text = w[rng.IntN(len(w))] + "\n" + c[i].Text
+			}
 		}
 	}
 	return p

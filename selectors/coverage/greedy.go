@@ -32,39 +32,64 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]sel
 	fresh := make([]int, n) // fresh[d] == len(items)+1 when d's queue entry is current
 	q := lazyheap.New(c, n)
 	single := make([]float64, n)
+	latest := make([]float64, n) // the gain of d's newest queue entry
 	for d := range c {
 		single[d] = math.NaN()
 		if p.Fits(0, c[d].Tokens) {
 			g := o.gain(d)
-			single[d] = g
+			single[d], latest[d] = g, g
 			q.Push(lazyheap.Entry{Key: key(d, g), Gain: g, Index: d})
 			fresh[d] = 1
 		}
 	}
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
+	out := make([]bool, n) // selected or dropped: entries left in the queue are ignored
 	for len(items) < k && q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
 		top := q.Pop()
 		d := top.Index
+		if out[d] || top.Gain != latest[d] {
+			continue // selected, dropped, or superseded by a later entry of d
+		}
 		if !p.Fits(used, c[d].Tokens) {
+			out[d] = true
 			continue // the budget only shrinks: it never fits again
 		}
 		if fresh[d] != len(items)+1 {
 			fresh[d] = len(items) + 1
 			g := o.gain(d)
+			latest[d] = g
 			q.Push(lazyheap.Entry{Key: key(d, g), Gain: g, Index: d})
 			continue
 		}
 		if !(top.Gain > 0) {
 			break // nothing left to gain; fill may still use the budget
 		}
+		if o.redundant(items, d, top.Gain, single[d]) {
+			out[d] = true
+			continue // dropped for good: see redundant
+		}
 		items = append(items, selectors.Item{Index: d, Gain: top.Gain, Relevance: c[d].Relevance,
 			Redundancy: max(0, single[d]-top.Gain), Tokens: c[d].Tokens})
 		used += c[d].Tokens
+		out[d] = true
 		o.add(d)
+		// The second-hop demand is the one part of the gain that can grow:
+		// the candidates d is linked to get a fresh entry, so no stale
+		// bound understates them.
+		if o.links != nil {
+			for _, u := range o.links[d] {
+				if !out[u] && p.Fits(used, c[u].Tokens) {
+					g := o.gain(int(u))
+					latest[u] = g
+					q.Push(lazyheap.Entry{Key: key(int(u), g), Gain: g, Index: int(u)})
+					fresh[u] = len(items) + 1
+				}
+			}
+		}
 	}
 	return items, single, nil
 }
@@ -92,9 +117,18 @@ func guardBestSingle(c []selectors.Candidate, single []float64, items []selector
 	return []selectors.Item{{Index: best, Gain: bestF, Relevance: c[best].Relevance, Tokens: c[best].Tokens}}, true
 }
 
+// redundant reports whether d, with marginal gain g and stand-alone value
+// single, adds too little to be worth its tokens: a near-copy of a selected
+// item (selectors.CopyGuard), or a gain below minNovelty of its stand-alone
+// value (most of what it says is already selected). Both only become more
+// true as the selection grows, so a dropped item never comes back.
+func (o *objective) redundant(items []selectors.Item, d int, g, single float64) bool {
+	return g < o.minNovelty*single || o.guard.CopyOfItems(items, d)
+}
+
 // fill adds the remaining fitting candidates by relevance per token (by
 // relevance without a budget; ties by the shared rule) until K, recording
-// each one's true marginal gain. The state is rebuilt from items first,
+// each one's true marginal gain and skipping the redundant ones. The state is rebuilt from items first,
 // since the guard may have replaced the greedy selection.
 func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []float64) []selectors.Item {
 	c := p.Candidates
@@ -140,6 +174,9 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 			continue
 		}
 		g := o.gain(d)
+		if o.redundant(items, d, g, single[d]) {
+			continue
+		}
 		items = append(items, selectors.Item{Index: d, Gain: g, Relevance: c[d].Relevance,
 			Redundancy: max(0, single[d]-g), Tokens: c[d].Tokens})
 		used += c[d].Tokens

@@ -20,26 +20,47 @@ type objective struct {
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
 	queryTerms int
-	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms.
+	// links are the title links of the second-hop demand (hops.go); hopW
+	// is what a linked candidate gains once its partner is selected.
+	links [][]int32
+	hopW  float64
+	// minNovelty and guard decide which candidates are redundant (greedy.go).
+	minNovelty float64
+	guard      *selectors.CopyGuard
+	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms;
+	// hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
 	covered []bool
+	hopOn   []bool
 }
 
 func (s strategy) objective(p *selectors.Problem) *objective {
 	c := p.Candidates
 	n := len(c)
-	o := &objective{n: n, kappa: kbar(p)}
+	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
 	o.rho = denseRelevance(c)
+	an := text.NewAnalyzer()
+	// The candidates' analysed terms, once, when two parts read them.
+	var all [][]string
+	if s.hop > 0 && p.Query != "" && anyTitle(c) {
+		all = analysed(p.Candidates, an)
+	}
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
-		o.terms, w, lex = queryTerms(p)
+		o.terms, w, lex = queryTerms(p, an, all)
 		o.queryTerms = len(w)
 		if s.queryCoverage > 0 && len(w) > 0 {
 			o.qw = make([]float64, len(w))
 			for t := range w {
 				o.qw[t] = o.kappa * s.queryCoverage * w[t]
 			}
+		}
+	}
+	if all != nil { // the second hop is on and a chunk has a title
+		if o.links = titleLinks(c, an, all, p.Query); o.links != nil {
+			// One hop is worth hop query terms of average weight.
+			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
 		}
 	}
 	if lex != nil && s.lexical > 0 {
@@ -75,6 +96,9 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 func (o *objective) reset() {
 	o.cur = make([]float32, o.n)
 	o.covered = make([]bool, len(o.qw))
+	if o.links != nil {
+		o.hopOn = make([]bool, o.n)
+	}
 }
 
 // kbar is the number of items the constraints admit on average: B over the
@@ -110,17 +134,29 @@ func denseRelevance(c []selectors.Candidate) []float64 {
 	return out
 }
 
-// queryTerms finds the query's distinct analysed terms in the candidates.
+// analysed returns every candidate's analysed terms (its precomputed Terms
+// when it has them).
+func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
+	out := make([][]string, len(c))
+	for d := range c {
+		if out[d] = c[d].Terms; out[d] == nil {
+			out[d] = an.Terms(nil, c[d].Text)
+		}
+	}
+	return out
+}
+
+// queryTerms finds the query's distinct analysed terms in the candidates
+// (from all when given, else analysing each text).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
 // sum of w_t over d's terms divided by the largest such sum in the pool.
 // All three are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem) ([][]int32, []float64, []float64) {
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64) {
 	if p.Query == "" {
 		return nil, nil, nil
 	}
-	an := text.NewAnalyzer()
 	index := map[string]int32{}
 	for _, t := range an.Terms(nil, p.Query) {
 		if _, ok := index[t]; !ok {
@@ -138,7 +174,10 @@ func queryTerms(p *selectors.Problem) ([][]int32, []float64, []float64) {
 	var buf []string
 	for d := range c {
 		terms := c[d].Terms
-		if terms == nil {
+		switch {
+		case all != nil:
+			terms = all[d]
+		case terms == nil:
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
@@ -252,6 +291,9 @@ func (o *objective) gain(d int) float64 {
 			}
 		}
 	}
+	if o.hopOn != nil && o.hopOn[d] {
+		g += o.hopW
+	}
 	return g
 }
 
@@ -265,6 +307,12 @@ func (o *objective) add(d int) {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
 			o.covered[t] = true
+		}
+	}
+	if o.hopOn != nil {
+		o.hopOn[d] = false // its demand is met
+		for _, u := range o.links[d] {
+			o.hopOn[u] = true
 		}
 	}
 }

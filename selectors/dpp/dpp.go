@@ -71,6 +71,7 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		alive[i] = true
 	}
 	row := make([]float32, n)
+	guard := selectors.NewCopyGuard(p)
 	var cols [][]float64 // Cholesky columns: cols[t][i] = c_i[t]
 	res := &selectors.Result{Items: make([]selectors.Item, 0, min(k, 64))}
 	used := 0
@@ -97,6 +98,10 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		}
 		if best < 0 || !(bestScore >= logMinMarginal) {
 			break
+		}
+		if guard.CopyOfItems(res.Items, best) {
+			alive[best] = false // a near-copy of a selected item never becomes new
+			continue
 		}
 		alive[best] = false
 		used += c[best].Tokens

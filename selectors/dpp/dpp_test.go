@@ -58,6 +58,7 @@ func naiveGreedy(p *selectors.Problem, theta float64) []int {
 	c := p.Candidates
 	var sel []int
 	in := make([]bool, len(c))
+	guard := selectors.NewCopyGuard(p)
 	used := 0
 	for len(sel) < p.K() {
 		base := logDet(p, theta, sel)
@@ -77,8 +78,11 @@ func naiveGreedy(p *selectors.Problem, theta float64) []int {
 		if best < 0 || bestG < math.Log(1e-10) {
 			break
 		}
-		sel = append(sel, best)
 		in[best] = true
+		if guard.CopyOf(sel, best) {
+			continue
+		}
+		sel = append(sel, best)
 		used += c[best].Tokens
 	}
 	return sel

@@ -19,6 +19,8 @@ type instance struct {
 	budget  int
 	k       int
 	density bool // rank by gain/t_d (a budget is set) rather than by gain
+	// guard keeps near-copies of a selected item out (selectors.CopyGuard).
+	guard *selectors.CopyGuard
 }
 
 func (in *instance) concepts(d int) []int32 { return in.ids[in.off[d]:in.off[d+1]] }
@@ -48,7 +50,7 @@ func build(ctx context.Context, p *selectors.Problem, kind string, pool int) (*i
 			}
 		}
 	}
-	in := &instance{c: p.Candidates, off: make([]int32, n+1), ids: raw[:0], w: make([]float64, len(dense)),
+	in := &instance{guard: selectors.NewCopyGuard(p), c: p.Candidates, off: make([]int32, n+1), ids: raw[:0], w: make([]float64, len(dense)),
 		budget: p.Budget, k: p.K(), density: p.Budget > 0}
 	// Filter in place: the write position never passes the read position.
 	for d := 0; d < n; d++ {

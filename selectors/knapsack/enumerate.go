@@ -17,6 +17,9 @@ func (in *instance) enumerate3(ctx context.Context, incumbent []int, stats map[s
 	best, bestV := incumbent, in.value(incumbent)
 	// consider takes a set in selection order (small sets are ordered first).
 	consider := func(set []int) {
+		if in.hasCopies(set) {
+			return
+		}
 		if v := in.valueWith(set, scratch); v > bestV {
 			best, bestV = set, v
 		}
@@ -46,8 +49,11 @@ func (in *instance) enumerate3(ctx context.Context, incumbent []int, stats map[s
 				if !fitsAll(used) {
 					continue
 				}
-				seeds++
 				seed := in.orderSeed([]int{i, j, l})
+				if in.hasCopies(seed) {
+					continue
+				}
+				seeds++
 				clear(covered)
 				for _, d := range seed {
 					in.cover(d, covered)
@@ -79,4 +85,14 @@ func (in *instance) orderSeed(set []int) []int {
 		rest = append(rest[:bi], rest[bi+1:]...)
 	}
 	return out
+}
+
+// hasCopies reports whether a set holds two near-copies (selectors.CopyGuard).
+func (in *instance) hasCopies(set []int) bool {
+	for a := 1; a < len(set); a++ {
+		if in.guard.CopyOf(set[:a], set[a]) {
+			return true
+		}
+	}
+	return false
 }

@@ -61,6 +61,8 @@ func (in *instance) greedy(ctx context.Context, sel []int, covered []bool, used 
 			q.down(0)
 		case top.gain <= 0: // the best gain is 0: nothing adds coverage
 			return sel
+		case in.guard.CopyOf(sel, d): // a near-copy of a selected item never becomes new
+			q.pop()
 		default:
 			if ctx.Err() != nil {
 				return sel // Select reports the error

@@ -160,8 +160,11 @@ func naive(in *instance) []int {
 		if best < 0 || bestG <= 0 {
 			break
 		}
-		sel = append(sel, best)
 		dropped[best] = true
+		if in.guard.CopyOf(sel, best) {
+			continue
+		}
+		sel = append(sel, best)
 		in.cover(best, covered)
 		used += in.c[best].Tokens
 	}

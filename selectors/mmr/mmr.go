@@ -59,6 +59,7 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	n, k := len(c), p.K()
 	rel := Normalize(c, s.normalize)
 	sims := p.Sims()
+	guard := selectors.NewCopyGuard(p)
 	maxSim := make([]float64, n)
 	alive := make([]bool, n)
 	for i := range alive {
@@ -93,6 +94,10 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		}
 		if best < 0 {
 			break
+		}
+		if guard.CopyOfItems(res.Items, best) {
+			alive[best] = false // a near-copy of a selected item never becomes new
+			continue
 		}
 		gain := s.lambda * rel[best]
 		if !first {

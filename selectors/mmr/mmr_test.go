@@ -29,6 +29,7 @@ func naive(p *selectors.Problem, lambda float64, norm string, half bool) []int {
 	}
 	var sel []int
 	in := make([]bool, len(c))
+	guard := selectors.NewCopyGuard(p)
 	used := 0
 	for len(sel) < p.K() {
 		best, bestS := -1, 0.0
@@ -51,8 +52,11 @@ func naive(p *selectors.Problem, lambda float64, norm string, half bool) []int {
 		if best < 0 {
 			break
 		}
-		sel = append(sel, best)
 		in[best] = true
+		if guard.CopyOf(sel, best) {
+			continue
+		}
+		sel = append(sel, best)
 		used += c[best].Tokens
 	}
 	return sel
@@ -95,7 +99,7 @@ func TestHandExample(t *testing.T) {
 		lambda float64
 		want   []int
 	}{
-		{1, []int{0, 1}},   // relevance only
+		{1, []int{0, 2}},   // relevance only, but b is a near-copy of a (cosine 0.9988): never selected
 		{0.5, []int{0, 2}}, // 0.5*0.5-0 > 0.5*0.85-0.5*0.9988
 		{0, []int{0, 2}},
 	}

@@ -18,7 +18,8 @@ import (
 // fails when a figure of the default falls below the floor stored in
 // thresholds.json: its value on every target metric, and its margin over
 // what the target requires (so a change that narrows the lead over the
-// baselines fails too, even where the target itself is not met).
+// baselines fails too, even where the target itself is not met), on both
+// encoders; and it fails when the default selects any near-copy pair.
 
 // thresholdFile is the stored floors; see the Comment field of the file.
 type thresholdFile struct {
@@ -51,12 +52,12 @@ func checkFigures(r *results, def string) []threshold {
 	return out
 }
 
-// checkConfigs are the configs the targets need: the default, the baselines
-// and the MMR sweep.
+// checkConfigs are the configs the targets need: the default, the baselines,
+// facility location and the MMR sweep.
 func checkConfigs(def string) []config {
 	var out []config
 	for _, c := range configs(def) {
-		if c.Label == def || c.Sweep || c.Label == "topk" || c.Label == "relcost" {
+		if c.Label == def || c.Sweep || c.Label == "topk" || c.Label == "relcost" || c.Label == "facility" {
 			out = append(out, c)
 		}
 	}
@@ -65,21 +66,34 @@ func checkConfigs(def string) []config {
 
 func runCheck(ctx context.Context, o options, w io.Writer, path string, update bool) error {
 	t0 := time.Now()
-	_, suites, err := loadSuites(o)
-	if err != nil {
-		return err
-	}
 	def := dsconfig.DefaultStrategy
-	r, err := runAll(ctx, suites, checkConfigs(def))
-	if err != nil {
-		return err
+	var got []threshold
+	var copies []string
+	for _, enc := range o.encoders {
+		_, suites, err := loadSuites(o, enc)
+		if err != nil {
+			return err
+		}
+		r, err := runAll(ctx, suites, checkConfigs(def))
+		if err != nil {
+			return err
+		}
+		for _, f := range checkFigures(r, def) {
+			got = append(got, threshold{Name: enc + ": " + f.Name, Value: f.Value})
+		}
+		for _, s := range suites {
+			if n := r.out[s.Name][def].nearCopies(); n > 0 {
+				copies = append(copies, fmt.Sprintf("%s: %s: the default selected %d near-copy pairs (want none)", enc, s.Name, n))
+			} else {
+				fmt.Fprintf(w, "ok    %-75s %7d\n", enc+": near-copy pairs selected on "+s.Name, 0)
+			}
+		}
 	}
-	got := checkFigures(r, def)
 	if update {
 		f := thresholdFile{
 			Comment: "Floors of the CI quality check (make eval-check). Each value is what the default strategy reached, " +
-				"in points, on the full evaluation sets (HotpotQA dev300, Perspectrum train+dev, PIR four tasks) with the " +
-				"embedder's glove mode, written by `make eval-check-update` on " + time.Now().UTC().Format("2006-01-02") +
+				"in points, on the full evaluation sets (HotpotQA dev300, Perspectrum train+dev, PIR four tasks) with each " +
+				"encoder (glove: the embedder's glove mode; use-lite: the stored USE-Lite vectors), written by `make eval-check-update` on " + time.Now().UTC().Format("2006-01-02") +
 				". Regenerate only for a deliberate change and say why in the commit; docs/quality.md has the full tables.",
 			Strategy: def, TolerancePoints: 0.5, Floors: got,
 		}
@@ -109,7 +123,7 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 	for _, g := range got {
 		byName[g.Name] = g.Value
 	}
-	var fails []string
+	fails := copies
 	for _, fl := range f.Floors {
 		v, ok := byName[fl.Name]
 		switch {

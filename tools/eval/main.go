@@ -39,6 +39,7 @@ type options struct {
 	extra             []config
 	print             bool
 	target            string
+	encoders          []string
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
@@ -63,6 +64,7 @@ func main() {
 		mode   = flag.String("mode", "library", "library (tables and plot), check (CI regression check) or server (end to end through Weaviate)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
+		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
@@ -76,6 +78,10 @@ func main() {
 	if err := o.resolve(); err != nil {
 		fail(err)
 	}
+	var err error
+	if o.encoders, err = parseEncoders(*encs); err != nil {
+		fail(err)
+	}
 	if *extra != "" {
 		for _, s := range strings.Split(*extra, ";") {
 			c, err := parseConfig(strings.TrimSpace(s))
@@ -87,7 +93,6 @@ func main() {
 	}
 	ctx := context.Background()
 	start := time.Now()
-	var err error
 	switch *mode {
 	case "library":
 		err = runLibrary(ctx, o, os.Stdout)
@@ -139,9 +144,9 @@ func (o *options) resolve() error {
 	return nil
 }
 
-// loadSuites builds the three library suites.
-func loadSuites(o options) (*env, []*suite, error) {
-	e, err := newEnv(o.gloveDir)
+// loadSuites builds the three library suites with the vectors of one encoder.
+func loadSuites(o options, enc string) (*env, []*suite, error) {
+	e, err := newEnv(o, enc)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,12 +162,17 @@ func loadSuites(o options) (*env, []*suite, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return e, []*suite{hotpotSuite(e, hq, hotpotBudgets), perspSuite(e, pd, perspKs), pirSuite(e, pt, pirKs)}, nil
+	suites := []*suite{hotpotSuite(e, hq, hotpotBudgets), perspSuite(e, pd, perspKs), pirSuite(e, pt, pirKs)}
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	return e, suites, nil
 }
 
 // ablations are the variants of the default reported in docs/quality.md:
-// each part switched off, the similarity powers the default was chosen
-// from, and the AdaGReS fixes discussed there.
+// each part switched off, the similarity powers and second-hop weights the
+// default was chosen from, the novelty floors that were measured and not
+// kept, and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -173,6 +183,12 @@ var ablations = []string{
 	"coverage:lexicalWeight=0,queryCoverage=0",
 	"coverage:center=false",
 	"coverage:fill=false",
+	"coverage:hop=0",
+	"coverage:hop=2",
+	"coverage:hop=8",
+	"coverage:minNovelty=0.05",
+	"coverage:minNovelty=0.1",
+	"coverage:minNovelty=0.2",
 	"adagres:lambda=0.5",
 	"adagres:stopAtZeroGain=false",
 	"adagres:lambda=0.5,stopAtZeroGain=false",
@@ -180,11 +196,6 @@ var ablations = []string{
 
 func runLibrary(ctx context.Context, o options, w io.Writer) error {
 	t0 := time.Now()
-	_, suites, err := loadSuites(o)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "eval: data loaded and embedded in %s\n", time.Since(t0).Round(time.Millisecond))
 	def := dsconfig.DefaultStrategy
 	var abl []config
 	if !o.print {
@@ -197,21 +208,33 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 		}
 	}
 	cfgs := append(append(configs(def), abl...), o.extra...)
-	r, err := runAll(ctx, suites, cfgs)
-	if err != nil {
-		return err
-	}
-	if o.print {
-		printAll(w, r)
-	}
-	for _, label := range o.targetFor(cfgs) {
-		for _, sub := range []struct {
-			name string
-			keep func(*instance) bool
-		}{{"tuning half", tuning}, {"held-out half", heldOut}, {"all", nil}} {
-			fmt.Fprintf(w, "\n== targets for %s (%s)\n", label, sub.name)
-			for _, t := range r.targets(label, sub.keep) {
-				fmt.Fprintln(w, t)
+	var all []*results
+	for _, enc := range o.encoders {
+		t1 := time.Now()
+		_, suites, err := loadSuites(o, enc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "eval: %s: data loaded and embedded in %s\n", enc, time.Since(t1).Round(time.Millisecond))
+		r, err := runAll(ctx, suites, cfgs)
+		if err != nil {
+			return err
+		}
+		r.enc = enc
+		all = append(all, r)
+		if o.print {
+			fmt.Fprintf(w, "\n######## encoder %s\n", enc)
+			printAll(w, r)
+		}
+		for _, label := range o.targetFor(cfgs) {
+			for _, sub := range []struct {
+				name string
+				keep func(*instance) bool
+			}{{"tuning half", tuning}, {"held-out half", heldOut}, {"all", nil}} {
+				fmt.Fprintf(w, "\n== targets for %s (%s, %s)\n", label, enc, sub.name)
+				for _, t := range r.targets(label, sub.keep) {
+					fmt.Fprintln(w, t)
+				}
 			}
 		}
 	}
@@ -219,19 +242,37 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 		return nil
 	}
 	elapsed := time.Since(t0).Round(time.Second)
-	info := fmt.Sprintf("Generated by `make eval` (`go run ./cmd/eval`) in %s on %d cores: sentence vectors from the embedder's "+
-		"glove mode (SIF-weighted GloVe 6B 100d, mean and first principal direction removed), relevance = cosine to the "+
-		"query vector (as the module computes it for nearText: 1 - distance), token costs in cl100k_base, every strategy "+
-		"with its defaults, MMR with lambda 0.1 ... 0.9. Data read in place from ../shared/data.", elapsed, runtime.NumCPU())
-	plotName := filepath.Base(o.plot)
-	if err := budgetPlot(r, def, o.plot); err != nil {
-		return fmt.Errorf("plot: %w", err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Generated by `make eval` (`go run ./cmd/eval`) in %s on %d cores, once per encoder: GloVe-SIF sentence vectors "+
+		"from the embedder's glove mode (SIF-weighted GloVe 6B 100d, mean and first principal direction removed) and "+
+		"Universal Sentence Encoder Lite vectors read from ../shared/data/use-lite-512 (every text must have one). "+
+		"Relevance = cosine to the query vector (as the module computes it for nearText: 1 - distance), token costs in "+
+		"cl100k_base, every strategy with its defaults, MMR with lambda 0.1 ... 0.9. Data read in place from ../shared/data.\n\n",
+		elapsed, runtime.NumCPU())
+	b.WriteString(nearCopySummary(all, def))
+	for _, r := range all {
+		plotPath := encoderPlot(o.plot, r.enc)
+		if err := budgetPlot(r, def, plotPath); err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		fmt.Fprintf(&b, "## %s\n\n", encoderTitle(r.enc))
+		b.WriteString(libraryReport(r, def, abl, filepath.Base(plotPath)))
 	}
-	if err := splice(o.doc, libBegin, libEnd, libraryReport(r, def, abl, plotName, info)); err != nil {
+	if err := splice(o.doc, libBegin, libEnd, b.String()); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "eval: wrote %s and %s\n", o.doc, o.plot)
+	fmt.Fprintf(os.Stderr, "eval: wrote %s and the plots\n", o.doc)
 	return nil
+}
+
+// encoderPlot is the plot path of one encoder: the -plot path for GloVe,
+// with the encoder's name before the extension for the others.
+func encoderPlot(path, enc string) string {
+	if enc == encGloVe {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + enc + ext
 }
 
 // runAll runs every config on every suite.
@@ -249,6 +290,18 @@ func runAll(ctx context.Context, suites []*suite, cfgs []config) (*results, erro
 
 // printAll prints the exploration tables.
 func printAll(w io.Writer, r *results) {
+	fmt.Fprintf(w, "\n== near-copy pairs selected (all instances and constraints)\n%-34s", "")
+	for _, s := range r.suites {
+		fmt.Fprintf(w, " %11s", s.Name)
+	}
+	fmt.Fprintln(w)
+	for _, c := range r.cfgs {
+		fmt.Fprintf(w, "%-34s", c.Label)
+		for _, s := range r.suites {
+			fmt.Fprintf(w, " %11d", r.out[s.Name][c.Label].nearCopies())
+		}
+		fmt.Fprintln(w)
+	}
 	for _, s := range r.suites {
 		res := r.out[s.Name]
 		if s.Name != "PIR" {
@@ -256,7 +309,9 @@ func printAll(w io.Writer, r *results) {
 			printSuite(w, s, res, r.cfgs, heldOut, "held-out half")
 			printSuite(w, s, res, r.cfgs, nil, "all")
 		} else {
-			printMacro(w, s, res, r.cfgs)
+			for mi := range s.Metrics {
+				printMacro(w, s, res, r.cfgs, mi)
+			}
 		}
 	}
 }
@@ -331,8 +386,8 @@ func macro(s *suite, o *outcome, ci, mi int) float64 {
 	return sum / float64(len(pirTasks))
 }
 
-func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config) {
-	fmt.Fprintf(w, "\n== %s per task and macro average\n%-34s", s.Name, "")
+func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config, mi int) {
+	fmt.Fprintf(w, "\n== %s per task and macro average: %s\n%-34s", s.Name, s.Metrics[mi], "")
 	for _, t := range append(append([]string{}, pirTasks...), "MACRO") {
 		for _, c := range s.Constraints {
 			fmt.Fprintf(w, " %9s", t[:min(4, len(t))]+"@"+c.String()[2:])
@@ -344,11 +399,11 @@ func printMacro(w io.Writer, s *suite, res map[string]*outcome, cfgs []config) {
 		fmt.Fprintf(w, "%-34s", c.Label)
 		for _, t := range pirTasks {
 			for ci := range s.Constraints {
-				fmt.Fprintf(w, " %9.1f", 100*res[c.Label].mean(s, ci, 0, taskKeep(t)))
+				fmt.Fprintf(w, " %9.1f", 100*res[c.Label].mean(s, ci, mi, taskKeep(t)))
 			}
 		}
 		for ci := range s.Constraints {
-			m := macro(s, res[c.Label], ci, 0)
+			m := macro(s, res[c.Label], ci, mi)
 			if c.Sweep {
 				bestMacro[ci] = max(bestMacro[ci], m)
 			}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 func TestMetrics(t *testing.T) {
@@ -36,4 +38,52 @@ func TestMetrics(t *testing.T) {
 			assert.InDelta(t, tc.cov, coverageAtK(tc.sel, labels, tc.nLabels, tc.k), 1e-12)
 		})
 	}
+}
+
+func TestHotpotOracle(t *testing.T) {
+	in := &instance{NLabels: 2, Labels: [][]int{{0}, nil, {1}}, Cands: []selectors.Candidate{{Tokens: 100}, {Tokens: 10}, {Tokens: 300}}}
+	tests := []struct {
+		budget int
+		want   []float64
+	}{
+		{99, []float64{0, 0}},
+		{100, []float64{0, 0.5}},
+		{399, []float64{0, 0.5}},
+		{400, []float64{1, 1}},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, hotpotOracle(in, constraint{Budget: tc.budget}), "B=%d", tc.budget)
+	}
+}
+
+func TestMergeSameText(t *testing.T) {
+	corpus := []string{"Black Panther is fictional.", "black panther is FICTIONAL", "Black Panther is non-fictional.", "other"}
+	tests := []struct {
+		name  string
+		gold  [][]int
+		group []int
+		n     int
+	}{
+		{"same text for two perspectives: one", [][]int{{0}, {1}}, []int{0, 0}, 1},
+		{"a one-word edit stays two", [][]int{{0}, {2}}, []int{0, 1}, 2},
+		{"chained through a shared text", [][]int{{0, 3}, {2}, {1, 2}}, []int{0, 0, 0}, 1},
+		{"no gold", [][]int{nil, nil}, []int{0, 1}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, n := mergeSameText(corpus, tc.gold)
+			assert.Equal(t, tc.group, g)
+			assert.Equal(t, tc.n, n)
+		})
+	}
+	assert.Equal(t, []int{1}, mapLabels([]int{1, 2}, []int{0, 1, 1}))
+}
+
+func TestNearCopyPairs(t *testing.T) {
+	sims := selectors.NewDenseSimilarities([][]float32{{1, 0}, {0.96, 0.28}, {0, 1}, {0, -1}})
+	keys := []uint64{1, 2, 3, 3}
+	assert.Equal(t, 0, nearCopyPairs([]int{0, 2}, sims, keys))
+	assert.Equal(t, 1, nearCopyPairs([]int{0, 1, 2}, sims, keys), "cosine 0.96")
+	assert.Equal(t, 1, nearCopyPairs([]int{2, 3}, sims, keys), "same text, opposite vectors")
+	assert.Equal(t, 2, nearCopyPairs([]int{0, 1, 2, 3}, sims, keys))
 }

@@ -76,9 +76,22 @@ func parseConfig(s string) (config, error) {
 	return c, nil
 }
 
-// outcome is one config on one suite: vals[constraint][metric][instance].
+// outcome is one config on one suite: vals[constraint][metric][instance],
+// and copies[constraint][instance], the near-copy pairs of each selection.
 type outcome struct {
-	vals [][][]float64
+	vals   [][][]float64
+	copies [][]int
+}
+
+// nearCopies is the total of near-copy pairs over every instance and constraint.
+func (o *outcome) nearCopies() int {
+	n := 0
+	for _, c := range o.copies {
+		for _, x := range c {
+			n += x
+		}
+	}
+	return n
 }
 
 // mean of one metric at one constraint over the instances keep accepts (nil: all).
@@ -108,8 +121,9 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 			return nil, fmt.Errorf("%s: %w", c.Label, err)
 		}
 		sels[i] = sel
-		o := &outcome{vals: make([][][]float64, len(s.Constraints))}
+		o := &outcome{vals: make([][][]float64, len(s.Constraints)), copies: make([][]int, len(s.Constraints))}
 		for ci := range o.vals {
+			o.copies[ci] = make([]int, len(s.Insts))
 			o.vals[ci] = make([][]float64, len(s.Metrics))
 			for mi := range o.vals[ci] {
 				o.vals[ci][mi] = make([]float64, len(s.Insts))
@@ -125,6 +139,10 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 			vecs[i] = c.Vector
 		}
 		sims := selectors.NewDenseSimilarities(vecs)
+		keys := make([]uint64, len(in.Cands))
+		for i, c := range in.Cands {
+			keys[i] = selectors.NormalizedTextHash(c.Text)
+		}
 		for k, c := range cfgs {
 			for ci, con := range s.Constraints {
 				p := &selectors.Problem{Candidates: in.Cands, Budget: con.Budget, MaxResults: con.K, Query: in.Query, Similarities: sims}
@@ -133,9 +151,11 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 					errs[ii] = fmt.Errorf("%s on %s %s %s: %w", c.Label, s.Name, in.ID, con, err)
 					return
 				}
-				for mi, v := range s.Score(in, res.Indices(), con) {
+				sel := res.Indices()
+				for mi, v := range s.Score(in, sel, con) {
 					out[c.Label].vals[ci][mi][ii] = v
 				}
+				out[c.Label].copies[ci][ii] = nearCopyPairs(sel, sims, keys)
 			}
 		}
 	})
@@ -165,3 +185,18 @@ func bestSweep(s *suite, res map[string]*outcome, cfgs []config, ci, mi int, kee
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// nearCopyPairs counts the pairs of a selection that are near-copies: a
+// cosine of at least selectors.NearCopyCosine on the evaluation's vectors,
+// or the same normalised text.
+func nearCopyPairs(sel []int, sims selectors.Similarities, keys []uint64) int {
+	n := 0
+	for a, i := range sel {
+		for _, j := range sel[a+1:] {
+			if sims.At(i, j) >= selectors.NearCopyCosine || keys[i] == keys[j] {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,16 +24,92 @@ import (
 )
 
 // The server mode measures HotpotQA end to end: the paragraphs of all
-// questions (deduplicated) go into one class vectorised by the embedder in
-// glove mode, and each question runs nearText with diverseSelect over 50
-// candidates. Next to it, the library runs the same strategies on the
+// questions (deduplicated) go into one class per encoder - vectorised by
+// the embedder in glove mode (nearText), or imported with their stored
+// USE-Lite vectors (nearVector with the question's vector) - and each
+// question runs the search with diverseSelect over 50 candidates. Next to it, the library runs the same strategies on the
 // very pools the server retrieved (a plain nearText of 50 with vectors and
 // distances), so any difference comes from the real path itself.
 
-const (
-	serverClass = "EvalHotpot"
-	serverPool  = 50
-)
+const serverPool = 50
+
+// serverRoute is one encoder's path through Weaviate: its class, how a
+// question searches it, and the vectors the paragraphs are imported with.
+type serverRoute struct {
+	enc   string
+	class string
+	// search is the GraphQL search argument for a question.
+	search func(question string) string
+	// selectArgs are extra diverseSelect arguments for a question.
+	selectArgs func(question string) string
+	// vector is the object vector of a paragraph; nil: the class vectorises.
+	vector func(p serverPara) []float32
+}
+
+// serverRoutes: GloVe through the embedder (nearText), USE-Lite with the
+// stored vectors imported with the objects (vectorizer none) and queried by
+// nearVector with the question's stored vector; diverseSelect gets the
+// question as its query text, which nearText supplies by itself.
+func serverRoutes(o options) ([]serverRoute, error) {
+	var out []serverRoute
+	for _, enc := range o.encoders {
+		switch enc {
+		case encGloVe:
+			out = append(out, serverRoute{enc: enc, class: "EvalHotpot",
+				search:     func(q string) string { return fmt.Sprintf(`nearText: {concepts: [%q]}`, q) },
+				selectArgs: func(string) string { return "" }})
+		case encUSE:
+			sv, err := loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
+			if err != nil {
+				return nil, err
+			}
+			var vecErr error
+			vec := func(text string) []float32 {
+				v, err := sv.vector(text)
+				if err != nil && vecErr == nil {
+					vecErr = err
+				}
+				return v
+			}
+			r := serverRoute{enc: enc, class: "EvalHotpotUSE",
+				search: func(q string) string {
+					return fmt.Sprintf(`nearVector: {vector: %s}`, floatList(vec(q)))
+				},
+				selectArgs: func(q string) string { return fmt.Sprintf(`, query: %q`, q) },
+				vector:     func(p serverPara) []float32 { return vec(p.Title + "\n" + p.Text) }}
+			// Every question and paragraph must have a vector: check now, not mid-run.
+			qs, err := loadHotpot(o.dataDir)
+			if err != nil {
+				return nil, err
+			}
+			for _, q := range qs {
+				vec(q.Question)
+				for _, p := range q.Paras {
+					vec(hotpotText(p))
+				}
+			}
+			if vecErr != nil {
+				return nil, vecErr
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// floatList renders a vector as a GraphQL list literal.
+func floatList(v []float32) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatFloat(float64(x), 'g', -1, 32))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
 
 // serverPara is one deduplicated paragraph.
 type serverPara struct{ Title, Text string }
@@ -85,19 +162,46 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := importParas(ctx, client, paras); err != nil {
+	routes, err := serverRoutes(o)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "eval: imported %d paragraphs (%d questions) in %s\n", len(paras), len(qs), time.Since(t0).Round(time.Second))
 	allQuestions := len(qs)
 	if o.questions > 0 && o.questions < len(qs) {
 		qs = qs[:o.questions]
 	}
+	var body strings.Builder
+	for _, rt := range routes {
+		t1 := time.Now()
+		if err := importParas(ctx, client, rt, paras); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "eval: %s: imported %d paragraphs (%d questions) in %s\n", rt.enc, len(paras), allQuestions, time.Since(t1).Round(time.Second))
+		part, err := serverRun(ctx, s.HTTPURL, rt, qs, allQuestions, len(paras))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&body, "### %s\n\n%s", encoderTitle(rt.enc), part)
+	}
+	fmt.Fprintf(os.Stderr, "eval: server mode done in %s\n", time.Since(t0).Round(time.Second))
+	if o.print {
+		fmt.Fprint(w, body.String())
+		return nil
+	}
+	if err := splice(o.doc, serverBegin, serverEnd, body.String()); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "eval: wrote %s\n", o.doc)
+	return nil
+}
+
+// serverRun asks the questions through one route and renders its table.
+func serverRun(ctx context.Context, url string, rt serverRoute, qs []hotpotQuestion, allQuestions, nParas int) (string, error) {
 	def := dsconfig.DefaultStrategy
 	cfgs := configs(def)
 	counter, err := tokens.New(tokens.CL100K)
 	if err != nil {
-		return err
+		return "", err
 	}
 	// Per question: the server's pool, then every config and budget through
 	// the server and through the library on that pool.
@@ -117,7 +221,7 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	sels := make([]*selectors.Selector, len(cfgs))
 	for k, c := range cfgs {
 		if sels[k], err = selectors.New(c.Strategy, c.Params); err != nil {
-			return err
+			return "", err
 		}
 	}
 	var mu sync.Mutex
@@ -145,7 +249,7 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 			}
 			return both, float64(len(hit)) / float64(len(gold))
 		}
-		pool, err := serverPoolOf(ctx, s.HTTPURL, q.Question, counter)
+		pool, err := serverPoolOf(ctx, url, rt, q.Question, counter)
 		if err != nil {
 			errs[qi] = err
 			return
@@ -161,7 +265,7 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 		mu.Unlock()
 		for k, c := range cfgs {
 			for b, budget := range hotpotBudgets {
-				got, err := serverSelect(ctx, s.HTTPURL, q.Question, c, budget)
+				got, err := serverSelect(ctx, url, rt, q.Question, c, budget)
 				if err != nil {
 					errs[qi] = fmt.Errorf("%s B=%d on %q: %w", c.Label, budget, q.Question, err)
 					return
@@ -189,7 +293,7 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	})
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return "", err
 		}
 	}
 	elapsed := time.Since(t1)
@@ -204,17 +308,21 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 		return s / float64(len(v))
 	}
 	var b bytes.Buffer
+	how := "text2vec-transformers against the local embedder in glove mode, `nearText` with the question"
+	if rt.vector != nil {
+		how = "vectorizer none, each paragraph imported with its stored USE-Lite vector; `nearVector` with the question's " +
+			"stored vector and `diverseSelect: {query: <the question>}` for the strategies that read the query text"
+	}
 	fmt.Fprintf(&b, "Generated by `make eval-server` (`go run ./cmd/eval -mode server`): the %d distinct paragraphs of the %d HotpotQA "+
-		"questions (%d asked) imported into one class (text2vec-transformers against the local embedder in glove mode; diverse-select "+
-		"`textProperty: title`, `extraTextProperties: [text]`), then per question `nearText` with the question, "+
+		"questions (%d asked) imported into one class (%s; diverse-select `textProperty: title`, `extraTextProperties: [text]`), "+
 		"`diverseSelect: {strategy, tokenBudget, candidates: %d}` over GraphQL, %d queries in %s on %d cores. "+
 		"Gold = the question's two supporting paragraphs (by title). This is the open-retrieval setting: the 50 candidates "+
 		"come from all %d paragraphs, not the question's own 10, so the numbers differ from the library tables above.\n\n",
-		len(paras), allQuestions, n, serverPool, queries, elapsed.Round(time.Second), runtimeCPUs(), len(paras))
+		nParas, allQuestions, n, how, serverPool, queries, elapsed.Round(time.Second), runtimeCPUs(), nParas)
 	fmt.Fprintf(&b, "The retrieved pool of 50 holds both supporting paragraphs for %.1f%% of the questions (gold recall %.1f%%): "+
 		"the ceiling of any selection.\n\n", 100*poolBoth/float64(n), 100*poolGold/float64(n))
 	b.WriteString("Server: through Weaviate. Library: the same strategies run in process on the very pools the server retrieved " +
-		"(a plain nearText of 50 with vectors and distances). Same: share of (question, budget) pairs where both selected " +
+		"(a plain search of 50 with vectors and distances). Same: share of (question, budget) pairs where both selected " +
 		"the same paragraphs. HNSW search is approximate and its graph depends on the import's timing, so a pool can " +
 		"differ by a paragraph between runs and the figures by a few tenths; the library column always uses the server's pool.\n\n")
 	head := []string{"strategy"}
@@ -263,16 +371,7 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	}
 	rows = append(rows, append(best, ""))
 	table(&b, head, rows)
-	body := b.String()
-	if o.print {
-		fmt.Fprint(w, body)
-		return nil
-	}
-	if err := splice(o.doc, serverBegin, serverEnd, body); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "eval: wrote %s\n", o.doc)
-	return nil
+	return b.String(), nil
 }
 
 // rowIndex orders the configs as the library tables: default, topk,
@@ -311,28 +410,37 @@ func sameSet(a, b []string) bool {
 }
 
 // importParas (re)creates the class and imports the paragraphs in batches.
-func importParas(ctx context.Context, client *weaviate.Client, paras []serverPara) error {
-	_ = client.Schema().ClassDeleter().WithClassName(serverClass).Do(ctx)
+func importParas(ctx context.Context, client *weaviate.Client, rt serverRoute, paras []serverPara) error {
+	_ = client.Schema().ClassDeleter().WithClassName(rt.class).Do(ctx)
+	ds := map[string]any{"textProperty": "title", "extraTextProperties": []string{"text"}}
 	class := &models.Class{
-		Class:      serverClass,
+		Class:      rt.class,
 		Vectorizer: "text2vec-transformers",
 		ModuleConfig: map[string]any{
 			"text2vec-transformers": map[string]any{"vectorizeClassName": false},
-			"diverse-select":        map[string]any{"textProperty": "title", "extraTextProperties": []string{"text"}},
+			"diverse-select":        ds,
 		},
 		Properties: []*models.Property{
 			{Name: "title", DataType: []string{"text"}},
 			{Name: "text", DataType: []string{"text"}},
 		},
 	}
+	if rt.vector != nil {
+		class.Vectorizer = "none"
+		class.ModuleConfig = map[string]any{"diverse-select": ds}
+	}
 	if err := client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
-		return fmt.Errorf("create class %s: %w", serverClass, err)
+		return fmt.Errorf("create class %s: %w", rt.class, err)
 	}
 	const batch = 200
 	for start := 0; start < len(paras); start += batch {
 		objs := make([]*models.Object, 0, batch)
 		for _, p := range paras[start:min(start+batch, len(paras))] {
-			objs = append(objs, &models.Object{Class: serverClass, Properties: map[string]any{"title": p.Title, "text": p.Text}})
+			obj := &models.Object{Class: rt.class, Properties: map[string]any{"title": p.Title, "text": p.Text}}
+			if rt.vector != nil {
+				obj.Vector = rt.vector(p)
+			}
+			objs = append(objs, obj)
 		}
 		resp, err := client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx)
 		if err != nil {
@@ -348,17 +456,17 @@ func importParas(ctx context.Context, client *weaviate.Client, paras []serverPar
 }
 
 // gql posts a GraphQL query and decodes the objects of the class.
-func gql(ctx context.Context, url, query string) ([]map[string]any, error) {
+func gql(ctx context.Context, url, class, query string) ([]map[string]any, error) {
 	var out []map[string]any
-	err := stack.QueryGet(ctx, url, serverClass, query, &out)
+	err := stack.QueryGet(ctx, url, class, query, &out)
 	return out, err
 }
 
-// serverPoolOf is the plain nearText top-50 with vectors and distances, as
+// serverPoolOf is the plain search's top-50 with vectors and distances, as
 // library candidates (relevance 1 - distance, text as the module joins it).
-func serverPoolOf(ctx context.Context, url, question string, counter tokens.Counter) ([]selectors.Candidate, error) {
-	objs, err := gql(ctx, url, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d) {
-		title text _additional { id distance vector } } } }`, serverClass, question, serverPool))
+func serverPoolOf(ctx context.Context, url string, rt serverRoute, question string, counter tokens.Counter) ([]selectors.Candidate, error) {
+	objs, err := gql(ctx, url, rt.class, fmt.Sprintf(`{ Get { %s(%s, limit: %d) {
+		title text _additional { id distance vector } } } }`, rt.class, rt.search(question), serverPool))
 	if err != nil {
 		return nil, err
 	}
@@ -381,9 +489,9 @@ func serverPoolOf(ctx context.Context, url, question string, counter tokens.Coun
 	return out, nil
 }
 
-// serverSelect runs nearText with diverseSelect and returns the selected titles.
-func serverSelect(ctx context.Context, url, question string, c config, budget int) ([]string, error) {
-	args := fmt.Sprintf(`strategy: %q, tokenBudget: %d, candidates: %d`, c.Strategy, budget, serverPool)
+// serverSelect runs the search with diverseSelect and returns the selected titles.
+func serverSelect(ctx context.Context, url string, rt serverRoute, question string, c config, budget int) ([]string, error) {
+	args := fmt.Sprintf(`strategy: %q, tokenBudget: %d, candidates: %d`, c.Strategy, budget, serverPool) + rt.selectArgs(question)
 	keys := make([]string, 0, len(c.Params))
 	for k := range c.Params {
 		keys = append(keys, k)
@@ -397,8 +505,8 @@ func serverSelect(ctx context.Context, url, question string, c config, budget in
 			args += fmt.Sprintf(", %s: %v", k, v)
 		}
 	}
-	objs, err := gql(ctx, url, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d, diverseSelect: {%s}) {
-		title _additional { diverseSelect { rank } } } } }`, serverClass, question, serverPool, args))
+	objs, err := gql(ctx, url, rt.class, fmt.Sprintf(`{ Get { %s(%s, limit: %d, diverseSelect: {%s}) {
+		title _additional { diverseSelect { rank } } } } }`, rt.class, rt.search(question), serverPool, args))
 	if err != nil {
 		return nil, err
 	}

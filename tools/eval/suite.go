@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,6 +24,10 @@ type instance struct {
 	Cands   []selectors.Candidate
 	Labels  [][]int // per candidate, see metrics.go
 	NLabels int
+	// AltLabels and NAltLabels are a second labelling (PIR: perspectives
+	// whose gold items share a text merged into one), nil when unused.
+	AltLabels  [][]int
+	NAltLabels int
 }
 
 // constraint is one column of a table: a token budget or a K.
@@ -43,6 +48,9 @@ type suite struct {
 	Metrics     []string
 	// Score returns the values of Metrics for one selection.
 	Score func(in *instance, sel []int, c constraint) []float64
+	// Oracle, when set, is the best any selection can score under a
+	// constraint (HotpotQA: the gold paragraphs that fit the budget).
+	Oracle func(in *instance, c constraint) []float64
 }
 
 // Metric names.
@@ -52,6 +60,7 @@ const (
 	mCover    = "cluster coverage"
 	mDistract = "distractors"
 	mPersp    = "perspectives covered"
+	mPerspD   = "distinct-text perspectives covered"
 )
 
 func hotpotScore(in *instance, sel []int, _ constraint) []float64 {
@@ -63,29 +72,80 @@ func perspScore(in *instance, sel []int, c constraint) []float64 {
 }
 
 func pirScore(in *instance, sel []int, _ constraint) []float64 {
-	return []float64{recall(sel, in.Labels, in.NLabels)}
+	return []float64{recall(sel, in.Labels, in.NLabels), recall(sel, in.AltLabels, in.NAltLabels)}
+}
+
+// hotpotOracle: both-gold is 1 when the gold paragraphs fit the budget
+// together; recall is the largest share of them that fits.
+func hotpotOracle(in *instance, c constraint) []float64 {
+	var gold []int
+	for i, l := range in.Labels {
+		if len(l) > 0 {
+			gold = append(gold, in.Cands[i].Tokens)
+		}
+	}
+	slices.Sort(gold)
+	fit, used := 0, 0
+	for _, t := range gold {
+		if c.Budget > 0 && used+t > c.Budget {
+			break
+		}
+		fit, used = fit+1, used+t
+	}
+	both := 0.0
+	if fit == in.NLabels && fit > 0 {
+		both = 1
+	}
+	return []float64{both, float64(fit) / float64(max(1, in.NLabels))}
 }
 
 // env embeds and counts: the embedder's glove mode and cl100k_base, shared
 // by every suite; vectors are cached by text.
 type env struct {
-	emb     embed.Embedder
+	enc     string
+	emb     embed.Embedder // glove
+	stored  *storedVectors // use-lite
 	counter tokens.Counter
 	mu      sync.Mutex
 	vecs    map[string][]float32
 	toks    map[string]int
+	err     error // the first text without a stored vector
 }
 
-func newEnv(gloveDir string) (*env, error) {
-	e, err := embed.New(embed.ModeGloVe, 0, gloveDir)
-	if err != nil {
-		return nil, err
-	}
+func newEnv(o options, enc string) (*env, error) {
 	c, err := tokens.New(tokens.CL100K)
 	if err != nil {
 		return nil, err
 	}
-	return &env{emb: e, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}, nil
+	e := &env{enc: enc, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}
+	switch enc {
+	case encGloVe:
+		e.emb, err = embed.New(embed.ModeGloVe, 0, o.gloveDir)
+	case encUSE:
+		e.stored, err = loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
+	default:
+		err = fmt.Errorf("unknown encoder %q", enc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encoder %s: %w", enc, err)
+	}
+	return e, nil
+}
+
+// embed returns the vector of one text under the env's encoder.
+func (e *env) embed(text string) []float32 {
+	if e.emb != nil {
+		return e.emb.Embed(text)
+	}
+	v, err := e.stored.vector(text)
+	if err != nil {
+		e.mu.Lock()
+		if e.err == nil {
+			e.err = err
+		}
+		e.mu.Unlock()
+	}
+	return v
 }
 
 // embedAll embeds texts in parallel and caches them.
@@ -105,7 +165,7 @@ func (e *env) embedAll(texts []string) {
 	}
 	out := make([][]float32, len(todo))
 	toks := make([]int, len(todo))
-	parallel(len(todo), func(i int) { out[i], toks[i] = e.emb.Embed(todo[i]), e.counter.Count(todo[i]) })
+	parallel(len(todo), func(i int) { out[i], toks[i] = e.embed(todo[i]), e.counter.Count(todo[i]) })
 	e.mu.Lock()
 	for i, t := range todo {
 		e.vecs[t], e.toks[t] = out[i], toks[i]
@@ -136,7 +196,7 @@ func (e *env) candidate(id, text string, q []float32) selectors.Candidate {
 }
 
 // finish puts the candidates in retrieval order (decreasing relevance, ties
-// by input order), keeping the labels aligned.
+// by input order), keeping the labels (and the second labelling) aligned.
 func finish(in *instance) *instance {
 	idx := make([]int, len(in.Cands))
 	for i := range idx {
@@ -145,10 +205,17 @@ func finish(in *instance) *instance {
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(in.Cands[b].Relevance, in.Cands[a].Relevance) })
 	c := make([]selectors.Candidate, len(idx))
 	l := make([][]int, len(idx))
+	var a [][]int
+	if in.AltLabels != nil {
+		a = make([][]int, len(idx))
+	}
 	for k, i := range idx {
 		c[k], l[k] = in.Cands[i], in.Labels[i]
+		if a != nil {
+			a[k] = in.AltLabels[i]
+		}
 	}
-	in.Cands, in.Labels = c, l
+	in.Cands, in.Labels, in.AltLabels = c, l, a
 	return in
 }
 
@@ -162,7 +229,7 @@ func hotpotSuite(e *env, qs []hotpotQuestion, budgets []int) *suite {
 		}
 	}
 	e.embedAll(texts)
-	s := &suite{Name: "HotpotQA", Metrics: []string{mBoth, mRecall}, Score: hotpotScore}
+	s := &suite{Name: "HotpotQA", Metrics: []string{mBoth, mRecall}, Score: hotpotScore, Oracle: hotpotOracle}
 	for _, b := range budgets {
 		s.Constraints = append(s.Constraints, constraint{Budget: b})
 	}
@@ -231,7 +298,7 @@ func pirSuite(e *env, tasks []pirTask, ks []int) *suite {
 		}
 	}
 	e.embedAll(texts)
-	s := &suite{Name: "PIR", Metrics: []string{mPersp}, Score: pirScore}
+	s := &suite{Name: "PIR", Metrics: []string{mPersp, mPerspD}, Score: pirScore}
 	for _, k := range ks {
 		s.Constraints = append(s.Constraints, constraint{K: k})
 	}
@@ -253,14 +320,70 @@ func pirSuite(e *env, tasks []pirTask, ks []int) *suite {
 				all.Cands = append(all.Cands, e.candidate(strconv.Itoa(d), text, qv))
 				all.Labels = append(all.Labels, gold[d])
 			}
+			merged, nMerged := mergeSameText(t.Corpus, r.Gold)
+			for d := range all.Cands {
+				all.AltLabels = append(all.AltLabels, mapLabels(all.Labels[d], merged))
+			}
 			finish(all)
 			in := &instance{ID: fmt.Sprintf("%s/%d", t.Name, ri), Query: r.Query, NLabels: len(r.Perspectives),
-				Cands: all.Cands[:min(pirPool, len(all.Cands))], Labels: all.Labels[:min(pirPool, len(all.Labels))]}
+				Cands: all.Cands[:min(pirPool, len(all.Cands))], Labels: all.Labels[:min(pirPool, len(all.Labels))],
+				AltLabels: all.AltLabels[:min(pirPool, len(all.AltLabels))], NAltLabels: nMerged}
 			in.Half = ri % 2
 			s.Insts = append(s.Insts, in)
 		}
 	}
 	return s
+}
+
+// mergeSameText maps each perspective of a root to a group: perspectives
+// whose gold items include two with the same normalised text are one group
+// (PIR's exfever labels the identical sentence for two perspectives; a
+// context needs it once). It returns the map and the number of groups.
+func mergeSameText(corpus []string, gold [][]int) ([]int, int) {
+	parent := make([]int, len(gold))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	byText := map[uint64]int{}
+	for p, items := range gold {
+		for _, d := range items {
+			k := selectors.NormalizedTextHash(corpus[d])
+			if q, ok := byText[k]; ok {
+				parent[find(p)] = find(q)
+			} else {
+				byText[k] = p
+			}
+		}
+	}
+	group := map[int]int{}
+	out := make([]int, len(gold))
+	for p := range gold {
+		r := find(p)
+		if _, ok := group[r]; !ok {
+			group[r] = len(group)
+		}
+		out[p] = group[r]
+	}
+	return out, len(group)
+}
+
+// mapLabels maps perspective labels to their groups, without repeats.
+func mapLabels(labels, group []int) []int {
+	var out []int
+	for _, l := range labels {
+		if g := group[l]; !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers.

@@ -1,0 +1,145 @@
+package coverage
+
+import (
+	"strings"
+
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/text"
+)
+
+// Second-hop demand. A multi-hop question names its first hop; the chunk
+// that answers it is about an entity the question does not name but the
+// first hop's chunk mentions (HotpotQA's bridge paragraph: in 189 of 300
+// questions one gold paragraph's title appears in the other's text, against
+// 12% of gold-distractor pairs). Once a chunk is selected, the chunks whose
+// title it mentions - or that mention its title - become demand: selecting
+// one of them gains hopWeight, as a query term would.
+//
+// A chunk's title is its first line when the text has more than one line
+// and the first line is short (the module joins a title property and the
+// text properties with "\n"), without a trailing parenthetical; chunks
+// without a title take part only as the mentioning side. Titles the question already names are left to query-term
+// coverage.
+
+// maxTitleWords bounds what counts as a title line.
+const maxTitleWords = 12
+
+// title returns the candidate's title line, if it has one.
+func title(c selectors.Candidate) (string, bool) {
+	head, rest, ok := strings.Cut(c.Text, "\n")
+	if !ok || strings.TrimSpace(rest) == "" || len(strings.Fields(head)) > maxTitleWords {
+		return "", false
+	}
+	return head, true
+}
+
+// anyTitle reports whether a candidate has a title line: without one the
+// second hop has nothing to link, and the terms need not be kept.
+func anyTitle(c []selectors.Candidate) bool {
+	for i := range c {
+		if _, ok := title(c[i]); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// titleLinks returns, per candidate, the other candidates linked to it: d
+// and u are linked when u's title occurs as a run of terms in d's analysed
+// terms (all, as the query-term coverage reads them: stemmed, stopwords
+// removed) or d's title in u's, unless more than max(3, N/20) chunks name
+// that title. One pass over the terms with a map from a title's first term,
+// no pairwise text comparison, and no text pass of its own when the
+// candidates come with precomputed terms.
+func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
+	qterms := map[string]bool{}
+	for _, t := range an.Terms(nil, query) {
+		qterms[t] = true
+	}
+	titles := make([][]string, len(c))
+	byFirst := map[string][]int32{}
+	for u := range c {
+		head, ok := title(c[u])
+		if !ok {
+			continue
+		}
+		t := an.Terms(nil, titleCore(head))
+		if len(t) == 0 || allIn(t, qterms) {
+			continue
+		}
+		titles[u] = t
+		byFirst[t[0]] = append(byFirst[t[0]], int32(u))
+	}
+	if len(byFirst) == 0 {
+		return nil
+	}
+	// mentions[u]: the chunks whose terms name u's title (d ascending, so a
+	// repeat is the last element).
+	mentions := make([][]int32, len(c))
+	for d, words := range all {
+		for i, w := range words {
+			for _, u := range byFirst[w] {
+				t := titles[u]
+				m := mentions[u]
+				if int(u) == d || (len(m) > 0 && m[len(m)-1] == int32(d)) ||
+					i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
+					continue
+				}
+				mentions[u] = append(m, int32(d))
+			}
+		}
+	}
+	// A title many chunks name is the pool's topic, not an entity one chunk
+	// leads to (and linking it would cost O(N^2)): it gets no links.
+	most := max(3, len(c)/20)
+	links := make([][]int32, len(c))
+	for u, m := range mentions {
+		if len(m) > most {
+			continue
+		}
+		for _, d := range m {
+			links[d] = addLink(links[d], int32(u))
+			links[u] = addLink(links[u], d)
+		}
+	}
+	return links
+}
+
+// titleCore drops a trailing parenthetical qualifier, which texts rarely
+// repeat: "Mercury (planet)" is mentioned as "Mercury".
+func titleCore(head string) string {
+	h := strings.TrimSpace(head)
+	if strings.HasSuffix(h, ")") {
+		if i := strings.LastIndex(h, "("); i > 0 {
+			return h[:i]
+		}
+	}
+	return h
+}
+
+func addLink(l []int32, u int32) []int32 {
+	for _, x := range l {
+		if x == u {
+			return l
+		}
+	}
+	return append(l, u)
+}
+
+func allIn(w []string, set map[string]bool) bool {
+	for _, x := range w {
+		if !set[x] {
+			return false
+		}
+	}
+	return true
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,193 @@
+package selectors
+
+import (
+	"hash/fnv"
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Near-copies. A context that holds the same passage twice wastes the
+// budget and is the one failure a user notices at once, so the diversity
+// strategies (coverage, mmr, adagres, dpp, knapsack) never select a
+// near-copy of an item they already hold (docs/quality.md measures it).
+// Two candidates are near-copies when either test holds:
+//   - their vectors have a cosine of at least NearCopyCosine;
+//   - their texts share at least NearCopyOverlap of the distinct word pairs
+//     (bigrams of the words, case and punctuation folded) of the longer of
+//     the two. A reordered, retyped or extended copy keeps almost all of its
+//     word pairs whatever the encoder makes of it (a one-word edit can leave
+//     a cosine of only 0.86 under feature hashing, and centring on a pool
+//     made only of copies hides them): one added word in a 12-word sentence
+//     keeps 10 of 12 pairs, a clause of 5 words added to 15 keeps 14 of 19.
+//     Texts that differ in what they say share fewer: "School uniforms
+//     should (not) be banned" 3 of 5, "Animals should have rights (because
+//     they feel pain)" 3 of 7.
+const (
+	NearCopyCosine  = 0.95
+	NearCopyOverlap = 0.7
+)
+
+// CopyGuard tells whether a candidate is a near-copy of a selection. It
+// works pick by pick - O(|S|) look-ups per check - so it adds no N x N work;
+// the word pairs are computed only for the candidates it is asked about.
+type CopyGuard struct {
+	p        *Problem
+	sims     Similarities // nil without vectors
+	shingles map[int][]uint64
+}
+
+// NewCopyGuard returns the guard of p.
+func NewCopyGuard(p *Problem) *CopyGuard {
+	g := &CopyGuard{p: p, shingles: map[int][]uint64{}}
+	if p.Similarities != nil || (len(p.Candidates) > 0 && p.HasVectors()) {
+		g.sims = p.Sims()
+	}
+	return g
+}
+
+// CopyOf reports whether d is a near-copy of an item of sel (d itself excluded).
+func (g *CopyGuard) CopyOf(sel []int, d int) bool {
+	for _, s := range sel {
+		if g.pair(s, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// CopyOfItems is CopyOf for a selection held as items.
+func (g *CopyGuard) CopyOfItems(items []Item, d int) bool {
+	for _, it := range items {
+		if g.pair(it.Index, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// pair reports whether two distinct candidates are near-copies.
+func (g *CopyGuard) pair(s, d int) bool {
+	if s == d {
+		return false
+	}
+	if g.sims != nil && g.sims.At(s, d) >= NearCopyCosine {
+		return true
+	}
+	a, b := g.shingle(s), g.shingle(d)
+	if len(a) == 0 || len(b) == 0 || float64(min(len(a), len(b))) < NearCopyOverlap*float64(max(len(a), len(b))) {
+		return false // too different in length to share enough
+	}
+	return overlap(a, b) >= NearCopyOverlap
+}
+
+func (g *CopyGuard) shingle(d int) []uint64 {
+	sh, ok := g.shingles[d]
+	if !ok {
+		sh = WordPairs(g.p.Candidates[d].Text)
+		g.shingles[d] = sh
+	}
+	return sh
+}
+
+// WordPairs returns the sorted distinct hashes of the text's consecutive word
+// pairs, words being runs of letters and digits folded to lower case; a
+// one-word text gives its word. Empty for a text without words.
+func WordPairs(s string) []uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
+	var out []uint64
+	var prev uint64
+	h := uint64(offset)
+	words := 0
+	inWord := false
+	end := func() {
+		if words > 0 {
+			out = append(out, prev*0x9E3779B97F4A7C15^h)
+		}
+		prev, h = h, offset
+		words++
+		inWord = false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII, the common case, without decoding
+			i++
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if inWord {
+					end()
+				}
+				continue
+			}
+			h = (h ^ uint64(c)) * prime
+			inWord = true
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if inWord {
+				end()
+			}
+			continue
+		}
+		var buf [utf8.UTFMax]byte
+		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			h = (h ^ uint64(b)) * prime
+		}
+		inWord = true
+	}
+	if inWord {
+		end()
+	}
+	if words == 1 {
+		out = append(out, prev)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// overlap is the share of the larger of two sorted sets found in the other.
+func overlap(a, b []uint64) float64 {
+	i, j, both := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			both++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(max(len(a), len(b)))
+}
+
+// NormalizedTextHash hashes a text after folding case and reducing every run
+// of characters other than letters and digits to one separator, so texts
+// that differ only in case, punctuation or spacing hash alike.
+func NormalizedTextHash(s string) uint64 {
+	h := fnv.New64a()
+	var buf [utf8.UTFMax]byte
+	sep := false
+	started := false
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			sep = started
+			continue
+		}
+		if sep {
+			h.Write([]byte{' '})
+			sep = false
+		}
+		started = true
+		n := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+		h.Write(buf[:n])
+	}
+	return h.Sum64()
+}

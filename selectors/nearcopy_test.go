@@ -1,0 +1,64 @@
+package selectors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCopyGuardPairs(t *testing.T) {
+	const para = "Coffee beans keep their flavour longest in an airtight container away from light and heat. " +
+		"Storing coffee beans in the fridge lets them absorb moisture and the smell of other food."
+	tests := []struct {
+		name   string
+		a, b   string
+		va, vb []float32
+		copy   bool
+	}{
+		{"same text, orthogonal vectors", para, para, []float32{1, 0}, []float32{0, 1}, true},
+		{"case and punctuation only", para, "COFFEE beans keep their flavour longest, in an airtight container; away from light and heat! " +
+			"Storing coffee beans in the fridge lets them absorb moisture and the smell of other food", []float32{1, 0}, []float32{0, 1}, true},
+		{"sentences reordered", para, "Storing coffee beans in the fridge lets them absorb moisture and the smell of other food. " +
+			"Coffee beans keep their flavour longest in an airtight container away from light and heat.", []float32{1, 0}, []float32{0, 1}, true},
+		{"one added word", para, "Coffee beans also keep their flavour longest in an airtight container away from light and heat. " +
+			"Storing coffee beans in the fridge lets them absorb moisture and the smell of other food.", []float32{1, 0}, []float32{0, 1}, true},
+		{"an added clause", para, para[:len(para)-1] + ", as most guides point out.", []float32{1, 0}, []float32{0, 1}, true},
+		{"cosine 0.95 with different texts", "alpha beta gamma", "delta epsilon zeta", []float32{1, 0}, []float32{0.95, 0.3122}, true},
+		{"cosine 0.94", "alpha beta gamma", "delta epsilon zeta", []float32{1, 0}, []float32{0.94, 0.3412}, false},
+		{"one word negated in a short text", "School uniforms should be banned", "School uniforms should not be banned",
+			[]float32{1, 0}, []float32{0, 1}, false},
+		{"a short text extended by a reason", "Animals should have rights", "Animals should have rights because they feel pain",
+			[]float32{1, 0}, []float32{0, 1}, false},
+		{"no text", "", "", []float32{1, 0}, []float32{0, 1}, false},
+		{"one-word texts", "Yes.", "yes", []float32{1, 0}, []float32{0, 1}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Problem{Candidates: []Candidate{{Text: tc.a, Vector: tc.va}, {Text: tc.b, Vector: tc.vb}}}
+			g := NewCopyGuard(p)
+			assert.Equal(t, tc.copy, g.CopyOf([]int{0}, 1))
+			assert.Equal(t, tc.copy, g.CopyOf([]int{1}, 0), "symmetric")
+			assert.False(t, g.CopyOf([]int{1}, 1), "an item is not its own copy")
+		})
+	}
+}
+
+func TestCopyGuardWithoutVectors(t *testing.T) {
+	p := &Problem{Candidates: []Candidate{{Text: "a b c d"}, {Text: "a b c d"}, {Text: "e f g h"}}}
+	g := NewCopyGuard(p)
+	assert.True(t, g.CopyOf([]int{2, 0}, 1))
+	assert.False(t, g.CopyOf([]int{0, 1}, 2))
+}
+
+func TestNormalizedTextHash(t *testing.T) {
+	assert.Equal(t, NormalizedTextHash("Hello, World!"), NormalizedTextHash("  hello world "))
+	assert.NotEqual(t, NormalizedTextHash("hello world"), NormalizedTextHash("helloworld"))
+}
+
+func TestWordPairs(t *testing.T) {
+	assert.Equal(t, WordPairs("Größe STRASSE, 42!"), WordPairs("größe strasse 42"))
+	assert.NotEqual(t, WordPairs("a b c"), WordPairs("c b a"), "word order counts within a pair")
+	assert.Len(t, WordPairs("a b a b"), 2, "distinct pairs: (a b), (b a)")
+	assert.Len(t, WordPairs("word"), 1)
+	assert.Empty(t, WordPairs(" ,;"))
+}
