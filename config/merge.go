@@ -37,7 +37,15 @@ type Module struct {
 	// MaxSelectTime: DIVERSE_SELECT_MAX_SELECT_TIME (default 10s, 0 = no
 	// cap), the longest one query's selection may run before it is stopped.
 	MaxSelectTime time.Duration
+	// MaxInflightMB: DIVERSE_SELECT_MAX_INFLIGHT_MB (default auto: 1/32
+	// of the memory limit, see DefaultInflightMB; 0 = no bound), the
+	// most memory in MiB the selections of all concurrent queries may hold
+	// at once (matrices and packed vectors).
+	MaxInflightMB int
 }
+
+// MaxInflightBytes is MaxInflightMB in bytes (0 = no bound).
+func (m Module) MaxInflightBytes() int64 { return int64(m.MaxInflightMB) << 20 }
 
 // MaxMatrixBytes is MaxMatrixMB in bytes (0 = no cap).
 func (m Module) MaxMatrixBytes() int64 { return int64(m.MaxMatrixMB) << 20 }
@@ -55,6 +63,7 @@ var Env = []EnvVar{
 	{"DIVERSE_SELECT_MAX_MATRIX_MB", "64", "most memory (MiB) one query's N x N similarity matrices may use; larger requests are refused (0 = no cap)"},
 	{"DIVERSE_SELECT_FEATURE_CACHE_MB", "64", "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)"},
 	{"DIVERSE_SELECT_MAX_SELECT_TIME", DefaultMaxSelectTime.String(), "longest one query's selection may run (a Go duration such as 500ms or 10s; 0 = no cap); a slower selection is stopped with an error"},
+	{"DIVERSE_SELECT_MAX_INFLIGHT_MB", InflightAuto, "most memory (MiB) the selections of all concurrent queries may hold at once; auto = 1/32 of the cgroup memory limit, else of total memory, at least 64; a query that does not fit waits up to DIVERSE_SELECT_MAX_SELECT_TIME, then fails (0 = no bound)"},
 }
 
 // EnvVar is one environment variable the module reads: its name, its
@@ -100,6 +109,9 @@ func FromEnv(getenv func(string) string) (Module, error) {
 	if m.MaxSelectTime, err = selectTime(get("DIVERSE_SELECT_MAX_SELECT_TIME")); err != nil {
 		return m, err
 	}
+	if m.MaxInflightMB, err = inflightMB(get("DIVERSE_SELECT_MAX_INFLIGHT_MB")); err != nil {
+		return m, err
+	}
 	if m.Candidates > m.MaxCandidates {
 		return m, fmt.Errorf("DIVERSE_SELECT_CANDIDATES=%d exceeds DIVERSE_SELECT_MAX_CANDIDATES=%d", m.Candidates, m.MaxCandidates)
 	}
@@ -127,6 +139,19 @@ func selectTime(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("DIVERSE_SELECT_MAX_SELECT_TIME=%q: want a duration in [0, %s] such as 500ms or 10s (0 = no cap)", v, MaxSelectTimeLimit)
 	}
 	return d, nil
+}
+
+// inflightMB parses DIVERSE_SELECT_MAX_INFLIGHT_MB: auto, or MiB (0 = no bound).
+func inflightMB(v string) (int, error) {
+	if v == InflightAuto {
+		limit, _ := MemoryLimit("/")
+		return DefaultInflightMB(limit), nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("DIVERSE_SELECT_MAX_INFLIGHT_MB=%q: want auto or an integer in [0, %d] (MiB; 0 = no bound)", v, 1<<30)
+	}
+	return n, nil
 }
 
 // Effective is the merged configuration of one query.

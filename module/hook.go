@@ -50,6 +50,11 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, params a
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
 	}
+	release, err := m.inflight.acquire(ctx, m.selectionBytes(r, in), len(in))
+	if err != nil {
+		return nil, err
+	}
+	defer release() // after the engine's Release below (defers run last first)
 	start := time.Now()
 	problem, err := m.problem(r, in)
 	if err != nil {
