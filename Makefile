@@ -15,7 +15,7 @@ GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
 .PHONY: all build weaviate embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
 	eval eval-check eval-check-update eval-server \
-	weaviate-faults fuzz test-race load
+	weaviate-faults weaviate-stock fuzz test-race load
 
 all: build
 
@@ -59,6 +59,14 @@ weaviate-faults: weaviate
 	cd $(BUILD) && GOWORK=$(CURDIR)/$(BUILD)/go.work $(GO) build -trimpath -tags diverseselect_faults \
 		-o $(CURDIR)/$(BIN)/weaviate-server-faults github.com/weaviate/weaviate/cmd/weaviate-server
 
+## weaviate-stock: stock Weaviate of the pinned version, unpatched and without the module (bin/weaviate-server-stock),
+## for the rollback test (integration/rollback_test.go); built in the same workspace as ours, so it reuses the compiled
+## packages and only the four patched ones and the link are extra
+weaviate-stock:
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -pristine
+	cd $(BUILD)/pristine && GOWORK=$(CURDIR)/$(BUILD)/pristine/go.work $(GO) build -trimpath \
+		-o $(CURDIR)/$(BIN)/weaviate-server-stock github.com/weaviate/weaviate/cmd/weaviate-server
+
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
 run: build
 	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"
@@ -69,13 +77,13 @@ cluster: build
 	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build weaviate-faults vet ts-deps test-plugins
+test: build weaviate-faults weaviate-stock vet ts-deps test-plugins
 	$(GO) test -count=1 $(PKGS)
 
 test-unit: vet
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
 
-test-integration: build weaviate-faults ts-deps test-plugins
+test-integration: build weaviate-faults weaviate-stock ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into

@@ -47,7 +47,17 @@ type Module struct {
 	// MaxSelectTime is the longest one query's selection may run before it
 	// is stopped; 0 = no cap.
 	MaxSelectTime time.Duration
+	// MaxInflightMB is the most memory in MiB the selections of all
+	// concurrent queries may hold at once (matrices and packed vectors);
+	// auto = DefaultInflightMB of the memory limit, 0 = no bound.
+	MaxInflightMB int
 }
+
+// MaxInflightBytes is MaxInflightMB in bytes (0 = no bound).
+func (m Module) MaxInflightBytes() int64 { return int64(m.MaxInflightMB) << 20 }
+
+// inflightMB is MaxInflightMB as the variable gives it: auto or MiB.
+type inflightMB int
 
 // MaxMatrixBytes is MaxMatrixMB in bytes (0 = no cap).
 func (m Module) MaxMatrixBytes() int64 { return int64(m.MaxMatrixMB) << 20 }
@@ -92,6 +102,10 @@ var Env = []EnvVar{
 	{Name: "DIVERSE_SELECT_MAX_SELECT_TIME", Default: DefaultMaxSelectTime.String(), Meta: "maxSelectTime",
 		Doc:   "longest one query's selection may run (Go duration; 0 = no cap); a slower one is stopped with an error naming the variable",
 		field: func(m *Module) any { return &m.MaxSelectTime }},
+	{Name: "DIVERSE_SELECT_MAX_INFLIGHT_MB", Default: InflightAuto, Lo: 0, Hi: 1 << 30, Meta: "maxInflightMB",
+		Doc: "most memory (MiB) the selections of all concurrent queries may hold at once; auto = 1/32 of the cgroup memory limit, else of total memory, at least 64; " +
+			"a query that does not fit waits up to DIVERSE_SELECT_MAX_SELECT_TIME, then fails with an error naming the variable (0 = no bound)",
+		field: func(m *Module) any { return (*inflightMB)(&m.MaxInflightMB) }},
 }
 
 // PluginEnv lists the environment variables Plugins reads, with their defaults.
@@ -147,6 +161,17 @@ func (e EnvVar) parse(m *Module, v string) error {
 			return &EnvError{e.Name, v, fmt.Sprintf("want an integer in [%d, %d]", e.Lo, e.Hi)}
 		}
 		*d = n
+	case *inflightMB:
+		if v == InflightAuto {
+			limit, _ := MemoryLimit("/")
+			*d = inflightMB(DefaultInflightMB(limit))
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < e.Lo || n > e.Hi {
+			return &EnvError{e.Name, v, fmt.Sprintf("want %s or an integer in [%d, %d] (MiB; 0 = no bound)", InflightAuto, e.Lo, e.Hi)}
+		}
+		*d = inflightMB(n)
 	case *time.Duration:
 		t, err := selectTime(v)
 		if err != nil {
@@ -189,6 +214,8 @@ func (m Module) Defaults() map[string]any {
 				v = *x
 			case *time.Duration:
 				v = x.String()
+			case *inflightMB:
+				v = int(*x)
 			}
 		}
 		out[e.Meta] = v

@@ -26,6 +26,11 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
 	}
+	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, in), len(in))
+	if err != nil {
+		return nil, err
+	}
+	defer release() // after the engine's Release below (defers run last first)
 	start := time.Now()
 	problem, source, err := m.problem(p, in)
 	if err != nil {

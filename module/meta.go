@@ -29,6 +29,7 @@ func (m *Module) metaInfo() (map[string]any, error) {
 		"commonKeys":       config.CommonKeys,
 		"tokenizers":       tokens.Names(),
 		"defaults":         m.defaults.Defaults(),
+		"inflightBytes":    m.inflight.held.Load(),
 		"similarityKernel": simcache.KernelName(),
 		"featureCache":     featureCacheMeta(m.features),
 		"plugins":          m.plugins.Status(),

@@ -95,6 +95,8 @@ type Module struct {
 	features *simcache.FeatureCache
 	// metrics records selections when Weaviate's monitoring is on (nil = off).
 	metrics *metrics
+	// inflight bounds the memory of all concurrent selections (inflight.go).
+	inflight *inflight
 
 	// plugins runs the external selector plugins, started once by Init.
 	plugins     *host.Host
@@ -105,7 +107,7 @@ type Module struct {
 func New(classByName ClassByName) *Module {
 	defaults, _ := config.FromEnv(func(string) string { return "" })
 	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
-		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes())}
+		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults)}
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -151,6 +153,7 @@ func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) 
 	}
 	m.defaults = defaults
 	m.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
+	m.inflight = newInflight(defaults)
 	return m.initMetrics(params)
 }
 

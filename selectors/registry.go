@@ -174,6 +174,16 @@ func (s *Selector) UsesTerms() bool {
 	return s.Def.NeedsText
 }
 
+// MatrixBytes is the memory of the N x N matrices the configured strategy
+// forms for n candidates (MatrixUser); 0 for a strategy that reads only
+// similarity rows.
+func (s *Selector) MatrixBytes(n int) int64 {
+	if mu, ok := s.impl.(MatrixUser); ok {
+		return mu.MatrixBytes(n)
+	}
+	return 0
+}
+
 // New builds a selector by strategy name from raw parameter values (as
 // decoded from JSON or GraphQL), validating them against the strategy's specs.
 func New(name string, raw map[string]any) (*Selector, error) {

@@ -22,8 +22,8 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	if (s.Def.NeedsVectors || p.DedupThreshold > 0) && len(p.Candidates) > 0 && !p.HasVectors() {
 		return nil, invalid("strategy %q needs a vector for every candidate", s.Def.Name)
 	}
-	if mu, ok := s.impl.(MatrixUser); ok && p.MaxMatrixBytes > 0 {
-		if need := mu.MatrixBytes(len(p.Candidates)); need > p.MaxMatrixBytes {
+	if p.MaxMatrixBytes > 0 {
+		if need := s.MatrixBytes(len(p.Candidates)); need > p.MaxMatrixBytes {
 			return nil, fmt.Errorf("%w: strategy %q needs %s of N x N matrices for %d candidates, above the cap of %s; "+
 				"use fewer candidates or a strategy that reads only similarity rows (adagres, mmr, dpp)",
 				ErrMatrixTooLarge, s.Def.Name, mib(need), len(p.Candidates), mib(p.MaxMatrixBytes))

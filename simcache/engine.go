@@ -108,6 +108,14 @@ func New(vectors [][]float32) *Engine {
 	return e
 }
 
+// PackedBytes is the memory New packs n vectors of dim components into (rows
+// and dimension padded as the kernels read them).
+func PackedBytes(n, dim int) int64 {
+	stride := max(dimAlign, (dim+dimAlign-1)/dimAlign*dimAlign)
+	rows := (n + rowAlign - 1) / rowAlign * rowAlign
+	return int64(rows) * int64(stride) * 4
+}
+
 // NonFinite implements selectors.FiniteChecker: the first candidate whose
 // vector has a NaN or infinite component, or -1, found while normalising.
 // (A vector longer than the first one is only read up to that length; the
@@ -126,8 +134,22 @@ func (e *Engine) Release() {
 	clear(e.subs)
 	e.subs = e.subs[:0]
 	e.hasMat = false
+	if cap(e.mat) > maxPooledFloats {
+		e.mat = nil
+	}
+	if cap(e.unit) > maxPooledFloats {
+		e.unit = nil
+	}
 	engines.Put(e)
 }
+
+// maxPooledFloats bounds the buffers a released engine keeps for the next
+// query (4 MiB: a 1024 x 1024 matrix). Larger ones go to the collector: a
+// pool holding the N x N matrices of every large-pool query that ran at once
+// kept about 900 MiB alive after 64 concurrent 2000-candidate queries, beyond
+// the in-flight bound (which counts running selections). Allocating afresh
+// costs a few ms against the 100+ ms such a matrix takes to compute.
+const maxPooledFloats = 1 << 20
 
 // Subset implements selectors.Subsetter: an engine over the candidates idx
 // (in that order), copying their packed unit rows, released with e.

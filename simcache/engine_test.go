@@ -258,3 +258,25 @@ func TestEngineSubset(t *testing.T) {
 	e.Release()
 	require.Empty(t, e.subs)
 }
+
+// TestEngineReleaseDropsLargeBuffers: a released engine keeps small buffers
+// for the next query and drops those above maxPooledFloats, so the pool does
+// not hold large-pool queries' matrices after they finished.
+func TestEngineReleaseDropsLargeBuffers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, tc := range []struct {
+		n, dim          int
+		keepMat, keepVs bool
+	}{
+		{100, 64, true, true},
+		{1024, 16, true, true},  // exactly 1<<20 matrix floats
+		{1100, 16, false, true}, // matrix above the bound, vectors below
+		{1100, 1024, false, false},
+	} {
+		e := New(randomVectors(rng, tc.n, tc.dim))
+		e.Matrix()
+		e.Release()
+		require.Equal(t, tc.keepMat, e.mat != nil, "n %d dim %d: matrix kept", tc.n, tc.dim)
+		require.Equal(t, tc.keepVs, e.unit != nil, "n %d dim %d: vectors kept", tc.n, tc.dim)
+	}
+}

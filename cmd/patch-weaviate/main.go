@@ -26,6 +26,9 @@
 //	patch-weaviate -out build -test -pristine
 //	                                   ... and on an unpatched copy (build/pristine),
 //	                                   to tell Weaviate's own failures from ours
+//	patch-weaviate -out build -pristine
+//	                                   only prepare the unpatched copy (build/pristine): stock
+//	                                   Weaviate of the pinned version (make weaviate-stock)
 //	patch-weaviate -list               print the patch table and the tested packages
 //	patch-weaviate -packages           print the patched Go packages
 package main
@@ -54,7 +57,8 @@ func main() {
 	list := flag.Bool("list", false, "print the patch table and exit")
 	pkgs := flag.Bool("packages", false, "print the patched Go packages (import paths) and exit")
 	test := flag.Bool("test", false, "after preparing, run Weaviate's tests of the patched and relied-on packages in the patched tree")
-	pristine := flag.Bool("pristine", false, "with -test: also run the same tests on an unpatched copy (out/pristine) and compare")
+	pristine := flag.Bool("pristine", false, "with -test: also run the same tests on an unpatched copy (out/pristine) and compare; "+
+		"alone: only prepare that copy (stock Weaviate of the pinned version)")
 	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
 	flag.Parse()
 	switch {
@@ -77,6 +81,13 @@ func main() {
 		}
 		return
 	}
+	if *pristine && !*test { // only the unpatched copy: stock Weaviate (make weaviate-stock)
+		if err := prepare(*repo, filepath.Join(*out, "pristine"), nil); err != nil {
+			fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	err := prepare(*repo, *out, Patches)
 	if err == nil && *test {
 		err = testWeaviate(*repo, *out, *timeout, *pristine)
@@ -93,6 +104,9 @@ func prepare(repo, out string, patches []Patch) error {
 	version, dir, err := pinnedSource(repo)
 	if err != nil {
 		return err
+	}
+	if err := checkLicence(dir); err != nil {
+		return fmt.Errorf("Weaviate %s: %w", version, err)
 	}
 	stamp, err := stampFor(version, patches)
 	if err != nil {

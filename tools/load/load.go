@@ -28,10 +28,30 @@ import (
 const (
 	queried = "LoadDocs"   // the class every query reads
 	written = "LoadWrites" // the class the importers write
-	dims    = 64
-	pool    = 40 // candidates of every query
 	topics  = 80
 )
+
+// shape is what a run imports and asks: the vectors' dimensions, the
+// candidate pool of every query, the distinct query vectors and the query
+// shapes sent with each.
+type shape struct {
+	name         string
+	dims, pool   int
+	queryVectors int
+	specs        []spec
+}
+
+var shapes = map[string]shape{
+	// mixed: every strategy family and both forms on small pools, fast
+	// enough for tens of thousands of queries (make load).
+	"mixed": {name: "mixed", dims: 64, pool: 40, queryVectors: 24, specs: specs},
+	// large: the memory case - the default strategy (no arguments but the
+	// pool) over 2000 candidates of 768 dimensions, the largest pool the
+	// module accepts by default; each query holds N x N matrices and the
+	// packed vectors while it selects.
+	"large": {name: "large", dims: 768, pool: 2000, queryVectors: 8,
+		specs: []spec{{args: "", raw: map[string]any{}, limit: 20}}},
+}
 
 // spec is one query shape: the diverseSelect arguments, as GraphQL and as
 // the map config.Parse reads, in one of the two forms.
@@ -69,6 +89,7 @@ type doc struct {
 type load struct {
 	s       *stack.Stack
 	o       options
+	shape   shape
 	client  *weaviate.Client
 	httpc   *http.Client
 	docs    []doc
@@ -82,12 +103,12 @@ func newLoad(s *stack.Stack, o options) (*load, error) {
 		return nil, err
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 2 * o.concurrency, MaxConnsPerHost: 0}
-	return &load{s: s, o: o, client: c, httpc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+	return &load{s: s, o: o, shape: shapes[o.shape], client: c, httpc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
 }
 
 // corpus makes docs in topics: the docs of a topic share words and lie
 // close to the topic's direction, so selections have redundancy to remove.
-func corpus(n int) []doc {
+func corpus(n, dims int) []doc {
 	rng := rand.New(rand.NewPCG(42, 9))
 	vocab := make([]string, 600)
 	for i := range vocab {
@@ -95,7 +116,7 @@ func corpus(n int) []doc {
 	}
 	centers := make([][]float64, topics)
 	for t := range centers {
-		centers[t] = randUnit(rng)
+		centers[t] = randUnit(rng, dims)
 	}
 	out := make([]doc, n)
 	for i := range out {
@@ -108,7 +129,7 @@ func corpus(n int) []doc {
 				words[j] = vocab[rng.IntN(len(vocab))]
 			}
 		}
-		noise := randUnit(rng)
+		noise := randUnit(rng, dims)
 		v := make([]float32, dims)
 		for j := range v {
 			v[j] = float32(centers[t][j] + 0.35*noise[j])
@@ -118,7 +139,7 @@ func corpus(n int) []doc {
 	return out
 }
 
-func randUnit(rng *rand.Rand) []float64 {
+func randUnit(rng *rand.Rand, dims int) []float64 {
 	v := make([]float64, dims)
 	n := 0.0
 	for i := range v {
@@ -145,7 +166,7 @@ func (l *load) setup(ctx context.Context) error {
 			return fmt.Errorf("create %s: %w", class, err)
 		}
 	}
-	l.docs = corpus(l.o.docs)
+	l.docs = corpus(l.o.docs, l.shape.dims)
 	for start := 0; start < len(l.docs); start += 100 {
 		if err := l.importBatch(ctx, queried, l.docs[start:min(start+100, len(l.docs))]); err != nil {
 			return err
@@ -200,7 +221,8 @@ func (l *load) prepare(ctx context.Context) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	for qi := 0; qi < 24; qi++ {
+	pool := l.shape.pool
+	for qi := 0; qi < l.shape.queryVectors; qi++ {
 		qv := l.docs[rng.IntN(len(l.docs))].vector
 		near := "nearVector: {vector: " + vecLiteral(qv) + "}"
 		var in []struct {
@@ -230,7 +252,7 @@ func (l *load) prepare(ctx context.Context) error {
 			rel := 1 - float64(float32(c.Additional.Distance)) // cosine, as the module derives it
 			cands[i] = selectors.Candidate{ID: c.Additional.ID, Relevance: rel, Tokens: counter.Count(c.Body), Text: c.Body}
 		}
-		for _, sp := range specs {
+		for _, sp := range l.shape.specs {
 			o, err := config.Parse(sp.raw, defaults.MaxCandidates)
 			if err != nil {
 				return err
@@ -263,8 +285,9 @@ func (l *load) prepare(ctx context.Context) error {
 			if sp.field {
 				text = fmt.Sprintf("{ Get { %s(%s, limit: %d) { _additional { id diverseSelect(%s) { rank } } } } }", queried, near, pool, sp.args)
 			} else {
-				text = fmt.Sprintf("{ Get { %s(%s, limit: %d, diverseSelect: {%s, candidates: %d}) { _additional { id } } } }",
-					queried, near, sp.limit, sp.args, pool)
+				args := strings.TrimPrefix(sp.args+", ", ", ")
+				text = fmt.Sprintf("{ Get { %s(%s, limit: %d, diverseSelect: {%scandidates: %d}) { _additional { id } } } }",
+					queried, near, sp.limit, args, pool)
 			}
 			l.queries = append(l.queries, query{text: text, want: want})
 		}
@@ -306,7 +329,7 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
-	sum := &summary{requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs}
+	sum := &summary{requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs, shape: l.shape}
 	// Quiet pass: each distinct query once, alone; it also warms the server.
 	for _, q := range l.queries {
 		wrong, err := l.ask(ctx, q)
@@ -323,6 +346,10 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	if sum.goroutinesBefore, sum.heapBefore, err = l.profile(ctx); err != nil {
 		return nil, err
 	}
+	if sum.rssBefore, err = l.s.Memory(); err != nil {
+		return nil, err
+	}
+	stopSampling := l.sampleRSS(&sum.rssPeak)
 
 	writeCtx, stopWrites := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -334,7 +361,7 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(w), 11))
 			for b := 0; writeCtx.Err() == nil; b++ {
-				batch := corpus(20)
+				batch := corpus(20, l.shape.dims)
 				for i := range batch {
 					batch[i].id = uuid(written, (w*1_000_000)+b*20+i)
 					batch[i].grp = rng.IntN(topics)
@@ -396,6 +423,7 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	sum.elapsed = time.Since(start)
 	stopWrites()
 	wg.Wait()
+	stopSampling()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("the run exceeded -timeout %s", l.o.timeout)
 	}
@@ -422,6 +450,9 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	if sum.goroutinesAfter, sum.heapAfter, err = l.profile(ctx); err != nil {
 		return nil, err
 	}
+	if sum.rssAfter, err = l.s.Memory(); err != nil {
+		return nil, err
+	}
 	// After: the answers are still those computed before the run.
 	for _, q := range l.queries {
 		if bad, err := l.ask(ctx, q); err != nil || bad {
@@ -429,4 +460,27 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// sampleRSS records the server's largest resident memory, sampled every
+// 50 ms, into peak until the returned function is called.
+func (l *load) sampleRSS(peak *uint64) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if m, err := l.s.Memory(); err == nil && m.RSS > *peak {
+				*peak = m.RSS
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }

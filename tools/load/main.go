@@ -41,7 +41,10 @@ func main() {
 	o := options{}
 	flag.IntVar(&o.requests, "requests", 20000, "diverseSelect queries sent in total")
 	flag.IntVar(&o.concurrency, "concurrency", 64, "concurrent query clients")
-	flag.IntVar(&o.docs, "docs", 400, "objects in the queried class")
+	flag.IntVar(&o.docs, "docs", 400, "objects in the queried class (at least the shape's pool)")
+	flag.StringVar(&o.shape, "shape", "mixed", "what is queried: mixed (8 strategy/form shapes, 64-d, pool 40) or large "+
+		"(the default strategy over 2000 candidates of 768 dimensions: the memory case)")
+	flag.StringVar(&o.server, "server", "weaviate-server", "server binary in bin/ (e.g. a copy built from another commit, to compare)")
 	flag.IntVar(&o.writers, "writers", 2, "concurrent importers (new objects) and as many re-putters (queried objects)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	flag.DurationVar(&o.settle, "settle", 10*time.Second, "wait after the run before goroutines and heap are measured")
@@ -61,13 +64,18 @@ type options struct {
 	timeout, settle                      time.Duration
 	goroutineSlack                       int
 	heapSlackMiB                         float64
-	logPath, out                         string
+	logPath, out, shape, server          string
 }
 
 func run(o options) error {
 	if o.concurrency < 1 || o.requests < o.concurrency {
 		return fmt.Errorf("-requests %d must be at least -concurrency %d (>= 1)", o.requests, o.concurrency)
 	}
+	sh, ok := shapes[o.shape]
+	if !ok {
+		return fmt.Errorf("-shape %q: allowed mixed, large", o.shape)
+	}
+	o.docs = max(o.docs, sh.pool)
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
 	if err := os.MkdirAll(filepath.Dir(o.logPath), 0o755); err != nil {
@@ -79,7 +87,7 @@ func run(o options) error {
 	}
 	defer logFile.Close()
 	// DEBUG_ENDPOINTS_ENABLED opens the pprof handlers on GO_PROFILING_PORT.
-	s, err := stack.Start(ctx, stack.Options{Log: logFile, Env: map[string]string{"DEBUG_ENDPOINTS_ENABLED": "true"}})
+	s, err := stack.Start(ctx, stack.Options{Log: logFile, Server: o.server, Env: map[string]string{"DEBUG_ENDPOINTS_ENABLED": "true"}})
 	if err != nil {
 		return fmt.Errorf("start the stack: %w (log: %s)", err, o.logPath)
 	}

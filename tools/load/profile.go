@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // profile reads the server's goroutine count and its heap in use after a
@@ -68,14 +70,18 @@ type summary struct {
 	p50, p95, p99                         time.Duration
 	goroutinesBefore, goroutinesAfter     int
 	heapBefore, heapAfter                 uint64
+	shape                                 shape
+	rssBefore, rssAfter                   stack.ServerMemory
+	rssPeak                               uint64 // sampled during the run
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 func (s *summary) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "load: %d diverseSelect queries (%d distinct: 24 query vectors x 8 strategy/form shapes, pool %d of %d objects), concurrency %d, in %s (%.0f queries/s)\n",
-		s.requests, s.distinct, pool, s.docs, s.concurrency, s.elapsed.Round(time.Millisecond), float64(s.requests)/s.elapsed.Seconds())
+	fmt.Fprintf(&b, "load: %d diverseSelect queries (shape %s: %d distinct, %d query vectors x %d strategy/form shapes, pool %d of %d objects of %d dimensions), concurrency %d, in %s (%.0f queries/s)\n",
+		s.requests, s.shape.name, s.distinct, s.shape.queryVectors, len(s.shape.specs), s.shape.pool, s.docs, s.shape.dims,
+		s.concurrency, s.elapsed.Round(time.Millisecond), float64(s.requests)/s.elapsed.Seconds())
 	fmt.Fprintf(&b, "load: during the run: %d objects imported into %s, %d queried objects re-put unchanged, %d write errors\n",
 		s.imported, written, s.reput, s.writeErrors)
 	fmt.Fprintf(&b, "load: errors %d, wrong selections %d (before the run %d, after it %d, of %d distinct queries each)\n",
@@ -83,6 +89,8 @@ func (s *summary) String() string {
 	fmt.Fprintf(&b, "load: latency p50 %s, p95 %s, p99 %s\n", s.p50.Round(100*time.Microsecond), s.p95.Round(100*time.Microsecond), s.p99.Round(100*time.Microsecond))
 	fmt.Fprintf(&b, "load: server goroutines before %d, after %d\n", s.goroutinesBefore, s.goroutinesAfter)
 	fmt.Fprintf(&b, "load: server heap in use after GC before %.1f MiB, after %.1f MiB\n", mib(s.heapBefore), mib(s.heapAfter))
+	fmt.Fprintf(&b, "load: server resident memory before the run %.0f MiB, peak during it %.0f MiB, after it %.0f MiB (peak since start %.0f MiB)\n",
+		mib(s.rssBefore.RSS), mib(s.rssPeak), mib(s.rssAfter.RSS), mib(s.rssAfter.PeakRSS))
 	if s.firstError != "" {
 		fmt.Fprintf(&b, "load: first error: %s\n", s.firstError)
 	}
