@@ -209,6 +209,8 @@ type NodeStatus struct {
 		Name        string `json:"name"`
 		Class       string `json:"class"`
 		ObjectCount int64  `json:"objectCount"`
+		// VectorQueueLength: vectors waiting for the index (ASYNC_INDEXING).
+		VectorQueueLength int64 `json:"vectorQueueLength"`
 	} `json:"shards"`
 }
 
