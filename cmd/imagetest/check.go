@@ -163,26 +163,7 @@ func (c *check) importCorpus() error {
 
 // candidates reads the pool a nearText query retrieves, as the selection sees it.
 func (c *check) candidates(text string) ([]expect.Candidate, error) {
-	var in []struct {
-		Body       string
-		Additional struct {
-			ID       string
-			Distance float64
-			Vector   []float32
-		} `json:"_additional"`
-	}
-	q := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d) { body _additional { id distance vector } } } }`, class, text, pool)
-	if err := stack.QueryGet(c.ctx, c.base, class, q, &in); err != nil {
-		return nil, err
-	}
-	if len(in) != pool {
-		return nil, fmt.Errorf("nearText retrieved %d candidates, want %d", len(in), pool)
-	}
-	out := make([]expect.Candidate, len(in))
-	for i, h := range in {
-		out[i] = expect.Candidate{ID: h.Additional.ID, Text: h.Body, Distance: h.Additional.Distance, Vector: h.Additional.Vector}
-	}
-	return out, nil
+	return expect.Candidates(c.ctx, nil, c.base, class, "body", fmt.Sprintf("nearText: {concepts: [%q]}", text), pool)
 }
 
 // graphql: the top-level form over nearText equals the library's selection

@@ -173,14 +173,6 @@ func (l *load) repeat(ctx context.Context, d doc) error {
 		WithProperties(map[string]any{"body": d.body, "grp": d.grp}).WithVector(d.vector).Do(ctx)
 }
 
-func vecLiteral(v []float32) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x) // shortest form that parses back to the same float32
-	}
-	return "[" + strings.Join(s, ",") + "]"
-}
-
 // prepare builds the distinct queries and their offline answers: the
 // candidates come from a plain nearVector query of the pool size (ids in
 // retrieval order, distances, vectors, texts), and the selection from
@@ -193,24 +185,10 @@ func (l *load) prepare(ctx context.Context) error {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for qi := 0; qi < 24; qi++ {
 		qv := l.docs[rng.IntN(len(l.docs))].vector
-		near := "nearVector: {vector: " + vecLiteral(qv) + "}"
-		var in []struct {
-			Body       string
-			Additional struct {
-				ID       string
-				Distance float64
-				Vector   []float32
-			} `json:"_additional"`
-		}
-		if err := l.graphql(ctx, fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", queried, near, pool), &in); err != nil {
-			return fmt.Errorf("candidates: %w", err)
-		}
-		if len(in) != pool {
-			return fmt.Errorf("candidates: %d, want %d", len(in), pool)
-		}
-		cands := make([]expect.Candidate, len(in))
-		for i, c := range in {
-			cands[i] = expect.Candidate{ID: c.Additional.ID, Text: c.Body, Distance: c.Additional.Distance, Vector: c.Additional.Vector}
+		near := expect.NearVector(qv)
+		cands, err := expect.Candidates(ctx, l.httpc, l.s.HTTPURL, queried, "body", near, pool)
+		if err != nil {
+			return err
 		}
 		for _, sp := range specs {
 			q := expect.Query{Args: sp.raw}

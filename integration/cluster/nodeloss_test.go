@@ -340,22 +340,10 @@ func lossSetup(ctx context.Context, t *testing.T) []lossQuery {
 	var out []lossQuery
 	for range 8 {
 		qv := docs[rng.IntN(len(docs))].Vector
-		near := lossNear(qv)
-		var in []struct {
-			Body       string
-			Additional struct {
-				ID       string
-				Distance float64
-				Vector   []float32
-			} `json:"_additional"`
-		}
-		q := fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", lossClass, near, lossPool)
-		if err := stack.QueryGet(ctx, lossCl.Nodes[0].HTTPURL, lossClass, q, &in); err != nil || len(in) != lossPool {
-			t.Fatalf("candidates: %v (%d of %d)", err, len(in), lossPool)
-		}
-		cands := make([]expect.Candidate, len(in))
-		for i, c := range in {
-			cands[i] = expect.Candidate{ID: c.Additional.ID, Text: c.Body, Distance: c.Additional.Distance, Vector: c.Additional.Vector}
+		near := expect.NearVector(qv)
+		cands, err := expect.Candidates(ctx, nil, lossCl.Nodes[0].HTTPURL, lossClass, "body", near, lossPool)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for _, sh := range lossShapes {
 			eq := expect.Query{Args: sh.args, Limit: sh.limit}
@@ -438,14 +426,6 @@ func lossImport(ctx context.Context, url string, objs []*models.Object, level st
 		}
 	}
 	return nil
-}
-
-func lossNear(v []float32) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x) // the shortest form that parses back to the same float32
-	}
-	return "nearVector: {vector: [" + strings.Join(s, ",") + "]}"
 }
 
 // lossHTTP is the run's HTTP client: a short timeout, so a request to a

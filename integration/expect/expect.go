@@ -9,10 +9,15 @@ package expect
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/selectors"
 	_ "github.com/diverse-select/diverse-select/selectors/all" // the strategies a selection may name
 	"github.com/diverse-select/diverse-select/selectors/tokens"
@@ -107,4 +112,49 @@ func (s *Selector) Select(ctx context.Context, cands []Candidate, q Query) ([]st
 		out[i] = p.Candidates[it.Index].ID
 	}
 	return out, nil
+}
+
+// Candidates runs a plain query of class with search (e.g. `nearVector:
+// {...}`, from NearVector, or `nearText: {...}`) and limit pool, and returns
+// its objects as the selection sees them: ids in retrieval order, the text
+// of textProperty, distances and vectors. hc nil is http.DefaultClient.
+func Candidates(ctx context.Context, hc *http.Client, baseURL, class, textProperty, search string, pool int) ([]Candidate, error) {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	var in []map[string]json.RawMessage
+	q := fmt.Sprintf("{ Get { %s(%s, limit: %d) { %s _additional { id distance vector } } } }", class, search, pool, textProperty)
+	if err := stack.QueryGetWith(ctx, hc, baseURL, class, q, &in); err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	if len(in) != pool {
+		return nil, fmt.Errorf("candidates: %d retrieved, want %d", len(in), pool)
+	}
+	out := make([]Candidate, len(in))
+	for i, obj := range in {
+		var add struct {
+			ID       string
+			Distance float64
+			Vector   []float32
+		}
+		if err := json.Unmarshal(obj["_additional"], &add); err != nil {
+			return nil, fmt.Errorf("candidates: %w", err)
+		}
+		var text string
+		if err := json.Unmarshal(obj[textProperty], &text); err != nil {
+			return nil, fmt.Errorf("candidates: %s: %w", textProperty, err)
+		}
+		out[i] = Candidate{ID: add.ID, Text: text, Distance: add.Distance, Vector: add.Vector}
+	}
+	return out, nil
+}
+
+// NearVector is the GraphQL nearVector argument for v, each component in
+// the shortest form that parses back to the same float32.
+func NearVector(v []float32) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
+	}
+	return "nearVector: {vector: [" + strings.Join(s, ",") + "]}"
 }
