@@ -40,7 +40,7 @@ const (
 	lossDown     = 15 * time.Second // load with the killed node down
 	lossAfter    = 10 * time.Second // load after the restarted node is back
 	lossWindow   = 20 * time.Second // errors allowed this long after the kill and after the node is back
-	lossMaxCalls = 20000            // bound on the requests of the run
+	lossMaxCalls = 50000            // bound on the requests of the run
 	lossClients  = 6                // concurrent query clients
 	lossWriters  = 2                // concurrent importers
 )
