@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +37,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 func main() {
@@ -120,7 +121,7 @@ func run(o options) error {
 		if err != nil {
 			return fmt.Errorf("%s: port %q", o.compose, spec)
 		}
-		hport, err := freePort()
+		hport, err := stack.FreePort()
 		if err != nil {
 			return err
 		}
@@ -281,13 +282,4 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-time.After(d):
 		return true
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
