@@ -67,6 +67,12 @@ weaviate-stock:
 	cd $(BUILD)/pristine && GOWORK=$(CURDIR)/$(BUILD)/pristine/go.work $(GO) build -trimpath \
 		-o $(CURDIR)/$(BIN)/weaviate-server-stock github.com/weaviate/weaviate/cmd/weaviate-server
 
+## image-test: build docker/Dockerfile with podman and run it as docker/compose.yaml describes, checked as a user
+## would (docker/image-test.sh; needs root and apt-get: installs podman, makes the base images when they cannot be pulled)
+.PHONY: image-test
+image-test:
+	GO=$(GO) bash docker/image-test.sh
+
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
 run: build
 	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"

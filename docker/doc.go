@@ -1,5 +1,7 @@
-// Package docker holds the Docker image (Dockerfile) and the compose file of
-// diverse-select. There is no Go code here: docker_test.go checks that both
+// Package docker holds the Docker image (Dockerfile), the compose file of
+// diverse-select and image-test.sh (make image-test), which builds the image
+// with podman and runs it as the compose file describes (cmd/imagetest
+// checks it). There is no Go code here: docker_test.go checks that both
 // files reference only files, make targets, binaries, flags and environment
-// variables that exist, since no Docker engine runs in CI.
+// variables that exist.
 package docker

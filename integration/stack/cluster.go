@@ -142,7 +142,7 @@ func (c *Cluster) startNodes(ctx context.Context, o ClusterOptions) error {
 	wg.Wait()
 	err = errors.Join(errs...)
 	if err == nil {
-		err = c.waitFormed(ctx, o.ReadyTimeout)
+		err = c.WaitFormed(ctx, o.ReadyTimeout)
 	}
 	if err != nil {
 		c.stopNodes()
@@ -162,8 +162,9 @@ func nodeLog(w io.Writer, name string) io.Writer {
 	return prefixed(w, name+" ")
 }
 
-// waitFormed waits until every node lists every node as HEALTHY.
-func (c *Cluster) waitFormed(ctx context.Context, timeout time.Duration) error {
+// WaitFormed waits until every node lists every node as HEALTHY (after a
+// start, or a node's Restart).
+func (c *Cluster) WaitFormed(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for time.Now().Before(deadline) {
@@ -208,6 +209,8 @@ type NodeStatus struct {
 		Name        string `json:"name"`
 		Class       string `json:"class"`
 		ObjectCount int64  `json:"objectCount"`
+		// VectorQueueLength: vectors waiting for the index (ASYNC_INDEXING).
+		VectorQueueLength int64 `json:"vectorQueueLength"`
 	} `json:"shards"`
 }
 

@@ -68,6 +68,10 @@ type Stack struct {
 	embedder    *proc
 	weaviate    *proc
 	cleanupData bool
+	// newServer makes the Weaviate command again (Restart); readyTimeout
+	// bounds its start.
+	newServer    func() *exec.Cmd
+	readyTimeout time.Duration
 }
 
 // proc is a started process whose exit is watched by one Wait call.
@@ -274,22 +278,34 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	}
 	// From the variables in force: o.Env may move it (cluster nodes do).
 	s.ProfilingURL = "http://127.0.0.1:" + env["GO_PROFILING_PORT"]
-	wv := exec.Command(filepath.Join(o.BinDir, o.Server),
-		"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
-	wv.Env = os.Environ()
-	for k, v := range env {
-		wv.Env = append(wv.Env, k+"="+v)
+	s.newServer = func() *exec.Cmd {
+		wv := exec.Command(filepath.Join(o.BinDir, o.Server),
+			"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
+		wv.Env = os.Environ()
+		for k, v := range env {
+			wv.Env = append(wv.Env, k+"="+v)
+		}
+		wv.Stdout, wv.Stderr = prefixed(o.Log, "weaviate | "), prefixed(o.Log, "weaviate | ")
+		return wv
 	}
-	wv.Stdout, wv.Stderr = prefixed(o.Log, "weaviate | "), prefixed(o.Log, "weaviate | ")
-	if s.weaviate, err = startProc(wv); err != nil {
+	s.readyTimeout = o.ReadyTimeout
+	if err := s.startServer(ctx); err != nil {
 		s.Stop()
-		return nil, fmt.Errorf("start weaviate: %w", err)
-	}
-	if err := waitReady(ctx, s.HTTPURL+"/v1/.well-known/ready", o.ReadyTimeout, s.weaviate); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("weaviate: %w", err)
+		return nil, err
 	}
 	return s, nil
+}
+
+// startServer starts Weaviate and waits until it is ready.
+func (s *Stack) startServer(ctx context.Context) error {
+	var err error
+	if s.weaviate, err = startProc(s.newServer()); err != nil {
+		return fmt.Errorf("start weaviate: %w", err)
+	}
+	if err := waitReady(ctx, s.HTTPURL+"/v1/.well-known/ready", s.readyTimeout, s.weaviate); err != nil {
+		return fmt.Errorf("weaviate: %w", err)
+	}
+	return nil
 }
 
 func (s *Stack) startEmbedder(ctx context.Context, o Options) error {
@@ -325,11 +341,32 @@ func (s *Stack) Stop() {
 // Kill ends Weaviate with SIGKILL - no shutdown code runs, as in a crash -
 // then stops the embedder.
 func (s *Stack) Kill() {
-	if s.weaviate != nil && !s.weaviate.exited() {
+	s.StopServer(true)
+	s.Stop()
+}
+
+// StopServer ends Weaviate alone and keeps its data folder, so that Restart
+// can start it again: with SIGTERM (a clean shutdown), or with SIGKILL when
+// kill is set (no shutdown code runs, as in a crash or an OOM kill).
+func (s *Stack) StopServer(kill bool) {
+	if s.weaviate == nil || s.weaviate.exited() {
+		return
+	}
+	if kill {
 		_ = s.weaviate.cmd.Process.Kill()
 		<-s.weaviate.done
+		return
 	}
-	s.Stop()
+	s.weaviate.stop()
+}
+
+// Restart starts Weaviate again after StopServer, with the same ports,
+// variables and data folder, and waits until it is ready.
+func (s *Stack) Restart(ctx context.Context) error {
+	if s.Alive() {
+		return errors.New("restart: weaviate still runs")
+	}
+	return s.startServer(ctx)
 }
 
 func (p *proc) stop() {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,12 +16,8 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/integration/expect"
 	"github.com/diverse-select/diverse-select/integration/stack"
-	"github.com/diverse-select/diverse-select/selectors"
-	_ "github.com/diverse-select/diverse-select/selectors/all" // the strategies the offline check runs
-	"github.com/diverse-select/diverse-select/selectors/tokens"
-	"github.com/diverse-select/diverse-select/simcache"
 )
 
 const (
@@ -199,24 +194,12 @@ func (l *load) repeat(ctx context.Context, d doc) error {
 		WithProperties(map[string]any{"body": d.body, "grp": d.grp}).WithVector(d.vector).Do(ctx)
 }
 
-func vecLiteral(v []float32) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x) // shortest form that parses back to the same float32
-	}
-	return "[" + strings.Join(s, ",") + "]"
-}
-
 // prepare builds the distinct queries and their offline answers: the
 // candidates come from a plain nearVector query of the pool size (ids in
-// retrieval order, distances, vectors, texts), and the selection from the
-// selectors library exactly as the module sets the problem up.
+// retrieval order, distances, vectors, texts), and the selection from
+// integration/expect (the selectors library, as the module sets the problem up).
 func (l *load) prepare(ctx context.Context) error {
-	defaults, err := config.FromEnv(func(string) string { return "" })
-	if err != nil {
-		return err
-	}
-	counter, err := tokens.New(defaults.Tokenizer)
+	sel, err := expect.New()
 	if err != nil {
 		return err
 	}
@@ -224,62 +207,19 @@ func (l *load) prepare(ctx context.Context) error {
 	pool := l.shape.pool
 	for qi := 0; qi < l.shape.queryVectors; qi++ {
 		qv := l.docs[rng.IntN(len(l.docs))].vector
-		near := "nearVector: {vector: " + vecLiteral(qv) + "}"
-		var in []struct {
-			Body       string
-			Additional struct {
-				ID       string
-				Distance float64
-				Vector   []float64
-			} `json:"_additional"`
-		}
-		if err := l.graphql(ctx, fmt.Sprintf("{ Get { %s(%s, limit: %d) { body _additional { id distance vector } } } }", queried, near, pool), &in); err != nil {
-			return fmt.Errorf("candidates: %w", err)
-		}
-		if len(in) != pool {
-			return fmt.Errorf("candidates: %d, want %d", len(in), pool)
-		}
-		// The candidates, once per query vector; each shape's problem
-		// takes a copy (and the vectors when its strategy reads them).
-		vecs := make([][]float32, len(in))
-		cands := make([]selectors.Candidate, len(in))
-		for i, c := range in {
-			v := make([]float32, len(c.Additional.Vector))
-			for j, x := range c.Additional.Vector {
-				v[j] = float32(x)
-			}
-			vecs[i] = v
-			rel := 1 - float64(float32(c.Additional.Distance)) // cosine, as the module derives it
-			cands[i] = selectors.Candidate{ID: c.Additional.ID, Relevance: rel, Tokens: counter.Count(c.Body), Text: c.Body}
+		near := expect.NearVector(qv)
+		cands, err := expect.Candidates(ctx, l.httpc, l.s.HTTPURL, queried, "body", near, pool)
+		if err != nil {
+			return err
 		}
 		for _, sp := range l.shape.specs {
-			o, err := config.Parse(sp.raw, defaults.MaxCandidates)
+			q := expect.Query{Args: sp.raw}
+			if !sp.field {
+				q.Limit = sp.limit
+			}
+			want, err := sel.Select(ctx, cands, q)
 			if err != nil {
-				return err
-			}
-			eff, err := config.Merge(defaults, nil, o)
-			if err != nil {
-				return err
-			}
-			p := &selectors.Problem{Budget: eff.TokenBudget, MaxResults: eff.MaxResults, Order: eff.Order,
-				DedupThreshold: eff.DedupThreshold, MaxMatrixBytes: defaults.MaxMatrixBytes()}
-			if !sp.field && (p.MaxResults == 0 || sp.limit < p.MaxResults) {
-				p.MaxResults = sp.limit
-			}
-			p.Candidates = slices.Clone(cands)
-			if eff.Selector.UsesVectors() {
-				for i := range p.Candidates {
-					p.Candidates[i].Vector = vecs[i]
-				}
-				p.Similarities = simcache.New(vecs)
-			}
-			res, err := eff.Selector.Run(ctx, p)
-			if err != nil {
-				return fmt.Errorf("offline %s: %w", sp.args, err)
-			}
-			want := make([]string, len(res.Items))
-			for i, it := range res.Items {
-				want[i] = p.Candidates[it.Index].ID
+				return fmt.Errorf("%s: %w", sp.args, err)
 			}
 			var text string
 			if sp.field {
