@@ -15,6 +15,10 @@ type Options struct {
 	// MaxWords is the most words a card holds; 0 = no limit. A best sentence
 	// longer than that is cut at a word boundary and marked with "…".
 	MaxWords int
+	// Lead keeps the chunk's first sentence as one of the Sentences, whatever
+	// its score: it usually names what the chunk is about (the entity a
+	// second-hop question reaches without naming it).
+	Lead bool
 }
 
 // Defaults are the rule-based variant of the TREC RAG 2025 system: up to two
@@ -96,6 +100,15 @@ func (q *Query) Expand(terms []string, w float64) {
 	}
 }
 
+// MaxWeight is the largest weight of a query term (0 for an empty query).
+func (q *Query) MaxWeight() float64 {
+	m := 0.0
+	for _, w := range q.weights {
+		m = max(m, w)
+	}
+	return m
+}
+
 // Score is the idf-weighted overlap of a sentence's distinct terms with the query.
 func (q *Query) Score(terms []string) float64 {
 	s := 0.0
@@ -129,6 +142,9 @@ func (q *Query) Card(x *Analysed, o Options) Card {
 	for i := range order {
 		order[i] = i
 		scores[i] = q.Score(x.Terms[i])
+	}
+	if o.Lead {
+		scores[0] = math.Inf(1)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch {

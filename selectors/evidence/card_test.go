@@ -33,6 +33,8 @@ func TestCard(t *testing.T) {
 			"Muscle pain is the most common side effect.", []int{1}, false},
 		{"best alone too long is cut", "muscle pain", 0, Options{Sentences: 2, MaxWords: 4},
 			"Muscle pain is the …", []int{1}, true},
+		{"lead kept with the best", "enzymes", 0, Options{Sentences: 2, Lead: true},
+			"Statins lower LDL cholesterol. Doctors check liver enzymes.", []int{0, 2}, false},
 		{"no overlap keeps the lead", "quantum chromodynamics", 1, Options{Sentences: 1},
 			"Exercise lowers blood pressure.", []int{0}, false},
 		{"sentences without a query term are left out", "walking", 1, Options{Sentences: 2},
