@@ -169,11 +169,10 @@ func runCards(ctx context.Context, o options, w io.Writer) error {
 	return splice(o.doc, cardsBegin, cardsEnd, report)
 }
 
-// cardsOfInstance holds what the bridge pass needs: the query, the pool's
-// terms and each candidate's analysis.
+// cardsOfInstance holds what the bridge pass needs: the query and each
+// candidate's analysis.
 type cardsOfInstance struct {
 	queryTerms []string
-	pool       [][]string
 	analysed   []*evidence.Analysed
 	opts       evidence.Options
 }
@@ -188,13 +187,12 @@ func cardCandidates(e *env, in *instance, v cardVariant) ([]selectors.Candidate,
 	a := text.NewAnalyzer()
 	ci := &cardsOfInstance{queryTerms: a.Terms(nil, in.Query), opts: *v.Opts}
 	for _, c := range in.Cands {
-		ci.pool = append(ci.pool, a.Terms(nil, c.Text))
-		ci.analysed = append(ci.analysed, evidence.Analyse(c.Text, a))
+		ci.analysed = append(ci.analysed, evidence.Analyse(c.Text, a, nil))
 	}
-	q := evidence.NewQuery(ci.queryTerms, ci.pool)
+	q := evidence.NewQuery(ci.queryTerms, ci.analysed)
 	out := slices.Clone(in.Cands)
 	for i := range out {
-		card := q.Card(ci.analysed[i], *v.Opts)
+		card := q.Card(i, *v.Opts)
 		out[i].Text, out[i].Tokens, out[i].Terms = card.Text, max(e.count(card.Text), 1), nil
 	}
 	return out, ci
@@ -205,15 +203,15 @@ func cardCandidates(e *env, in *instance, v cardVariant) ([]selectors.Candidate,
 // rarest term, keeping a new card only when the context still fits b.
 func bridgeCards(e *env, ci *cardsOfInstance, idx []int, b int, texts []string, used int) ([]string, int) {
 	a := text.NewAnalyzer()
-	base := evidence.NewQuery(ci.queryTerms, ci.pool)
+	base := evidence.NewQuery(ci.queryTerms, ci.analysed)
 	for k, i := range idx {
-		q := evidence.NewQuery(ci.queryTerms, ci.pool)
+		q := evidence.NewQuery(ci.queryTerms, ci.analysed)
 		for k2 := range idx {
 			if k2 != k {
 				q.Expand(a.Terms(nil, texts[k2]), 0.5*base.MaxWeight())
 			}
 		}
-		card := q.Card(ci.analysed[i], ci.opts)
+		card := q.Card(i, ci.opts)
 		t := max(e.count(card.Text), 1)
 		old := max(e.count(texts[k]), 1)
 		if b > 0 && used-old+t > b {

@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -41,14 +42,17 @@ func TestCard(t *testing.T) {
 			"Walking daily helps.", []int{1}, false},
 	}
 	a := text.NewAnalyzer()
-	terms := make([][]string, len(pool))
+	analysed := make([]*Analysed, len(pool))
 	for i, p := range pool {
-		terms[i] = a.Terms(nil, p)
+		analysed[i] = Analyse(p, a, func(s string) int { return len(s) })
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := NewQuery(a.Terms(nil, tt.query), terms)
-			c := q.Card(Analyse(pool[tt.chunk], a), tt.opts)
+			q := NewQuery(a.Terms(nil, tt.query), analysed)
+			c := q.Card(tt.chunk, tt.opts)
+			if !tt.cut && c.Tokens != len(strings.ReplaceAll(c.Text, "…", ""))-len(c.Sentences)+1 {
+				t.Errorf("card tokens %d: not the sum of its sentences' counts", c.Tokens)
+			}
 			if c.Text != tt.want || !slices.Equal(c.Sentences, tt.sents) || c.Cut != tt.cut {
 				t.Errorf("card = %q %v cut=%v, want %q %v cut=%v", c.Text, c.Sentences, c.Cut, tt.want, tt.sents, tt.cut)
 			}
@@ -62,20 +66,21 @@ func TestCard(t *testing.T) {
 func TestExpandReachesTheSecondHop(t *testing.T) {
 	a := text.NewAnalyzer()
 	chunk := "The band formed in Leeds in 1998. Its singer, Ann Lowe, was born in Oslo."
-	q := NewQuery(a.Terms(nil, "Where was the singer born?"), [][]string{a.Terms(nil, chunk)})
-	if got := q.Card(Analyse(chunk, a), Options{Sentences: 1}).Text; got != "Its singer, Ann Lowe, was born in Oslo." {
+	x := Analyse(chunk, a, nil)
+	q := NewQuery(a.Terms(nil, "Where was the singer born?"), []*Analysed{x})
+	if got := q.Card(0, Options{Sentences: 1}).Text; got != "Its singer, Ann Lowe, was born in Oslo." {
 		t.Fatalf("before expansion: %q", got)
 	}
-	q2 := NewQuery(a.Terms(nil, "When did Ann Lowe record her album?"), [][]string{a.Terms(nil, chunk)})
+	q2 := NewQuery(a.Terms(nil, "When did Ann Lowe record her album?"), []*Analysed{x})
 	q2.Expand(a.Terms(nil, "band formed 1998"), 1)
-	if got := q2.Card(Analyse(chunk, a), Options{Sentences: 1}).Text; got != "The band formed in Leeds in 1998." {
+	if got := q2.Card(0, Options{Sentences: 1}).Text; got != "The band formed in Leeds in 1998." {
 		t.Fatalf("after expansion with bridge terms: %q", got)
 	}
 }
 
 func TestEmptyChunk(t *testing.T) {
-	q := NewQuery([]string{"x"}, nil)
-	if c := q.Card(Analyse("  ", nil), Defaults); c.Text != "" || len(c.Sentences) != 0 {
+	q := NewQuery([]string{"x"}, []*Analysed{Analyse("  ", nil, nil)})
+	if c := q.Card(0, Defaults); c.Text != "" || len(c.Sentences) != 0 {
 		t.Fatalf("card of blank chunk = %+v", c)
 	}
 }
