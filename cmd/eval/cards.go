@@ -34,15 +34,15 @@ type cardVariant struct {
 	Label string
 	// Opts nil = the whole chunk.
 	Opts *evidence.Options
-	// Bridge re-scores the selected chunks' cards with the salient terms of
-	// the other selected chunks added to the query (second hop).
+	// Bridge re-scores the selected chunks' cards with the names of the
+	// other selected chunks added to the query (second hop).
 	Bridge bool
 }
 
 var cardVariants = []cardVariant{
 	{Label: "whole chunks"},
 	{Label: "cards (2 sentences, 55 words)", Opts: &evidence.Defaults},
-	{Label: "cards + bridge terms", Opts: &evidence.Defaults, Bridge: true},
+	{Label: "cards + bridge entities", Opts: &evidence.Defaults, Bridge: true},
 	{Label: "cards (1 sentence, 55 words)", Opts: &evidence.Options{Sentences: 1, MaxWords: 55}},
 	{Label: "cards (lead + 1, 55 words)", Opts: &evidence.Options{Sentences: 2, MaxWords: 55, Lead: true}},
 	{Label: "cards (lead + 2, 80 words)", Opts: &evidence.Options{Sentences: 3, MaxWords: 80, Lead: true}},
@@ -198,9 +198,9 @@ func cardCandidates(e *env, in *instance, v cardVariant) ([]selectors.Candidate,
 	return out, ci
 }
 
-// bridgeCards redoes each selected chunk's card with the terms of the other
-// selected chunks' cards added to the query at the weight of the query's
-// rarest term, keeping a new card only when the context still fits b.
+// bridgeCards redoes each selected chunk's card with the names (Entities)
+// of the other selected chunks' cards added to the query at the weight of
+// the query's rarest term, keeping a new card only when the context still fits b.
 func bridgeCards(e *env, ci *cardsOfInstance, idx []int, b int, texts []string, used int) ([]string, int) {
 	a := text.NewAnalyzer()
 	base := evidence.NewQuery(ci.queryTerms, ci.analysed)
@@ -208,7 +208,7 @@ func bridgeCards(e *env, ci *cardsOfInstance, idx []int, b int, texts []string, 
 		q := evidence.NewQuery(ci.queryTerms, ci.analysed)
 		for k2 := range idx {
 			if k2 != k {
-				q.Expand(a.Terms(nil, texts[k2]), 0.5*base.MaxWeight())
+				q.Expand(evidence.Entities(texts[k2], a), base.MaxWeight())
 			}
 		}
 		card := q.Card(i, ci.opts)

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors/text"
 )
@@ -302,4 +304,29 @@ func hash(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// Entities returns the terms of the names in text: words that start with a
+// capital letter and do not start a sentence ("Oslo", "Lowe"). They are the
+// bridge of a multi-hop question: a selected chunk's names lead to the
+// sentence of another chunk that holds the answer.
+func Entities(chunk string, a *text.Analyzer) []string {
+	if a == nil {
+		a = text.NewAnalyzer()
+	}
+	var out []string
+	for _, s := range Sentences(chunk) {
+		first := true
+		for w := range strings.FieldsSeq(chunk[s.Start:s.End]) {
+			w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if w == "" {
+				continue
+			}
+			if r, _ := utf8.DecodeRuneInString(w); !first && unicode.IsUpper(r) {
+				out = a.Terms(out, w)
+			}
+			first = false
+		}
+	}
+	return out
 }

@@ -84,3 +84,10 @@ func TestEmptyChunk(t *testing.T) {
 		t.Fatalf("card of blank chunk = %+v", c)
 	}
 }
+
+func TestEntities(t *testing.T) {
+	got := Entities("The band formed in Leeds. Its singer, Ann Lowe, was born in Oslo in 1970.", nil)
+	if want := []string{"leed", "ann", "low", "oslo"}; !slices.Equal(got, want) {
+		t.Fatalf("Entities = %q, want %q", got, want)
+	}
+}
