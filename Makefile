@@ -131,9 +131,11 @@ bench-server: build
 	$(GO) run ./tools/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
 
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
-## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores)
+## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);
+## then HotpotQA answer recall with and without evidence cards (-mode cards, about 30 s)
 eval:
 	$(GO) run ./tools/eval -data "$(SHARED_DATA)"
+	$(GO) run ./tools/eval -mode cards -data "$(SHARED_DATA)"
 
 ## eval-check: the CI quality regression check - the default strategy at or above the floors in
 ## tools/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)

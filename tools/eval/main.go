@@ -61,7 +61,7 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), check (CI regression check) or server (end to end through Weaviate)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check) or server (end to end through Weaviate)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
@@ -100,6 +100,8 @@ func main() {
 		err = runServer(ctx, o, os.Stdout)
 	case "check":
 		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
+	case "cards":
+		err = runCards(ctx, o, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
