@@ -4,7 +4,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,15 +91,14 @@ func TestSegmentsCoverText(t *testing.T) {
 	}
 }
 
-// A long run without boundaries is cut, so it costs linear time.
-func TestPathologicalRunsAreFast(t *testing.T) {
+// A long run without boundaries is cut into 8-byte segments, so it costs
+// linear time (a quadratic merge would run past the test timeout; no timed
+// assertion: the machine may be loaded).
+func TestPathologicalRunsAreSegmented(t *testing.T) {
 	c, err := New(CL100K)
 	require.NoError(t, err)
 	for _, text := range []string{strings.Repeat("a", 200_000), strings.Repeat(" ", 200_000)} {
-		start := time.Now()
-		n := c.Count(text)
-		assert.Less(t, time.Since(start), 5*time.Second)
-		assert.Greater(t, n, 0)
+		assert.Greater(t, c.Count(text), 0)
 	}
 	// "aaaaaaaa" is one cl100k token and segments are multiples of 8 bytes.
 	assert.Equal(t, 200_000/8, c.Count(strings.Repeat("a", 200_000)))
