@@ -16,7 +16,7 @@ import (
 // /v1/meta's defaults and the Docker image's check follow from.
 
 // DefaultStrategy is the strategy used when no level names one: coverage,
-// chosen by evaluation (docs/quality.md, cmd/eval).
+// chosen by evaluation (docs/quality.md, tools/eval).
 const DefaultStrategy = "coverage"
 
 // DefaultMaxSelectTime is DIVERSE_SELECT_MAX_SELECT_TIME's default: about a

@@ -17,7 +17,7 @@
 #     Docker users build it, with this machine's Go caches mounted into its
 #     RUN steps (a warm cache turns the 6-minute Weaviate compile into a
 #     link);
-#  5. cmd/imagetest: starts the image as compose.yaml describes, checks it
+#  5. tools/imagetest: starts the image as compose.yaml describes, checks it
 #     and removes its containers.
 #
 # Kept between runs on the same machine, never assumed: the base images and
@@ -36,7 +36,7 @@ die() { printf 'image-test: %s\n' "$*" >&2; exit 1; }
 now() { date +%s; }
 
 [ "$(id -u)" = 0 ] || die "needs root (apt-get, podman's rootful storage and networks); run it as root or in CI"
-command -v "$GO" >/dev/null || die "needs Go ($GO) for the Go image stand-in and cmd/imagetest"
+command -v "$GO" >/dev/null || die "needs Go ($GO) for the Go image stand-in and tools/imagetest"
 
 # 1. Debian packages.
 need=()
@@ -156,5 +156,5 @@ say "built $IMAGE in $((t2 - t1)) s, $((size / 1000000)) MB"
 podman image prune -f >/dev/null 2>&1 || true
 
 # 5. Run and check.
-"$GO" run ./cmd/imagetest -image "$IMAGE" -compose docker/compose.yaml
+"$GO" run ./tools/imagetest -image "$IMAGE" -compose docker/compose.yaml
 say "done in $(($(now) - t0)) s (base images $((t1 - t0)) s, build $((t2 - t1)) s, image $((size / 1000000)) MB)"

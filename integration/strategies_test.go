@@ -561,7 +561,7 @@ func TestDedupThreshold(t *testing.T) {
 	})
 }
 
-// testCoverage: the default strategy (chosen by cmd/eval) is what a query
+// testCoverage: the default strategy (chosen by tools/eval) is what a query
 // without a strategy runs; it reports its statistics, spends the budget on
 // new information rather than near-copies, and covers the three planted
 // clusters with three picks.

@@ -11,6 +11,7 @@ require (
 	github.com/weaviate/weaviate-go-client/v5 v5.5.0
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/grpc v1.82.1
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -70,7 +71,6 @@ require (
 	golang.org/x/text v0.39.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260414002931-afd174a4e478 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
 replace (

@@ -168,7 +168,7 @@ func ratio(a, b time.Duration) string {
 // report renders the tables as markdown.
 func report(o options, before, after serverMeta, tables []table) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Produced by `make bench-server` (cmd/bench) on %s: %s, %d logical CPUs, %s, Weaviate %s with the module "+
+	fmt.Fprintf(&b, "Produced by `make bench-server` (tools/bench) on %s: %s, %d logical CPUs, %s, Weaviate %s with the module "+
 		"(similarity kernel: %s). Corpus: %d chunks built from the demo corpus's sentences, embedded by bin/embedder in hash "+
 		"mode (768 dimensions), cosine HNSW index. One client, sequential queries over loopback; %d warm-up and %d timed "+
 		"queries per variant, variants interleaved round-robin, %d query texts in rotation. Latency is measured by the client: "+

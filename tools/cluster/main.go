@@ -2,7 +2,7 @@
 // nodes of the server built by make build on 127.0.0.1, one shared local
 // embedder), prints each node's endpoints, and stops it all on Ctrl-C.
 //
-//	make cluster            # or: go run ./cmd/cluster -nodes 3 -log cluster.log
+//	make cluster            # or: go run ./tools/cluster -nodes 3 -log cluster.log
 package main
 
 import (

@@ -17,9 +17,9 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
-	"github.com/diverse-select/diverse-select/cmd/demo/corpus"
 	"github.com/diverse-select/diverse-select/integration/expect"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // class is the collection the check creates: the demo corpus, vectors
