@@ -229,11 +229,17 @@ func TestGoClientPerQuerySettings(t *testing.T) {
 		}
 	}
 	checkPerQuery(t, got, "")
+	// The same message as GraphQL's, named after the module that gives it.
 	for _, bad := range badSettings {
-		want := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
+		gql := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
+		cause, ok := strings.CutPrefix(gql, "diverseSelect: ")
+		if !ok {
+			t.Fatalf("GraphQL error %q does not name the module", gql)
+		}
+		want := "reranker-diverse-select: rerank: " + cause
 		_, err := selectChunks(context.Background(), grpcc(t), bad, healthQuery)
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("settings %s over gRPC: error %v, want GraphQL's %q", bad, err, want)
+			t.Errorf("settings %s over gRPC: error %v, want %q (GraphQL's %q)", bad, err, want, gql)
 		}
 	}
 }

@@ -120,7 +120,10 @@ test('per-query settings in the rerank query: selections for the library check, 
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: gql }),
     }).then((r) => r.json());
     assert.ok(res.errors?.length, `GraphQL accepted ${bad}`);
-    const want = res.errors[0].message;
+    // The same message as GraphQL's, named after the module that gives it.
+    const gqlMessage = res.errors[0].message;
+    assert.ok(gqlMessage.startsWith('diverseSelect: '), `GraphQL error ${gqlMessage} does not name the module`);
+    const want = `reranker-diverse-select: rerank: ${gqlMessage.slice('diverseSelect: '.length)}`;
     await assert.rejects(
       articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query: `diverseSelect(${bad}): ${query}` } }),
       (err) => {
