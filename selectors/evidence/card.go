@@ -88,11 +88,6 @@ func Analyse(chunk string, a *text.Analyzer, count func(string) int) *Analysed {
 	return x
 }
 
-// Bytes estimates the memory an Analysed holds, for a size-bounded cache.
-func (x *Analysed) Bytes() int {
-	return 112 + len(x.Text) + 16*len(x.Spans) + 8*(len(x.Words)+len(x.Tokens)) + 16*len(x.termHashes)
-}
-
 // sentencesWith returns the sentences holding the term with hash h.
 func (x *Analysed) sentencesWith(h uint64) uint64 {
 	if k, ok := slices.BinarySearch(x.termHashes, h); ok {

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -49,41 +45,18 @@ var cardVariants = []cardVariant{
 	{Label: "cards (3 sentences, 80 words)", Opts: &evidence.Options{Sentences: 3, MaxWords: 80}},
 }
 
-// loadHotpotAnswers reads each question's gold answer spans; yes/no
+// textAnswers are each question's lower-cased gold answer spans; yes/no
 // answers are left out (they never appear as text in a paragraph).
-func loadHotpotAnswers(dataDir string) (map[string][]string, error) {
-	path := filepath.Join(dataDir, "hotpotqa-dev300", "dev_subsampled.jsonl")
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+func textAnswers(qs []hotpotQuestion) map[string][]string {
 	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var raw struct {
-			ID      string `json:"question_id"`
-			Answers []struct {
-				Spans []string `json:"spans"`
-			} `json:"answers_objects"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		var spans []string
-		for _, a := range raw.Answers {
-			for _, s := range a.Spans {
-				if l := strings.ToLower(strings.TrimSpace(s)); l != "" && l != "yes" && l != "no" {
-					spans = append(spans, l)
-				}
+	for _, q := range qs {
+		for _, s := range q.Answers {
+			if l := strings.ToLower(strings.TrimSpace(s)); l != "" && l != "yes" && l != "no" {
+				out[q.ID] = append(out[q.ID], l)
 			}
 		}
-		if len(spans) > 0 {
-			out[raw.ID] = spans
-		}
 	}
-	return out, sc.Err()
+	return out
 }
 
 // cardsRow is one (config, variant) row: per budget, answer recall and
@@ -119,10 +92,7 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	answers, err := loadHotpotAnswers(o.dataDir)
-	if err != nil {
-		return "", err
-	}
+	answers := textAnswers(hq)
 	s := hotpotSuite(e, hq, cardsBudgets)
 	var insts []*instance
 	for _, in := range s.Insts {
@@ -134,9 +104,20 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 	for _, l := range mmrLambdas {
 		cfgs = append(cfgs, config{Label: fmt.Sprintf("mmr λ=%.1f", l), Strategy: "mmr", Params: map[string]any{"lambda": l}, Sweep: true})
 	}
+	// The candidates' vectors, and so their similarities, are the chunks' in
+	// every variant: one matrix per instance.
+	sims := make([]selectors.Similarities, len(insts))
+	for i, in := range insts {
+		sims[i] = selectors.NewDenseSimilarities(vectorsOf(in.Cands))
+	}
 	rows := map[string]*cardsRow{} // config label + "|" + variant label
-	timing := map[string]time.Duration{}
 	for _, v := range cardVariants {
+		// Each instance's cards, once per variant for every strategy.
+		cands := make([][]selectors.Candidate, len(insts))
+		cardsOf := make([]*cardsOfInstance, len(insts))
+		for i, in := range insts {
+			cands[i], cardsOf[i] = cardCandidates(e, in, v)
+		}
 		for _, c := range cfgs {
 			sel, err := selectors.New(c.Strategy, c.Params)
 			if err != nil {
@@ -144,12 +125,10 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 			}
 			row := &cardsRow{answer: make([]float64, len(cardsBudgets)), both: make([]float64, len(cardsBudgets)), tokens: make([]float64, len(cardsBudgets))}
 			rows[c.Label+"|"+v.Label] = row
-			start := time.Now()
-			for _, in := range insts {
-				cands, cardsOf := cardCandidates(e, in, v)
-				sims := selectors.NewDenseSimilarities(vectorsOf(cands))
+			for ii, in := range insts {
+				cands := cands[ii]
 				for bi, b := range cardsBudgets {
-					res, err := sel.Run(ctx, &selectors.Problem{Candidates: cands, Budget: b, Query: in.Query, Similarities: sims})
+					res, err := sel.Run(ctx, &selectors.Problem{Candidates: cands, Budget: b, Query: in.Query, Similarities: sims[ii]})
 					if err != nil {
 						return "", fmt.Errorf("%s %s %s: %w", c.Label, v.Label, in.ID, err)
 					}
@@ -160,7 +139,7 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 						ctxTexts[k], used = cands[i].Text, used+cands[i].Tokens
 					}
 					if v.Bridge {
-						ctxTexts, used = bridgeCards(e, cardsOf, idx, b, ctxTexts, used)
+						ctxTexts, used = bridgeCards(e, cardsOf[ii], idx, b, ctxTexts, used)
 					}
 					if containsAnswer(strings.ToLower(strings.Join(ctxTexts, "\n")), answers[in.ID]) {
 						row.answer[bi]++
@@ -169,7 +148,6 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 					row.tokens[bi] += float64(used)
 				}
 			}
-			timing[v.Label] += time.Since(start)
 			for bi := range cardsBudgets {
 				n := float64(len(insts))
 				row.answer[bi] /= n

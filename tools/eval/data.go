@@ -19,6 +19,8 @@ type hotpotQuestion struct {
 	ID       string
 	Question string
 	Paras    []hotpotPara
+	// Answers are the gold answer spans (answers_objects), as written.
+	Answers []string
 }
 
 type hotpotPara struct {
@@ -46,11 +48,17 @@ func loadHotpot(dataDir string) ([]hotpotQuestion, error) {
 				Text       string `json:"paragraph_text"`
 				Supporting bool   `json:"is_supporting"`
 			} `json:"contexts"`
+			Answers []struct {
+				Spans []string `json:"spans"`
+			} `json:"answers_objects"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", path, len(out)+1, err)
 		}
 		q := hotpotQuestion{ID: raw.ID, Question: raw.Question}
+		for _, a := range raw.Answers {
+			q.Answers = append(q.Answers, a.Spans...)
+		}
 		for _, c := range raw.Contexts {
 			q.Paras = append(q.Paras, hotpotPara{Title: c.Title, Text: c.Text, Gold: c.Supporting})
 		}
