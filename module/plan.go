@@ -71,6 +71,13 @@ func (m *Module) newPlan(class *models.Class, route string, query *config.Overri
 	if err != nil {
 		return nil, err
 	}
+	return planFrom(class, route, query, st, s)
+}
+
+// planFrom builds the plan from settings already merged for class (the
+// field form merges them at extraction, when Weaviate asks what to load).
+func planFrom(class *models.Class, route string, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
+	var err error
 	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold}
 	if st.eff.Query != "" {

@@ -95,7 +95,13 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	if r.form == formArgument && pagination != nil && pagination.Limit > 0 {
 		s.limit = pagination.Limit // the top-level form: the query limit caps the output
 	}
-	p, err := r.m.newPlan(class, r.route(), r.query, s)
+	var p *plan
+	var err error
+	if r.settings != nil {
+		p, err = planFrom(class, r.route(), r.query, r.settings, s) // merged at extraction
+	} else {
+		p, err = r.m.newPlan(class, r.route(), r.query, s)
+	}
 	if err != nil {
 		return nil, err
 	}
