@@ -112,9 +112,9 @@ func TestAuthorization(t *testing.T) {
 					t.Fatalf("admin: %s selected nothing: %v", route, want[route])
 				}
 			}
-			// The gRPC hook re-fetched the vectors by id, from the search's
+			// The gRPC search loaded the vectors for the hook, from its
 			// tenant: its selection is the field form's, whose search loaded
-			// them (beta holds other texts under the same ids).
+			// them too (beta holds other texts under the same ids).
 			if !slices.Equal(want["grpc-rerank"], want["field"]) || !slices.Equal(want["argument"], want["field"]) {
 				t.Errorf("admin: selections differ between routes: %v", want)
 			}
@@ -138,15 +138,21 @@ func TestAuthorization(t *testing.T) {
 	if !s.Alive() {
 		t.Fatal("the server died")
 	}
-	// The gRPC route did take the re-fetch path (hybrid results carry no
-	// vectors), on both classes.
+	// Hybrid results carry no vectors. The GraphQL rerank hook took the
+	// re-fetch path on AuthDocs (under the user's authorization, as the
+	// selections above show); the gRPC route got them with the user's own
+	// search (patch grpc-search) and read nothing by id, on either class.
 	log, _ := os.ReadFile(logFile.Name())
-	for _, class := range []string{authDocs, authTenants} {
-		if !slices.ContainsFunc(strings.Split(string(log), "\n"), func(l string) bool {
+	refetched := func(class string) bool {
+		return slices.ContainsFunc(strings.Split(string(log), "\n"), func(l string) bool {
 			return strings.Contains(l, `"class":"`+class+`"`) && strings.Contains(l, "loading it again by id")
-		}) {
-			t.Errorf("no re-fetch logged for %s: the test did not exercise the path it guards", class)
-		}
+		})
+	}
+	if !refetched(authDocs) {
+		t.Errorf("no re-fetch logged for %s: the test did not exercise the path it guards", authDocs)
+	}
+	if refetched(authTenants) {
+		t.Errorf("a re-fetch was logged for %s: the gRPC route read the candidates a second time", authTenants)
 	}
 }
 
@@ -257,8 +263,8 @@ func (a *authEnv) graphql(u authUser, query string) (gqlResult, int) {
 	return out, resp.StatusCode
 }
 
-// grpcIDs runs the gRPC rerank route as u: a hybrid search (no vectors
-// loaded, so the hook re-fetches them) of 10 candidates.
+// grpcIDs runs the gRPC rerank route as u: a hybrid search of 10
+// candidates, which asks for the vectors the hook compares.
 func (a *authEnv) grpcIDs(u authUser, class, tenant string) []string {
 	conn, err := connection.NewGrpcClient(a.s.GRPCAddr, false, map[string]string{"authorization": "Bearer " + u.key},
 		nil, time.Minute, 30*time.Second)

@@ -315,9 +315,10 @@ func TestGRPCTwoRerankers(t *testing.T) {
 
 // TestGRPCVectors: the vectors a strategy compares are loaded on the gRPC
 // path too, which does not go through the GraphQL route patch: Weaviate loads
-// the legacy vector for near and bm25 searches only, so the module fetches
-// named vectors, vectors of hybrid results and unloaded properties in one
-// batched read (with the tenant on multi-tenant classes). No request asks for
+// the legacy vector for near and bm25 searches only, so the module asks the
+// search for named vectors and vectors of hybrid results (patch grpc-search;
+// TestGRPCRerankOneFetch shows no second read) and reads unloaded
+// properties in one batched read (with the tenant on multi-tenant classes). No request asks for
 // vectors. dedupThreshold shows which vector was compared (as in
 // TestNamedVectors); every selection equals the GraphQL _additional form's.
 func TestGRPCVectors(t *testing.T) {

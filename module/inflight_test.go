@@ -96,22 +96,24 @@ func TestHookInflightBound(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
 	in := results(1000, 1)
-	query, err := config.Parse(map[string]any{"strategy": "coverage"}, m.defaults.MaxCandidates)
+	// coverage over the whole pool (targets 0): one float32 N x N block.
+	wholePool := map[string]any{"strategy": "coverage", "targets": 0}
+	query, err := config.Parse(wholePool, m.defaults.MaxCandidates)
 	require.NoError(t, err)
 	p, err := m.newPlan(class, routeArgument, query, searchFromArgs(nil))
 	require.NoError(t, err)
 	need := m.selectionBytes(p, in)
-	// coverage: two float32 N x N matrices, plus 1000 vectors of 16 floats.
-	require.EqualValues(t, 2*1000*1000*4+1000*16*4, need)
+	// One float32 N x N block, plus 1000 vectors of 16 floats.
+	require.EqualValues(t, 1000*1000*4+1000*16*4, need)
 
-	m.inflight = newTestInflight(7, time.Second) // 7 MiB < 7.7 MiB
-	_, err = runHook(t, m, in, map[string]any{"strategy": "coverage"})
-	require.ErrorContains(t, err, "more than the module's bound of 7.0 MiB on the memory of all concurrent selections (DIVERSE_SELECT_MAX_INFLIGHT_MB)")
+	m.inflight = newTestInflight(3, time.Second) // 3 MiB < 3.9 MiB
+	_, err = runHook(t, m, in, wholePool)
+	require.ErrorContains(t, err, "more than the module's bound of 3.0 MiB on the memory of all concurrent selections (DIVERSE_SELECT_MAX_INFLIGHT_MB)")
 	_, err = runHook(t, m, in, map[string]any{"strategy": "mmr"})
 	require.NoError(t, err, "mmr reads rows only: 64 KiB of packed vectors fit")
 
-	m.inflight = newTestInflight(10, 30*time.Second) // one coverage selection at a time
-	want, err := runHook(t, m, in, map[string]any{"strategy": "coverage"})
+	m.inflight = newTestInflight(5, 30*time.Second) // one coverage selection at a time
+	want, err := runHook(t, m, in, wholePool)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
@@ -119,7 +121,7 @@ func TestHookInflightBound(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, err := runHook(t, m, in, map[string]any{"strategy": "coverage"})
+			got, err := runHook(t, m, in, wholePool)
 			if err == nil && len(got) != len(want) {
 				err = errors.New("a different selection")
 			}

@@ -124,7 +124,9 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 		out = append(out, engine)
 	}
 	if enabled[RerankerName] {
-		out = append(out, NewReranker(engine, !enabled[Name], w))
+		rr := NewReranker(engine, !enabled[Name], w)
+		serverReranker.Store(rr)
+		out = append(out, rr)
 	}
 	return out
 }

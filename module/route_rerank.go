@@ -62,6 +62,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	if err != nil {
 		return nil, named(RerankerName, err)
 	}
+	dropUnasked(ctx, out)
 	for i := range out {
 		s := float64(len(out)-i) / float64(len(out))
 		ap := models.AdditionalProperties{}
@@ -209,7 +210,7 @@ func fill(dst *search.Result, src search.Result, target string, needVector bool,
 }
 
 // tenantKey carries a gRPC search's tenant to the result hooks (see the
-// "grpc-tenant" patch): results of vector searches do not name their tenant.
+// "grpc-search" patch): results of vector searches do not name their tenant.
 type tenantKey struct{}
 
 // WithTenant returns ctx carrying a search request's tenant.

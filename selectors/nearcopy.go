@@ -34,12 +34,13 @@ const (
 type CopyGuard struct {
 	p        *Problem
 	sims     Similarities // nil without vectors
-	shingles map[int][]uint64
+	shingles [][]uint64   // per candidate, once asked about (nil before)
+	done     []bool
 }
 
 // NewCopyGuard returns the guard of p.
 func NewCopyGuard(p *Problem) *CopyGuard {
-	g := &CopyGuard{p: p, shingles: map[int][]uint64{}}
+	g := &CopyGuard{p: p, shingles: make([][]uint64, len(p.Candidates)), done: make([]bool, len(p.Candidates))}
 	if p.Similarities != nil || (len(p.Candidates) > 0 && p.HasVectors()) {
 		g.sims = p.Sims()
 	}
@@ -82,12 +83,10 @@ func (g *CopyGuard) pair(s, d int) bool {
 }
 
 func (g *CopyGuard) shingle(d int) []uint64 {
-	sh, ok := g.shingles[d]
-	if !ok {
-		sh = WordPairs(g.p.Candidates[d].Text)
-		g.shingles[d] = sh
+	if !g.done[d] {
+		g.shingles[d], g.done[d] = WordPairs(g.p.Candidates[d].Text), true
 	}
-	return sh
+	return g.shingles[d]
 }
 
 // WordPairs returns the sorted distinct hashes of the text's consecutive word

@@ -64,6 +64,35 @@ type Projector interface {
 	Dots(q, dst []float32)
 }
 
+// Crosser is an optional interface of a Similarities engine: the cosines of
+// every candidate with a set of targets in one blocked pass, for strategies
+// that compare the pool with part of itself (coverage's targets).
+type Crosser interface {
+	// Cross returns cos(i, targets[t]) at [i*ld+t] for every candidate i:
+	// Len() x ld floats, ld >= len(targets), in a buffer the caller may
+	// overwrite and use until the engine is released.
+	Cross(targets []int) (block []float32, ld int)
+}
+
+// Cross returns the cosines of every candidate with the targets, laid out
+// as Crosser describes: the engine's own method when it has one, else from
+// its rows (the cosine is symmetric), in a fresh buffer.
+func Cross(s Similarities, targets []int) ([]float32, int) {
+	if c, ok := s.(Crosser); ok {
+		return c.Cross(targets)
+	}
+	n, m := s.Len(), len(targets)
+	out := make([]float32, n*m)
+	row := make([]float32, n)
+	for t, i := range targets {
+		s.Row(i, row)
+		for j, x := range row {
+			out[j*m+t] = x
+		}
+	}
+	return out, m
+}
+
 // Subsetter is an optional interface of a Similarities engine: an engine
 // over the candidates idx (in that order) that reuses the work already done
 // (packing, normalising), for the dedupThreshold pre-pass.

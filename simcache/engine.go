@@ -67,6 +67,8 @@ type Engine struct {
 	unit   []float32
 	mat    []float32 // n*n once Matrix ran (capacity reused across queries)
 	hasMat bool
+	cross  []float32 // Cross's n x ld block, handed to the caller
+	tpack  []float32 // Cross's packed target rows
 	strip  []float32 // scratch: 4 rows of products, or a row's padded tail
 	pool   []float32 // scratch for PositivePairSum over a subset
 	qbuf   []float32 // Dots' padded copy of its query vector
@@ -137,6 +139,10 @@ func (e *Engine) Release() {
 	if cap(e.mat) > maxPooledFloats {
 		e.mat = nil
 	}
+	if cap(e.cross) > maxPooledFloats {
+		e.cross = nil
+	}
+	e.cross = e.cross[:0]
 	if cap(e.unit) > maxPooledFloats {
 		e.unit = nil
 	}
@@ -216,6 +222,7 @@ func (e *Engine) Bytes() int64 {
 	if e.hasMat {
 		b += int64(e.rows) * int64(e.rows) * 4 // computed padded, then compacted
 	}
+	b += int64(len(e.cross)+len(e.tpack)) * 4
 	for _, s := range e.subs {
 		b += s.Bytes()
 	}
@@ -289,19 +296,7 @@ func (e *Engine) Matrix() []float32 {
 	rows := e.rows
 	e.mat = grow(e.mat, rows*rows)
 	if rows > 0 {
-		workers := 1
-		if mac := rows * rows / 2 * e.stride; mac >= parallelMinMAC {
-			workers = min(runtime.GOMAXPROCS(0), maxWorkers, rows/4)
-		}
-		if workers <= 1 {
-			e.gramBlocks(0, 1)
-		} else {
-			var wg sync.WaitGroup
-			for w := range workers {
-				wg.Go(func() { e.gramBlocks(w, workers) })
-			}
-			wg.Wait()
-		}
+		e.parallel(rows*rows/2*e.stride, func(w, workers int) { e.gramBlocks(e.mat, w, workers) })
 		// Compact the padded rows x rows result to n x n (rows >= n; copy is
 		// a memmove, safe for the overlap of moving left).
 		if rows != e.n {
@@ -315,14 +310,82 @@ func (e *Engine) Matrix() []float32 {
 	return e.mat
 }
 
-// gramBlocks computes the row blocks w, w+workers, ... of the padded matrix:
+// Cross implements selectors.Crosser: cos(i, targets[t]) at [i*ld+t] for
+// every candidate i, in one buffer of N x ld floats (ld = len(targets)
+// rounded up to 4, or the padded row count when the targets are the whole
+// pool in order, computed from the upper triangle) that the caller may
+// overwrite: coverage turns it into
+// its kernel in place, so a query holds one N x M block instead of the
+// N x N matrix and a kernel derived from it. The target rows are gathered
+// into a packed block and the candidates' 4-row blocks stream past it in
+// L2-sized panels (the kernel of Matrix), split over the cores when large.
+// It neither reads nor changes the Matrix cache.
+func (e *Engine) Cross(targets []int) ([]float32, int) {
+	m := len(targets)
+	if identity(targets, e.n) {
+		// Every candidate against every candidate: the matrix, from its
+		// upper triangle as Matrix computes it, in the caller's buffer.
+		ld := e.rows
+		e.cross = grow(e.cross, e.rows*ld)
+		if ld > 0 {
+			e.parallel(e.rows*e.rows/2*e.stride, func(w, workers int) { e.gramBlocks(e.cross, w, workers) })
+		}
+		return e.cross[:e.n*ld], ld
+	}
+	ld := (m + 3) / 4 * 4
+	e.cross = grow(e.cross, e.rows*ld)
+	if m == 0 || e.n == 0 {
+		return e.cross[:e.n*ld], ld
+	}
+	stride := e.stride
+	e.tpack = grow(e.tpack, ld*stride)
+	clear(e.tpack[m*stride:])
+	for t, i := range targets {
+		copy(e.tpack[t*stride:(t+1)*stride], e.unit[i*stride:(i+1)*stride])
+	}
+	e.parallel(e.rows*ld*stride, func(w, workers int) { e.crossBlocks(ld, w, workers) })
+	return e.cross[:e.n*ld], ld
+}
+
+// parallel runs blocks(w, workers) for w < workers, on several cores when
+// the work (multiply-adds) is large enough to pay for the hand-off.
+func (e *Engine) parallel(mac int, blocks func(w, workers int)) {
+	workers := 1
+	if mac >= parallelMinMAC {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers, e.rows/4)
+	}
+	if workers <= 1 {
+		blocks(0, 1)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { blocks(w, workers) })
+	}
+	wg.Wait()
+}
+
+// crossBlocks computes the candidate row blocks w, w+workers, ... of Cross,
+// panel by panel of the packed targets.
+func (e *Engine) crossBlocks(ld, w, workers int) {
+	stride := e.stride
+	panel := max(4, panelBytes/(stride*4)/4*4)
+	for p0 := 0; p0 < ld; p0 += panel {
+		p1 := min(ld, p0+panel)
+		for ib := 4 * w; ib < e.rows; ib += 4 * workers {
+			kern.gramStrip(e.rowPtr(ib), &e.tpack[p0*stride], p1-p0, stride, &e.cross[ib*ld+p0], nil, ld)
+		}
+	}
+}
+
+// gramBlocks computes the row blocks w, w+workers, ... of the padded matrix
+// into m (rows x rows):
 // for each column panel, each of its row blocks' strips from the diagonal
 // (or the panel start) to the panel end. Interleaving the row blocks
 // balances the triangle between workers.
-func (e *Engine) gramBlocks(w, workers int) {
+func (e *Engine) gramBlocks(m []float32, w, workers int) {
 	rows, stride := e.rows, e.stride
 	panel := max(rowAlign, panelBytes/(stride*4)/rowAlign*rowAlign)
-	m := e.mat
 	for p0 := 0; p0 < rows; p0 += panel {
 		p1 := min(rows, p0+panel)
 		for ib := 4 * w; ib < p1; ib += 4 * workers {

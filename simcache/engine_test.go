@@ -151,7 +151,7 @@ func TestEngineParallelMatrix(t *testing.T) {
 	}
 	require.Equal(t, one, par)
 	e.mat = grow(e.mat, e.rows*e.rows)
-	e.gramBlocks(0, 1)
+	e.gramBlocks(e.mat, 0, 1)
 	for i := 0; i < 517; i++ {
 		for j := 0; j < 517; j++ {
 			require.Equal(t, e.mat[i*e.rows+j], m[i*517+j])

@@ -128,7 +128,7 @@ func gramImpls() map[string]func(e *Engine, out []float32) {
 			saved := kern
 			kern = k
 			e.mat = grow(e.mat, e.rows*e.rows)
-			e.gramBlocks(0, 1)
+			e.gramBlocks(e.mat, 0, 1)
 			kern = saved
 		}
 		if k.name != "go" {
@@ -140,7 +140,7 @@ func gramImpls() map[string]func(e *Engine, out []float32) {
 				workers := min(runtime.GOMAXPROCS(0), maxWorkers, e.rows/4)
 				var wg sync.WaitGroup
 				for w := range workers {
-					wg.Go(func() { e.gramBlocks(w, workers) })
+					wg.Go(func() { e.gramBlocks(e.mat, w, workers) })
 				}
 				wg.Wait()
 				kern = saved

@@ -52,7 +52,10 @@ func benchStrategies() []struct {
 // (pooled) engine, then run the strategy - K = 10, a budget of 1500 tokens,
 // token costs 50..300, vectors around 20 centres, English texts from the demo
 // corpus with their analysed terms already in the feature cache (warm).
-// ns/op, B/op and allocs/op are per query; engine-B is the memory the
+// ns/op, B/op and allocs/op are per query; cpu-ns/op is the CPU time the
+// whole process spent per query (every thread: the cores a large matrix is
+// split over, and the collector), which other work on a shared machine
+// inflates less than the wall clock; engine-B is the memory the
 // engine's (pooled, reused) buffers hold for the query: O(N*d) for the
 // vectors, plus O(N^2) when the strategy asked for the matrix.
 func BenchmarkStrategies(b *testing.B) {
@@ -82,6 +85,7 @@ func BenchmarkStrategies(b *testing.B) {
 				b.Run(fmt.Sprintf("s=%s/N=%d/d=%d", st.label, n, d), func(b *testing.B) {
 					b.ReportAllocs()
 					var engineBytes int64
+					cpu0 := processCPU()
 					for b.Loop() {
 						var e *simcache.Engine
 						if useVectors {
@@ -98,6 +102,9 @@ func BenchmarkStrategies(b *testing.B) {
 						p.Similarities = nil
 					}
 					b.ReportMetric(float64(engineBytes), "engine-B")
+					if cpu := processCPU() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+					}
 				})
 			}
 		}

@@ -45,16 +45,18 @@ var Patches = []Patch{
 			"module configs only on create, so a changed config of such a module is validated by the module here.",
 	},
 	{
-		ID:       "grpc-tenant",
+		ID:       "grpc-search",
 		File:     "adapters/handlers/grpc/v1/service.go",
 		Func:     "search",
-		Anchor:   "ctx = restCtx.AddPrincipalToContext(ctx, principal)",
-		Insert:   "ctx = withSearchTenant(ctx, req.Tenant)",
-		Glue:     "grpc_tenant.go.txt",
-		GlueName: "zz_diverse_select_tenant.go",
+		Anchor:   "getClass := s.classGetterWithAuthzFunc(ctx, principal, req.Tenant)",
+		Insert:   "ctx = withSearchRequest(ctx, req)",
+		Glue:     "grpc_search.go.txt",
+		GlueName: "zz_diverse_select_search.go",
 		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
 			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
-			"context so the hook can fetch the vectors from the right tenant of a multi-tenant class.",
+			"context and, for a rerank on a collection that configures the module, asks the search for the vector the " +
+			"selection compares (removed again from the reply unless the request asked for it), so the hook does not read " +
+			"the candidates a second time by id.",
 	},
 	{
 		ID:       "hook-order",

@@ -67,9 +67,12 @@
 // >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items, which
 // never lowers a monotone F.
 //
-// Complexity: the N x N cosine matrix from the similarity engine and one
-// N x N float32 kernel, O(N^2) for the initial gains, O(N + |Q|) per lazy
-// re-evaluation, plus O(total text) to find the query's terms.
+// Complexity: one N x M float32 block, M = min(N, targets): the cosines
+// of every candidate with the targets (the most relevant candidates, each
+// weighted by its relevance plus that of the non-targets most like it), made
+// into the kernel in place with the centring as a rank-one correction;
+// O(N M) for the initial gains, O(M + |Q|) per lazy re-evaluation, plus one
+// pass over the analysed terms for the query's terms and the title links.
 //
 // Explanation: Item.Gain is the marginal gain when the item was picked,
 // Item.Redundancy the part of the item's stand-alone value F({d}) that
@@ -90,7 +93,7 @@ import (
 // Name is the strategy's registry name.
 const Name = "coverage"
 
-// MaxPool caps the pool: the kernel is N x N float32 besides the engine's matrix.
+// MaxPool caps the pool (with targets 0 the kernel is N x N float32).
 const MaxPool = 16384
 
 func init() {
@@ -116,11 +119,13 @@ func init() {
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
 			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
+			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
+				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
-				minNovelty: p.Float("minNovelty"), hop: p.Float("hop")}, nil
+				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), targets: p.Int("targets")}, nil
 		},
 	})
 }
@@ -129,18 +134,31 @@ func init() {
 // was chosen).
 const DefaultMinNovelty = 0.0
 
+// DefaultTargets is the default of targets: pools up to this size are
+// covered exactly; larger ones are compared with their most relevant
+// DefaultTargets candidates (docs/performance.md and docs/quality.md: the
+// cost and the quality of the choice).
+const DefaultTargets = 256
+
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop float64
 	center, fill                                   bool
+	targets                                        int
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up
 // in the candidates' analysed terms unless both lexical parts are off.
 func (s strategy) UsesTerms() bool { return s.lexical > 0 || s.queryCoverage > 0 }
 
-// MatrixBytes implements selectors.MatrixUser: the engine's N x N cosine
-// matrix and the N x N kernel derived from it.
-func (s strategy) MatrixBytes(n int) int64 { return 2 * int64(n) * int64(n) * 4 }
+// MatrixBytes implements selectors.MatrixUser: one N x M block, the
+// cosines with the targets turned into the kernel in place.
+func (s strategy) MatrixBytes(n int) int64 {
+	m := n
+	if s.targets > 0 {
+		m = min(n, s.targets)
+	}
+	return int64(n) * int64((m+3)/4*4) * 4
+}
 
 // Select implements selectors.Strategy.
 func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.Result, error) {

@@ -1,7 +1,9 @@
 package coverage
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -27,10 +29,26 @@ const maxTitleWords = 12
 // title returns the candidate's title line, if it has one.
 func title(c selectors.Candidate) (string, bool) {
 	head, rest, ok := strings.Cut(c.Text, "\n")
-	if !ok || strings.TrimSpace(rest) == "" || len(strings.Fields(head)) > maxTitleWords {
+	if !ok || strings.TrimSpace(rest) == "" || moreFields(head, maxTitleWords) {
 		return "", false
 	}
 	return head, true
+}
+
+// moreFields reports whether s has more than n space-separated fields
+// (strings.Fields without building them).
+func moreFields(s string, n int) bool {
+	fields, in := 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			in = false
+		} else if !in {
+			if in, fields = true, fields+1; fields > n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anyTitle reports whether a candidate has a title line: without one the
@@ -56,36 +74,61 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	for _, t := range an.Terms(nil, query) {
 		qterms[t] = true
 	}
-	titles := make([][]string, len(c))
-	byFirst := map[string][]int32{}
+	// Chunks of one document share its title: the titles are grouped, so
+	// each distinct title is matched against the text once.
+	var titles [][]string // per distinct title, its terms
+	group := make([]int32, len(c))
+	byTitle := make(map[string]int32, len(c))
+	byFirst := make(map[string][]int32, len(c)) // first term -> distinct titles
+	var first wordFilter
 	for u := range c {
+		group[u] = -1
 		head, ok := title(c[u])
 		if !ok {
 			continue
 		}
-		t := an.Terms(nil, titleCore(head))
+		// The text's terms begin with its title line's (the analysed terms
+		// run in text order and a line break ends a word), so the title's
+		// are a prefix of them: counted, not stemmed again.
+		var t []string
+		if k := text.CountTerms(titleCore(head)); k <= len(all[u]) {
+			t = all[u][:k:k]
+		} else {
+			t = an.Terms(nil, titleCore(head))
+		}
 		if len(t) == 0 || allIn(t, qterms) {
 			continue
 		}
-		titles[u] = t
-		byFirst[t[0]] = append(byFirst[t[0]], int32(u))
+		key := strings.Join(t, " ")
+		g, ok := byTitle[key]
+		if !ok {
+			g = int32(len(titles))
+			byTitle[key] = g
+			titles = append(titles, t)
+			byFirst[t[0]] = append(byFirst[t[0]], g)
+			first.add(t[0])
+		}
+		group[u] = g
 	}
-	if len(byFirst) == 0 {
+	if len(titles) == 0 {
 		return nil
 	}
-	// mentions[u]: the chunks whose terms name u's title (d ascending, so a
-	// repeat is the last element).
-	mentions := make([][]int32, len(c))
+	// mentions[g]: the chunks whose terms name title g (d ascending, so a
+	// repeat is the last element); a chunk with that title names it too.
+	mentions := make([][]int32, len(titles))
 	for d, words := range all {
 		for i, w := range words {
-			for _, u := range byFirst[w] {
-				t := titles[u]
-				m := mentions[u]
-				if int(u) == d || (len(m) > 0 && m[len(m)-1] == int32(d)) ||
+			if !first.mayHave(w) {
+				continue
+			}
+			for _, g := range byFirst[w] {
+				t := titles[g]
+				m := mentions[g]
+				if (len(m) > 0 && m[len(m)-1] == int32(d)) ||
 					i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
 					continue
 				}
-				mentions[u] = append(m, int32(d))
+				mentions[g] = append(m, int32(d))
 			}
 		}
 	}
@@ -93,13 +136,23 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// leads to (and linking it would cost O(N^2)): it gets no links.
 	most := max(3, len(c)/20)
 	links := make([][]int32, len(c))
-	for u, m := range mentions {
-		if len(m) > most {
+	for u, g := range group {
+		if g < 0 {
+			continue
+		}
+		m := mentions[g]
+		others := len(m)
+		if _, self := slices.BinarySearch(m, int32(u)); self {
+			others--
+		}
+		if others > most {
 			continue
 		}
 		for _, d := range m {
-			links[d] = addLink(links[d], int32(u))
-			links[u] = addLink(links[u], d)
+			if int(d) != u {
+				links[d] = addLink(links[d], int32(u))
+				links[u] = addLink(links[u], d)
+			}
 		}
 	}
 	return links

@@ -1,7 +1,9 @@
 package coverage
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -13,9 +15,15 @@ type objective struct {
 	n     int
 	rho   []float64 // hybrid relevance per candidate, in [0, 1]
 	kappa float64
-	// s is the coverage kernel, row-major n x n: 1 on the diagonal,
-	// max(0, k)^power elsewhere.
+	// targets are the candidates the facility-location term sums over (the
+	// whole pool, or its most relevant ones: topTargets), w their weights
+	// (rho of each target).
+	targets []int
+	w       []float64
+	// s is the coverage kernel, row-major n x ld (row d: what d covers of
+	// each target): 1 where d is the target, max(0, k)^power elsewhere.
 	s     []float32
+	ld    int
 	terms [][]int32 // per candidate, the distinct query terms it contains
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
@@ -27,8 +35,8 @@ type objective struct {
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
-	// State: cur[u] = max_{d in S} s(d,u); covered[t] for query terms;
-	// hopOn[u] when a selected chunk is linked to u.
+	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
+	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
 	covered []bool
 	hopOn   []bool
@@ -69,24 +77,9 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		}
 	}
 	if n > 0 {
-		o.s = kernel(p.Sims().Matrix(), n, s.center)
-		for i := range n {
-			row := o.s[i*n : (i+1)*n]
-			switch s.power {
-			case 1:
-			case 2: // the default: a multiply, not math.Pow, on N^2 entries
-				for j, x := range row {
-					row[j] = x * x
-				}
-			default:
-				for j, x := range row {
-					if x > 0 {
-						row[j] = float32(math.Pow(float64(x), s.power))
-					}
-				}
-			}
-			row[i] = 1 // a chunk covers itself fully, whatever its vector
-		}
+		o.targets = topTargets(o.rho, s.targets)
+		o.s, o.ld = kernel(p.Sims(), o.targets, s.center, s.power)
+		o.w = targetWeights(o.rho, o.targets, o.s, o.ld)
 	}
 	o.reset()
 	return o
@@ -94,7 +87,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 
 // reset empties the selection state.
 func (o *objective) reset() {
-	o.cur = make([]float32, o.n)
+	o.cur = make([]float32, len(o.targets))
 	o.covered = make([]bool, len(o.qw))
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
@@ -158,9 +151,11 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		return nil, nil, nil
 	}
 	index := map[string]int32{}
+	var filter wordFilter
 	for _, t := range an.Terms(nil, p.Query) {
 		if _, ok := index[t]; !ok {
 			index[t] = int32(len(index))
+			filter.add(t)
 		}
 	}
 	if len(index) == 0 {
@@ -182,6 +177,9 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 			terms = buf
 		}
 		for _, term := range terms {
+			if !filter.mayHave(term) {
+				continue
+			}
 			if t, ok := index[term]; ok && seen[t] != d+1 {
 				seen[t] = d + 1
 				has[d] = append(has[d], t)
@@ -223,65 +221,197 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	return has, w, lex
 }
 
-// kernel returns max(0, cos) of the candidates, centred on the pool mean
-// when center is set. For unit vectors v_i with mean mu, (v_i-mu).(v_j-mu)
-// = c_ij - m_i - m_j + m, where m_i = v_i.mu is the mean of row i of the
-// cosine matrix and m = mu.mu the mean of the matrix, and |v_i-mu|^2 =
-// 1 - 2 m_i + m. A zero vector (a row of zeros) has kernel 0 with every
-// candidate, itself included, as it has cosine 0 everywhere.
-func kernel(cos []float32, n int, center bool) []float32 {
-	out := make([]float32, n*n)
-	if !center {
-		for i, x := range cos {
-			out[i] = max(0, x)
-		}
-		return out
+// topTargets returns the indices of the limit candidates of largest
+// weight, ascending (ties to the lower index), or every candidate when
+// limit is 0 or not below the pool.
+func topTargets(rho []float64, limit int) []int {
+	n := len(rho)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
 	}
-	rowMean := make([]float64, n)
-	var m float64
+	if limit <= 0 || limit >= n {
+		return idx
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(rho[b], rho[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	idx = idx[:limit]
+	slices.Sort(idx)
+	return idx
+}
+
+// targetWeights returns each target's weight in the facility-location
+// term: its own relevance, plus, when the targets are part of the pool, the
+// relevance of every other candidate whose kernel is largest with it (the
+// candidates a target stands for: covering the target covers them about as
+// much). A candidate with kernel 0 to every target is left out.
+func targetWeights(rho []float64, targets []int, s []float32, ld int) []float64 {
+	w := make([]float64, len(targets))
+	for t, u := range targets {
+		w[t] = rho[u]
+	}
+	if len(targets) == len(rho) {
+		return w
+	}
+	isTarget := make([]bool, len(rho))
+	for _, u := range targets {
+		isTarget[u] = true
+	}
+	for u := range rho {
+		if isTarget[u] {
+			continue
+		}
+		best, bestK := -1, float32(0)
+		for t, k := range s[u*ld : u*ld+len(targets)] {
+			if k > bestK {
+				best, bestK = t, k
+			}
+		}
+		if best >= 0 {
+			w[best] += rho[u]
+		}
+	}
+	return w
+}
+
+// kernel returns the coverage kernel of every candidate against the
+// targets, row-major with row length ld: s(i, targets[t]) =
+// min(1, max(0, k))^power, 1 where the candidate is the target, with k the
+// cosine, centred on the pool mean when center is set.
+//
+// Centring is a rank-one correction of the cosines, not a second matrix:
+// for unit vectors v_i with mean mu, (v_i-mu).(v_j-mu) = c_ij - m_i - m_j
+// + m, where m_i = v_i.mu (the mean of row i of the cosine matrix) and m =
+// mu.mu, and |v_i-mu|^2 = 1 - 2 m_i + m; m_i comes from one pass over the
+// vectors (selectors.Projector), so only the N x M block of cosines is
+// computed, and it is turned into the kernel in place. A zero vector has
+// kernel 0 with every candidate, itself included, as it has cosine 0
+// everywhere.
+func kernel(sims selectors.Similarities, targets []int, center bool, power float64) ([]float32, int) {
+	n := sims.Len()
+	out, ld := selectors.Cross(sims, targets)
+	m := len(targets)
+	var rm, inv []float32 // per candidate: m_i and 1/|v_i - mu|
+	var a0 float32        // m, the mean of the cosine matrix
+	if center {
+		rowMean, mean := rowMeans(sims, targets, out, ld)
+		a0 = float32(mean)
+		rm, inv = make([]float32, n), make([]float32, n)
+		for i := range n {
+			rm[i] = float32(rowMean[i])
+			self := float64(sims.At(i, i)) // 1 for a unit vector, 0 for a zero vector
+			if d2 := self - 2*rowMean[i] + mean; self > 0 && d2 > 1e-12 {
+				inv[i] = float32(1 / math.Sqrt(d2))
+			}
+		}
+	}
+	// The targets' m_j and 1/|v_j - mu|, contiguous for the inner loop.
+	trm, tinv := make([]float32, m), make([]float32, m)
+	for t, j := range targets {
+		if center {
+			trm[t], tinv[t] = rm[j], inv[j]
+		}
+	}
+	// float32 from here: the N x M loop is the strategy's main cost after
+	// the cosines, and the kernel is stored as float32 anyway.
+	for i := range n {
+		oi := out[i*ld : i*ld+m]
+		if center {
+			a, ii := a0-rm[i], inv[i]
+			trm, tinv := trm[:len(oi)], tinv[:len(oi)]
+			for t, x := range oi {
+				// min/max rather than branches: the sign is unpredictable.
+				oi[t] = min(max((x+a-trm[t])*ii*tinv[t], 0), 1)
+			}
+		} else {
+			for t, x := range oi {
+				oi[t] = min(max(x, 0), 1)
+			}
+		}
+		switch power {
+		case 1:
+		case 2: // the default: a multiply, not math.Pow
+			for t, x := range oi {
+				oi[t] = x * x
+			}
+		default:
+			for t, x := range oi {
+				if x > 0 {
+					oi[t] = float32(math.Pow(float64(x), power))
+				}
+			}
+		}
+	}
+	// A chunk covers itself fully, whatever its vector.
+	for t, j := range targets {
+		out[j*ld+t] = 1
+	}
+	return out, ld
+}
+
+// rowMeans returns the mean cosine of each candidate with the pool (m_i =
+// v_i.mu) and the mean of the cosine matrix (mu.mu): from the block of
+// cosines when the targets are the whole pool, else in O(N d) from the unit
+// vectors when the engine exposes them, else from the matrix.
+func rowMeans(sims selectors.Similarities, targets []int, block []float32, ld int) ([]float64, float64) {
+	n := sims.Len()
+	out := make([]float64, n)
+	var mean float64
+	if len(targets) == n {
+		for i := range n {
+			var s float64
+			for _, x := range block[i*ld : i*ld+n] {
+				s += float64(x)
+			}
+			out[i] = s / float64(n)
+			mean += s
+		}
+		return out, mean / (float64(n) * float64(n))
+	}
+	if pr, ok := sims.(selectors.Projector); ok {
+		dim := len(pr.Unit(0))
+		mu64 := make([]float64, dim)
+		for i := range n {
+			for k, x := range pr.Unit(i) {
+				mu64[k] += float64(x)
+			}
+		}
+		mu := make([]float32, dim)
+		for k := range mu64 {
+			mu[k] = float32(mu64[k] / float64(n))
+		}
+		dots := make([]float32, n)
+		pr.Dots(mu, dots)
+		for i, x := range dots {
+			out[i] = float64(x)
+			mean += float64(x)
+		}
+		return out, mean / float64(n)
+	}
+	cos := sims.Matrix()
 	for i := range n {
 		var s float64
 		for _, x := range cos[i*n : (i+1)*n] {
 			s += float64(x)
 		}
-		rowMean[i] = s / float64(n)
-		m += s
+		out[i] = s / float64(n)
+		mean += s
 	}
-	m /= float64(n) * float64(n)
-	// float32 from here: the N^2 loop is the strategy's main cost, and the
-	// kernel is stored as float32 anyway.
-	inv := make([]float32, n)
-	rm := make([]float32, n)
-	for i := range n {
-		rm[i] = float32(rowMean[i])
-		self := float64(cos[i*n+i]) // 1 for a unit vector, 0 for a zero vector
-		if d2 := self - 2*rowMean[i] + m; self > 0 && d2 > 1e-12 {
-			inv[i] = float32(1 / math.Sqrt(d2))
-		}
-	}
-	for i := range n {
-		if inv[i] == 0 {
-			continue
-		}
-		ci, oi := cos[i*n:(i+1)*n], out[i*n:(i+1)*n]
-		a, ii := float32(m-rowMean[i]), inv[i]
-		rm, inv := rm[:len(ci)], inv[:len(ci)]
-		for j, x := range ci {
-			// min/max rather than branches: the sign of v is unpredictable.
-			oi[j] = min(max((x+a-rm[j])*ii*inv[j], 0), 1)
-		}
-	}
-	return out
+	return out, mean / (float64(n) * float64(n))
 }
 
 // gain is F(S+d) - F(S) for the current state.
 func (o *objective) gain(d int) float64 {
 	var g float64
-	row := o.s[d*o.n : (d+1)*o.n]
-	cur, rho := o.cur[:len(row)], o.rho[:len(row)]
-	for u, k := range row {
-		if c := cur[u]; k > c {
-			g += rho[u] * (float64(k) - float64(c))
+	row := o.s[d*o.ld : d*o.ld+len(o.targets)]
+	cur, w := o.cur[:len(row)], o.w[:len(row)]
+	for t, k := range row {
+		if c := cur[t]; k > c {
+			g += w[t] * (float64(k) - float64(c))
 		}
 	}
 	if o.qw != nil {
@@ -299,9 +429,10 @@ func (o *objective) gain(d int) float64 {
 
 // add puts d into the selection state.
 func (o *objective) add(d int) {
-	for u, k := range o.s[d*o.n : (d+1)*o.n] {
-		if k > o.cur[u] {
-			o.cur[u] = k
+	cur := o.cur
+	for t, k := range o.s[d*o.ld : d*o.ld+len(o.targets)] {
+		if k > cur[t] {
+			cur[t] = k
 		}
 	}
 	if o.qw != nil {

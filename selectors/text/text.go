@@ -87,6 +87,54 @@ func Terms(dst []string, s string) []string {
 	return dst
 }
 
+// CountTerms is len(Terms(nil, s)) without stemming: the terms of a text
+// that begins with s begin with Terms(s), so a caller holding the text's
+// terms can slice them instead of analysing s again.
+func CountTerms(s string) int {
+	if n, ok := countTermsASCII(s); ok {
+		return n
+	}
+	n := 0
+	for tok := range Tokens(s) {
+		if keep(tok) {
+			n++
+		}
+	}
+	return n
+}
+
+// countTermsASCII is CountTerms for an ASCII text, without decoding runes
+// or allocating (a word is lower-cased into a stack buffer for the stopword
+// look-up); ok is false when s has a byte outside ASCII.
+func countTermsASCII(s string) (n int, ok bool) {
+	var buf [32]byte
+	w := 0 // length of the current word
+	for i := 0; i <= len(s); i++ {
+		var c byte = ' '
+		if i < len(s) {
+			if c = s[i]; c >= utf8.RuneSelf {
+				return 0, false
+			}
+		}
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		default:
+			if w >= 2 && (w > len(buf) || !IsStopword(string(buf[:w]))) {
+				n++
+			}
+			w = 0
+			continue
+		}
+		if w < len(buf) {
+			buf[w] = c
+		}
+		w++
+	}
+	return n, true
+}
+
 // Bigrams appends the adjacent-term bigrams of terms to dst, each as the two
 // terms joined by a space (for display and tests; strategies use Dict ids).
 func Bigrams(dst []string, terms []string) []string {

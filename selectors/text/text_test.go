@@ -160,3 +160,14 @@ func TestTrigramKeyPaths(t *testing.T) {
 	}
 	assert.Equal(t, len(keys), d.Len())
 }
+
+// TestCountTerms: CountTerms is len(Terms) on ASCII and non-ASCII texts,
+// stopwords, short words, digits and words longer than the fast path's
+// buffer included.
+func TestCountTerms(t *testing.T) {
+	for _, s := range []string{"", "a", "The Statins and YOU", "Mercury (planet)", "x1 of 42 is",
+		"Antidisestablishmentarianismwordsarelong and the", "Café au lait", "naïve Ünïcode words", "it's don't",
+		"  spaced\tout\nlines  "} {
+		assert.Equal(t, len(Terms(nil, s)), CountTerms(s), "%q", s)
+	}
+}
