@@ -280,3 +280,33 @@ func TestEngineReleaseDropsLargeBuffers(t *testing.T) {
 		require.Equal(t, tc.keepVs, e.unit != nil, "n %d dim %d: vectors kept", tc.n, tc.dim)
 	}
 }
+
+// TestEngineCross: Cross agrees with At for the whole pool in order (the
+// upper-triangle path), part of it, an unsorted subset with a repeat, and
+// a pool large enough to be split over the cores, on every kernel; it leaves
+// the Matrix cache alone.
+func TestEngineCross(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		for _, tc := range []struct{ n, dim int }{{1, 3}, {13, 17}, {37, 100}, {700, 160}} {
+			vecs := randomVectors(rand.New(rand.NewPCG(uint64(tc.n), 9)), tc.n, tc.dim)
+			all := make([]int, tc.n)
+			for i := range all {
+				all[i] = i
+			}
+			some := []int{tc.n - 1, 0, tc.n / 2, tc.n - 1}
+			for _, targets := range [][]int{all, some, all[:max(1, tc.n/3)]} {
+				e := New(vecs)
+				block, ld := e.Cross(targets)
+				require.GreaterOrEqual(t, ld, len(targets))
+				require.Len(t, block, tc.n*ld)
+				for i := range tc.n {
+					for c, j := range targets {
+						require.InDelta(t, e.At(i, j), block[i*ld+c], 1e-5, "n %d, cos(%d,%d)", tc.n, i, j)
+					}
+				}
+				require.False(t, e.hasMat, "Cross formed the matrix cache")
+				e.Release()
+			}
+		}
+	})
+}

@@ -68,8 +68,7 @@
 // never lowers a monotone F.
 //
 // Complexity: one N x M float32 block, M = min(N, targets): the cosines
-// of every candidate with the targets (the most relevant candidates, each
-// weighted by its relevance plus that of the non-targets most like it), made
+// of every candidate with the targets (the most relevant candidates), made
 // into the kernel in place with the centring as a rank-one correction;
 // O(N M) for the initial gains, O(M + |Q|) per lazy re-evaluation, plus one
 // pass over the analysed terms for the query's terms and the title links.

@@ -475,3 +475,36 @@ func randomProblem(rng *rand.Rand) *selectors.Problem {
 	}
 	return p
 }
+
+// TestKernelTargets: the kernel against part of the pool is the whole
+// pool's kernel at those columns - the centring (a rank-one correction from
+// the row means over the whole pool) does not depend on which targets are
+// computed - and topTargets picks the most relevant, ties to the lower index.
+func TestKernelTargets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, dim := 23, 7
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64() + 1)
+		}
+	}
+	vecs[3] = make([]float32, dim) // a zero vector
+	sims := selectors.NewDenseSimilarities(vecs)
+	rho := make([]float64, n)
+	for i := range rho {
+		rho[i] = float64(i%5) / 4
+	}
+	targets := topTargets(rho, 9)
+	require.Equal(t, []int{2, 3, 4, 8, 9, 13, 14, 18, 19}, targets, "the 9 most relevant, ascending")
+	for _, power := range []float64{1, 2} {
+		all, ldAll := kernel(sims, topTargets(rho, 0), true, power)
+		part, ld := kernel(sims, targets, true, power)
+		for i := range n {
+			for c, j := range targets {
+				assert.InDelta(t, all[i*ldAll+j], part[i*ld+c], 1e-5, "power %v: k(%d,%d)", power, i, j)
+			}
+		}
+	}
+}
