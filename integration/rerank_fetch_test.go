@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 )
 
 // TestGRPCRerankOneFetch: the gRPC rerank route gets the vectors its
