@@ -123,12 +123,17 @@ bench-plugin:
 	@mkdir -p $(BENCH_OUT)
 	$(GO) test -run '^$$' -bench Plugin -benchtime 3s -count $(BENCH_COUNT) ./plugin/host | tee $(BENCH_OUT)/plugin-bench.txt
 
-## bench-server: end-to-end latency against the server built by make build (plain nearText, diverseSelect per
-## strategy, Weaviate's gRPC MMR; pools 100 and 500), tables into docs/performance.md
+## bench-server: end-to-end latency against the server built by make build (plain nearText, the default strategy
+## over GraphQL and the gRPC rerank route, the other strategies, Weaviate's gRPC MMR; pools 100, 500, 1000, 2000,
+## interleaved), tables, the summary against MMR, the CPU profile of the default at pool 1000 into
+## docs/performance.md, the plot into docs/performance-latency.png, the summary line into the README (about
+## 6 minutes on 2 cores). BENCH_SERVER_SHORT=1: a quick run (pools 100 and 1000, 30 queries per variant).
 BENCH_SERVER_FLAGS ?=
+BENCH_SERVER_SHORT ?=
 bench-server: build
 	@mkdir -p $(BENCH_OUT)
-	$(GO) run ./tools/bench -doc docs/performance.md -log $(BENCH_OUT)/server.log $(BENCH_SERVER_FLAGS)
+	$(GO) run ./tools/bench -doc docs/performance.md -readme README.md -plot docs/performance-latency.png \
+		-log $(BENCH_OUT)/server.log $(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS)
 
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
 ## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);

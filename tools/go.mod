@@ -6,6 +6,7 @@ require (
 	github.com/diverse-select/diverse-select v0.0.0
 	github.com/diverse-select/diverse-select/integration v0.0.0
 	github.com/go-openapi/strfmt v0.25.0
+	github.com/google/pprof v0.0.0-20240625030939-27f56978b8b0
 	github.com/stretchr/testify v1.11.1
 	github.com/weaviate/weaviate v1.38.11
 	github.com/weaviate/weaviate-go-client/v5 v5.5.0

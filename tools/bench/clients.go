@@ -100,10 +100,9 @@ func (c *clients) load(ctx context.Context, docs []benchDoc, rerank bool) error 
 		"diverse-select":        map[string]any{"textProperty": "body", "sourceProperty": "source"},
 	}
 	if rerank {
-		// No sourceProperty: adagres does not read it, and a property the
-		// search did not return makes the route fetch the candidates again.
-		moduleConfig[rerankerModule] = map[string]any{"strategy": "adagres", "textProperty": "body",
-			"tokenBudget": budget, "maxResults": k}
+		// The default strategy. No sourceProperty: a property the search did
+		// not return makes the route fetch the candidates again.
+		moduleConfig[rerankerModule] = map[string]any{"textProperty": "body", "tokenBudget": budget, "maxResults": k}
 	}
 	class := map[string]any{
 		"class":             className,

@@ -6,22 +6,27 @@
 // corpus's sentences, embedded by the server), and then times, in one run and
 // interleaved round-robin so that machine noise falls on every variant alike:
 //
-//   - the plain nearText query, limit = the pool (100, then 500), over GraphQL
-//     and over gRPC;
-//   - the same query with diverseSelect {strategy, candidates = the pool,
-//     tokenBudget 1500, maxResults 10} for every strategy the server offers
-//     (GraphQL);
+//   - the plain nearText query, limit = the pool (100, 500, 1000, 2000), over
+//     GraphQL and over gRPC;
+//   - the same query with diverseSelect {candidates = the pool, tokenBudget
+//     1500, maxResults 10} with the default strategy, and with every other
+//     strategy the server offers (GraphQL; at pools above 500 adagres and
+//     mmr only, to bound the run);
 //   - the same query with Weaviate's built-in MMR over gRPC (window = the
 //     pool, MMR limit 10, balance 0.5);
-//   - when the server has reranker-diverse-select (the gRPC route), adagres
-//     through the gRPC rerank field;
-//   - for reference, the plain query with limit 10 (top-k with the output
-//     size of the selections) on both protocols.
+//   - when the server has reranker-diverse-select (the gRPC route), the
+//     default strategy and adagres through the gRPC rerank field;
+//   - the plain query with limit 10 (top-k with the output size of the
+//     selections) on both protocols.
 //
 // It reports the median and p95 latency of each, as milliseconds and as
-// ratios to the plain query of the same protocol, and writes the markdown
-// tables to -out (stdout by default). Counts and time are bounded (-n,
-// -warmup, -timeout); every address is loopback.
+// ratios to the plain query of the same protocol; a summary of the default
+// against Weaviate's MMR per pool (with the protocol gap); a PNG plot of
+// the medians against the pool size (-plot); and where the server's CPU
+// time goes while it answers the default at one pool (-profile-pool, from
+// Weaviate's pprof endpoint). With -doc it splices the tables into that
+// markdown file and the summary into -readme. Counts and time are bounded
+// (-n, -warmup, -timeout, -short); every address is loopback.
 package main
 
 import (
@@ -30,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,12 +62,18 @@ type options struct {
 	only    []string
 	// httpURL and grpcAddr select a running server instead of starting one.
 	httpURL, grpcAddr string
+	// profilingURL is the server's pprof endpoint (empty: no profile).
+	profilingURL string
+	plot         string
+	readme       string
+	profilePool  int
+	profileTime  time.Duration
 }
 
 func parseFlags() (options, error) {
 	var o options
-	pools := flag.String("pools", "100,500", "candidate pools (query limit = candidates), comma-separated")
-	flag.IntVar(&o.n, "n", 200, "timed queries per variant and pool")
+	pools := flag.String("pools", "100,500,1000,2000", "candidate pools (query limit = candidates), comma-separated")
+	flag.IntVar(&o.n, "n", 150, "timed queries per variant and pool")
 	flag.IntVar(&o.warmup, "warmup", 20, "untimed queries per variant and pool first (warms caches and connections)")
 	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
@@ -71,7 +83,19 @@ func parseFlags() (options, error) {
 	only := flag.String("strategies", "", "strategies to time, comma-separated (default: every strategy the server offers)")
 	flag.StringVar(&o.httpURL, "http", "", "use the running server at this loopback URL (with -grpc) instead of starting bin/weaviate-server")
 	flag.StringVar(&o.grpcAddr, "grpc", "", "its loopback gRPC address, host:port")
+	flag.StringVar(&o.profilingURL, "pprof", "", "with -http: the running server's pprof base URL (GO_PROFILING_PORT)")
+	flag.StringVar(&o.plot, "plot", "", "write the plot of median latency against pool size to this PNG file")
+	flag.StringVar(&o.readme, "readme", "", "with -doc: splice the summary into this file too, between <!-- BEGIN speed-server --> and <!-- END speed-server -->")
+	flag.IntVar(&o.profilePool, "profile-pool", 1000, "profile the server while it answers the default strategy at this pool (0 = no profile)")
+	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
+	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
+	if *short {
+		*pools, o.n, o.warmup, o.profileTime = "100,1000", 30, 5, 5*time.Second
+		if *only == "" {
+			*only = "none"
+		}
+	}
 	for _, p := range strings.Split(*pools, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil || n < 1 {
@@ -81,6 +105,9 @@ func parseFlags() (options, error) {
 	}
 	if *only != "" {
 		o.only = strings.Split(*only, ",")
+	}
+	if o.profilePool > 0 && !slices.Contains(o.pools, o.profilePool) {
+		o.profilePool = o.pools[len(o.pools)-1]
 	}
 	if (o.httpURL == "") != (o.grpcAddr == "") {
 		return o, fmt.Errorf("-http and -grpc go together")
@@ -116,12 +143,14 @@ func run() error {
 	if httpURL == "" {
 		fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
 		s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
-			Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning"}})
+			Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning",
+				"DEBUG_ENDPOINTS_ENABLED": "true"}}) // serves pprof, for -profile-pool
 		if err != nil {
 			return err
 		}
 		defer s.Stop()
 		httpURL, grpcAddr = s.HTTPURL, s.GRPCAddr
+		o.profilingURL = s.ProfilingURL
 	}
 	c, err := newClients(httpURL, grpcAddr)
 	if err != nil {
@@ -136,30 +165,59 @@ func run() error {
 	if err := c.load(ctx, benchCorpus(o.docs), meta.reranker); err != nil {
 		return err
 	}
-	strategies := meta.strategies
-	if o.only != nil {
-		strategies = o.only
-	}
 	var tables []table
 	for _, pool := range o.pools {
+		strategies := meta.strategies
+		switch {
+		case o.only != nil:
+			strategies = slices.DeleteFunc(slices.Clone(o.only), func(s string) bool { return s == "none" })
+		case pool > 500:
+			strategies = []string{"adagres", "mmr"} // bounds the run: the large pools time the series
+		}
 		t, err := c.measure(ctx, pool, strategies, meta.reranker, o)
 		if err != nil {
 			return err
 		}
 		tables = append(tables, t)
 	}
+	var prof string
+	if o.profilePool > 0 && o.profilingURL != "" {
+		if prof, err = c.profileDefault(ctx, o); err != nil {
+			return err
+		}
+	}
 	after, err := c.meta(ctx)
 	if err != nil {
 		return err
 	}
 	md := report(o, meta, after, tables)
+	sum := summary(tables)
+	if o.plot != "" {
+		if err := plotLatency(o.plot, tables); err != nil {
+			return err
+		}
+	}
 	switch {
 	case o.doc != "":
-		return splice(o.doc, "server", md)
+		if err := splice(o.doc, "server", md); err != nil {
+			return err
+		}
+		if err := splice(o.doc, "server-summary", sum); err != nil {
+			return err
+		}
+		if prof != "" {
+			if err := splice(o.doc, "server-profile", prof); err != nil {
+				return err
+			}
+		}
+		if o.readme != "" {
+			return splice(o.readme, "speed-server", readmeSummary(tables))
+		}
+		return nil
 	case o.out != "":
-		return os.WriteFile(o.out, []byte(md), 0o644)
+		return os.WriteFile(o.out, []byte(sum+"\n"+md+"\n"+prof), 0o644)
 	}
-	fmt.Print(md)
+	fmt.Print(sum + "\n" + md + "\n" + prof)
 	return nil
 }
 

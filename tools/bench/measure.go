@@ -26,7 +26,10 @@ type variant struct {
 	name, protocol string
 	// plain marks the baseline of its protocol.
 	plain bool
-	run   func(ctx context.Context, q string) (time.Duration, error)
+	// series names the variant in the summary and the plot (with its
+	// protocol); empty for the others.
+	series string
+	run    func(ctx context.Context, q string) (time.Duration, error)
 }
 
 func (c *clients) variants(pool int, strategies []string, rerank bool) []variant {
@@ -57,32 +60,49 @@ func (c *clients) variants(pool int, strategies []string, rerank bool) []variant
 		}
 	}
 	out := []variant{
-		{name: "plain nearText", protocol: "GraphQL", plain: true, run: gql(pool, "")},
-		{name: fmt.Sprintf("plain nearText, limit %d (top-k, for reference)", k), protocol: "GraphQL", run: gql(k, "")},
-		{name: "plain nearText", protocol: "gRPC", plain: true, run: grpcRun(pool, nil)},
-		{name: fmt.Sprintf("plain nearText, limit %d (top-k, for reference)", k), protocol: "gRPC", run: grpcRun(k, nil)},
-		{name: fmt.Sprintf("Weaviate MMR (balance %.1f, limit %d)", mmrBalance, k), protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
+		{name: "plain nearText", protocol: "GraphQL", plain: true, series: seriesPlainPool, run: gql(pool, "")},
+		{name: fmt.Sprintf("plain nearText, limit %d (top-k, for reference)", k), protocol: "GraphQL", series: seriesPlainTop, run: gql(k, "")},
+		{name: "plain nearText", protocol: "gRPC", plain: true, series: seriesPlainPool, run: grpcRun(pool, nil)},
+		{name: fmt.Sprintf("plain nearText, limit %d (top-k, for reference)", k), protocol: "gRPC", series: seriesPlainTop, run: grpcRun(k, nil)},
+		{name: fmt.Sprintf("Weaviate MMR (balance %.1f, limit %d)", mmrBalance, k), protocol: "gRPC", series: seriesMMR, run: grpcRun(pool, func(r *pb.SearchRequest) {
 			lim, bal := uint32(k), float32(mmrBalance)
 			r.NearText.Selection = &pb.Selection{Selection: &pb.Selection_Mmr{Mmr: &pb.Selection_MMR{Limit: &lim, Balance: &bal}}}
 		})},
+		{name: "diverseSelect default (" + defaultStrategy + ")", protocol: "GraphQL", series: seriesDefault, run: gql(pool,
+			fmt.Sprintf(`, diverseSelect: {candidates: %d, tokenBudget: %d, maxResults: %d}`, pool, budget, k))},
 	}
 	if rerank {
 		// The gRPC route: the class configures reranker-diverse-select with
-		// adagres, budget and K, and the search asks for a rerank on body.
-		out = append(out, variant{name: "diverseSelect adagres via rerank", protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
-			r.Rerank = &pb.Rerank{Property: "body"}
-		})}, variant{name: "diverseSelect adagres via rerank, vectors requested", protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
-			// With the vectors in the search results the route needs no second fetch.
-			r.Rerank = &pb.Rerank{Property: "body"}
-			r.Metadata.Vector = true
-		})})
+		// budget and K and no strategy (the default); the search asks for a
+		// rerank on body, adagres through the rerank query's settings.
+		out = append(out, variant{name: "diverseSelect default (" + defaultStrategy + ") via rerank", protocol: "gRPC", series: seriesDefault,
+			run: grpcRun(pool, func(r *pb.SearchRequest) { r.Rerank = &pb.Rerank{Property: "body"} })},
+			variant{name: "diverseSelect adagres via rerank", protocol: "gRPC", run: grpcRun(pool, func(r *pb.SearchRequest) {
+				q := `diverseSelect(strategy: "adagres")`
+				r.Rerank = &pb.Rerank{Property: "body", Query: &q}
+			})})
 	}
 	for _, s := range strategies {
+		if s == defaultStrategy {
+			continue // timed above, without naming it
+		}
 		out = append(out, variant{name: "diverseSelect " + s, protocol: "GraphQL",
 			run: gql(pool, fmt.Sprintf(`, diverseSelect: {strategy: %q, candidates: %d, tokenBudget: %d, maxResults: %d}`, s, pool, budget, k))})
 	}
 	return out
 }
+
+// The series of the summary and the plot: every pool times them.
+const (
+	seriesPlainPool = "plain nearText, the whole pool"
+	seriesPlainTop  = "plain nearText, limit 10"
+	seriesMMR       = "Weaviate MMR"
+	seriesDefault   = "diverseSelect default"
+)
+
+// defaultStrategy is the module's default strategy, which the default
+// variants leave unnamed.
+const defaultStrategy = "coverage"
 
 // row is one variant's figures.
 type row struct {

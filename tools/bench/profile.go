@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// profileBuckets say where a CPU sample's time went: a sample belongs to the
+// first bucket that names one of its frames, from the leaf towards the root
+// (so the innermost recognised work gets it), or to "other".
+var profileBuckets = []struct {
+	name  string
+	match []string
+}{
+	{"the kernel: cosines with the targets and the coverage kernel (simcache Cross, coverage.kernel)",
+		[]string{"simcache.(*Engine).Cross", "simcache.(*Engine).crossBlocks", "simcache.(*Engine).Matrix", "simcache.gramStrip",
+			"coverage.kernel", "coverage.rowMeans", "coverage.topTargets"}},
+	{"the greedy, the fill and the near-copy guard", []string{"coverage.(*objective).", "coverage.guardBestSingle",
+		"selectors.(*CopyGuard)", "selectors.WordPairs", "selectors/internal/lazyheap"}},
+	{"our features: query terms, title links, relevance, token counts and terms (feature cache)",
+		[]string{"coverage.titleLinks", "coverage.queryTerms", "coverage.analysed", "coverage.denseRelevance", "coverage.strategy.objective",
+			"diverse-select/module.(*features)", "diverse-select/simcache.(*FeatureCache)", "diverse-select/selectors/tokens",
+			"diverse-select/selectors/text"}},
+	{"packing and normalising the vectors", []string{"diverse-select/simcache.New", "diverse-select/simcache.normalise"}},
+	{"the module's other work (plan, validation, results)", []string{"github.com/diverse-select/"}},
+	{"embedding the query (text2vec-transformers client)", []string{"text2vec-transformers", "modules/text2vec"}},
+	{"object and vector loading (storage)", []string{"storobj.", "lsmkv.", "ObjectsByDocID", "objectsByDocID", "entities/storobj"}},
+	{"vector search (HNSW)", []string{"vector/hnsw", "vector/compressionhelpers", "distancer", "adapters/repos/db.(*Shard).ObjectVectorSearch"}},
+	{"response: GraphQL, JSON, gRPC, HTTP", []string{"graphql-go", "adapters/handlers/graphql", "encoding/json", "adapters/handlers/grpc",
+		"google.golang.org/grpc", "google.golang.org/protobuf", "net/http", "searchResultsToGetResponse"}},
+	{"Go runtime: garbage collection and scheduling", []string{"runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge",
+		"runtime.mcall", "runtime.morestack", "runtime.schedule", "runtime.findRunnable"}},
+}
+
+// profileDefault profiles the server (Weaviate's pprof endpoint) while one
+// client sends the default strategy's GraphQL query at o.profilePool over
+// and over, and says where the CPU time went, per bucket.
+func (c *clients) profileDefault(ctx context.Context, o options) (string, error) {
+	v := c.variants(o.profilePool, nil, false)
+	var run func(ctx context.Context, q string) (time.Duration, error)
+	for _, x := range v {
+		if x.series == seriesDefault && x.protocol == "GraphQL" {
+			run = x.run
+		}
+	}
+	fmt.Fprintf(os.Stderr, "bench: profiling the default strategy at pool %d for %s\n", o.profilePool, o.profileTime)
+	type result struct {
+		p   *profile.Profile
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", o.profilingURL, int(o.profileTime.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- result{err: fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)}
+			return
+		}
+		p, err := profile.Parse(resp.Body)
+		done <- result{p, err}
+	}()
+	queries := 0
+	for i := 0; ; i++ {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				return "", fmt.Errorf("profile: %w", r.err)
+			}
+			return profileReport(r.p, o, queries), nil
+		default:
+		}
+		if _, err := run(ctx, benchQueries[i%len(benchQueries)]); err != nil {
+			return "", fmt.Errorf("profile: %w", err)
+		}
+		queries++
+	}
+}
+
+// profileReport renders the buckets of p as markdown.
+func profileReport(p *profile.Profile, o options, queries int) string {
+	vi := len(p.SampleType) - 1 // cpu nanoseconds
+	byBucket := make([]int64, len(profileBuckets)+1)
+	var total int64
+	for _, s := range p.Sample {
+		b := len(profileBuckets) // other
+	frames:
+		for _, loc := range s.Location {
+			for li := range loc.Line { // the innermost of inlined frames first
+				name := loc.Line[li].Function.Name
+				for bi, bk := range profileBuckets {
+					if slices.ContainsFunc(bk.match, func(m string) bool { return strings.Contains(name, m) }) {
+						b = bi
+						break frames
+					}
+				}
+			}
+		}
+		byBucket[b] += s.Value[vi]
+		total += s.Value[vi]
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Produced by `make bench-server` (tools/bench, `-profile-pool %d`): Weaviate's CPU profile "+
+		"(its pprof endpoint, %s) while one client sent the default strategy's GraphQL query (diverseSelect {candidates %d, "+
+		"tokenBudget %d, maxResults %d}, nearText, limit %d) %d times, one after the other: %.2f ms of server CPU per query. "+
+		"Each sample goes to the innermost frame this list recognises.\n\n",
+		o.profilePool, o.profileTime, o.profilePool, budget, k, o.profilePool, queries, float64(total)/1e6/float64(max(1, queries)))
+	sb.WriteString("| where the time goes | share of CPU | ms per query |\n|---|---:|---:|\n")
+	names := make([]string, 0, len(byBucket))
+	for _, bk := range profileBuckets {
+		names = append(names, bk.name)
+	}
+	names = append(names, "other (HTTP server, Weaviate's query plumbing, unattributed runtime)")
+	for bi, ns := range byBucket {
+		fmt.Fprintf(&sb, "| %s | %.1f%% | %.2f |\n", names[bi], 100*float64(ns)/float64(max(1, total)),
+			float64(ns)/1e6/float64(max(1, queries)))
+	}
+	return sb.String()
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// seriesMedian returns the median of the variant of series s over protocol
+// p in t (0 when the run did not time it).
+func seriesMedian(t table, s, p string) time.Duration {
+	for _, r := range t.rows {
+		if r.variant.series == s && r.variant.protocol == p {
+			return r.median
+		}
+	}
+	return 0
+}
+
+// verdict says whether got is at most limit.
+func verdict(got, limit time.Duration) string {
+	switch {
+	case got == 0 || limit <= 0:
+		return "-"
+	case got <= limit:
+		return "yes"
+	}
+	return "**no**"
+}
+
+// summary is the default strategy against Weaviate's MMR per pool, in the
+// terms of the speed targets: over gRPC (the rerank route) at most 0.9 x
+// MMR's median; over GraphQL at most 0.9 x MMR's median plus the protocol
+// gap measured in the same run (plain top-10 over GraphQL minus over gRPC).
+func summary(tables []table) string {
+	var b strings.Builder
+	b.WriteString("Medians of one interleaved run (`make bench-server`; the tables below give every variant and the p95). " +
+		"Target: the default strategy at most 0.9 x Weaviate MMR's median over gRPC; over GraphQL at most 0.9 x MMR's " +
+		"median plus the protocol gap (plain top-10 over GraphQL minus over gRPC, same run).\n\n")
+	b.WriteString("| pool | Weaviate MMR (gRPC) | default via rerank (gRPC) | ratio | <= 0.9 x MMR | default (GraphQL) | protocol gap | " +
+		"ratio to MMR | <= 0.9 x MMR + gap | plain top-10 gRPC / GraphQL | plain pool gRPC / GraphQL |\n")
+	b.WriteString("|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---:|\n")
+	for _, t := range tables {
+		mmr := seriesMedian(t, seriesMMR, "gRPC")
+		rr := seriesMedian(t, seriesDefault, "gRPC")
+		gq := seriesMedian(t, seriesDefault, "GraphQL")
+		topG, topQ := seriesMedian(t, seriesPlainTop, "gRPC"), seriesMedian(t, seriesPlainTop, "GraphQL")
+		poolG, poolQ := seriesMedian(t, seriesPlainPool, "gRPC"), seriesMedian(t, seriesPlainPool, "GraphQL")
+		gap := topQ - topG
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n", t.pool, ms(mmr), ms(rr),
+			ratio(rr, mmr), verdict(rr, mmr*9/10), ms(gq), ms(gap), ratio(gq, mmr), verdict(gq, mmr*9/10+gap),
+			ms(topG), ms(topQ), ms(poolG), ms(poolQ))
+	}
+	b.WriteString("\n![median latency against pool size](performance-latency.png)\n")
+	return b.String()
+}
+
+// readmeSummary is the README's end-to-end speed line, from the same run.
+func readmeSummary(tables []table) string {
+	var parts []string
+	for _, t := range tables {
+		mmr := seriesMedian(t, seriesMMR, "gRPC")
+		parts = append(parts, fmt.Sprintf("%d candidates: default %s ms over gRPC (rerank) and %s ms over GraphQL, "+
+			"Weaviate MMR %s ms, plain top-10 %s ms (gRPC)", t.pool, ms(seriesMedian(t, seriesDefault, "gRPC")),
+			ms(seriesMedian(t, seriesDefault, "GraphQL")), ms(mmr), ms(seriesMedian(t, seriesPlainTop, "gRPC"))))
+	}
+	return "- End to end (`make bench-server`, medians of one interleaved run, nearText, budget 1500, 10 results): " +
+		strings.Join(parts, "; ") + ". Per pool against the targets: [docs/performance.md](docs/performance.md#end-to-end).\n"
+}
