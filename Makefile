@@ -133,7 +133,7 @@ BENCH_SERVER_SHORT ?=
 bench-server: build
 	@mkdir -p $(BENCH_OUT)
 	$(GO) run ./tools/bench -doc docs/performance.md -readme README.md -plot docs/performance-latency.png \
-		-log $(BENCH_OUT)/server.log $(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS)
+		-log $(BENCH_OUT)/server.log -profile-out $(BENCH_OUT)/server-profile.pb.gz $(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS)
 
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
 ## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);

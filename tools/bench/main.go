@@ -68,6 +68,9 @@ type options struct {
 	readme       string
 	profilePool  int
 	profileTime  time.Duration
+	// profileProtocol is the default variant profiled: GraphQL or gRPC.
+	profileProtocol string
+	profileOut      string
 }
 
 func parseFlags() (options, error) {
@@ -88,6 +91,8 @@ func parseFlags() (options, error) {
 	flag.StringVar(&o.readme, "readme", "", "with -doc: splice the summary into this file too, between <!-- BEGIN speed-server --> and <!-- END speed-server -->")
 	flag.IntVar(&o.profilePool, "profile-pool", 1000, "profile the server while it answers the default strategy at this pool (0 = no profile)")
 	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
+	flag.StringVar(&o.profileOut, "profile-out", "", "also write the raw CPU profile to this file (for go tool pprof)")
+	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the default strategy's variant to profile: GraphQL or gRPC (the rerank route)")
 	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
 	if *short {

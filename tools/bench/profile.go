@@ -43,12 +43,15 @@ var profileBuckets = []struct {
 // client sends the default strategy's GraphQL query at o.profilePool over
 // and over, and says where the CPU time went, per bucket.
 func (c *clients) profileDefault(ctx context.Context, o options) (string, error) {
-	v := c.variants(o.profilePool, nil, false)
+	v := c.variants(o.profilePool, nil, o.profileProtocol == "gRPC")
 	var run func(ctx context.Context, q string) (time.Duration, error)
 	for _, x := range v {
-		if x.series == seriesDefault && x.protocol == "GraphQL" {
+		if x.series == seriesDefault && x.protocol == o.profileProtocol {
 			run = x.run
 		}
+	}
+	if run == nil {
+		return "", fmt.Errorf("-profile-protocol %q: want GraphQL or gRPC", o.profileProtocol)
 	}
 	fmt.Fprintf(os.Stderr, "bench: profiling the default strategy at pool %d for %s\n", o.profilePool, o.profileTime)
 	type result struct {
@@ -74,6 +77,12 @@ func (c *clients) profileDefault(ctx context.Context, o options) (string, error)
 			return
 		}
 		p, err := profile.Parse(resp.Body)
+		if err == nil && o.profileOut != "" {
+			if f, ferr := os.Create(o.profileOut); ferr == nil {
+				err = p.Write(f)
+				f.Close()
+			}
+		}
 		done <- result{p, err}
 	}()
 	queries := 0
@@ -117,10 +126,10 @@ func profileReport(p *profile.Profile, o options, queries int) string {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Produced by `make bench-server` (tools/bench, `-profile-pool %d`): Weaviate's CPU profile "+
-		"(its pprof endpoint, %s) while one client sent the default strategy's GraphQL query (diverseSelect {candidates %d, "+
-		"tokenBudget %d, maxResults %d}, nearText, limit %d) %d times, one after the other: %.2f ms of server CPU per query. "+
+		"(its pprof endpoint, %s) while one client sent the default strategy's %s query (candidates %d, "+
+		"tokenBudget %d, maxResults %d, nearText, limit %d) %d times, one after the other: %.2f ms of server CPU per query. "+
 		"Each sample goes to the innermost frame this list recognises.\n\n",
-		o.profilePool, o.profileTime, o.profilePool, budget, k, o.profilePool, queries, float64(total)/1e6/float64(max(1, queries)))
+		o.profilePool, o.profileTime, o.profileProtocol, o.profilePool, budget, k, o.profilePool, queries, float64(total)/1e6/float64(max(1, queries)))
 	sb.WriteString("| where the time goes | share of CPU | ms per query |\n|---|---:|---:|\n")
 	names := make([]string, 0, len(byBucket))
 	for _, bk := range profileBuckets {
