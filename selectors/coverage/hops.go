@@ -150,9 +150,17 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 		}
 		for _, d := range m {
 			if int(d) != u {
-				links[d] = addLink(links[d], int32(u))
-				links[u] = addLink(links[u], d)
+				links[d] = append(links[d], int32(u))
+				links[u] = append(links[u], d)
 			}
+		}
+	}
+	// A pair can be linked both ways and through several chunks of one
+	// title: each list once, ascending (a set, not a scan per addition).
+	for d := range links {
+		if len(links[d]) > 1 {
+			slices.Sort(links[d])
+			links[d] = slices.Compact(links[d])
 		}
 	}
 	return links
@@ -168,15 +176,6 @@ func titleCore(head string) string {
 		}
 	}
 	return h
-}
-
-func addLink(l []int32, u int32) []int32 {
-	for _, x := range l {
-		if x == u {
-			return l
-		}
-	}
-	return append(l, u)
 }
 
 func allIn(w []string, set map[string]bool) bool {

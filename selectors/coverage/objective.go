@@ -53,6 +53,19 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if s.hop > 0 && p.Query != "" && anyTitle(c) {
 		all = analysed(p.Candidates, an)
 	}
+	// The title links read only the analysed terms: on a pool of some size
+	// they are found on another core while the query terms and the kernel
+	// are computed (with an analyzer of their own: one is not safe for
+	// concurrent use).
+	var links chan [][]int32
+	if all != nil { // the second hop is on and a chunk has a title
+		links = make(chan [][]int32, 1)
+		if n >= parallelLinks {
+			go func() { links <- titleLinks(c, text.NewAnalyzer(), all, p.Query) }()
+		} else {
+			links <- titleLinks(c, an, all, p.Query)
+		}
+	}
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
@@ -65,12 +78,6 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			}
 		}
 	}
-	if all != nil { // the second hop is on and a chunk has a title
-		if o.links = titleLinks(c, an, all, p.Query); o.links != nil {
-			// One hop is worth hop query terms of average weight.
-			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
-		}
-	}
 	if lex != nil && s.lexical > 0 {
 		for i := range o.rho {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
@@ -81,9 +88,19 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		o.s, o.ld = kernel(p.Sims(), o.targets, s.center, s.power)
 		o.w = targetWeights(o.rho, o.targets)
 	}
+	if links != nil {
+		if o.links = <-links; o.links != nil {
+			// One hop is worth hop query terms of average weight.
+			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
+		}
+	}
 	o.reset()
 	return o
 }
+
+// parallelLinks is the pool size from which the title links are found on
+// another core, beside the query terms and the kernel.
+const parallelLinks = 64
 
 // reset empties the selection state.
 func (o *objective) reset() {
