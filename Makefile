@@ -105,7 +105,8 @@ test-weaviate:
 	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -test
 
 ## bench: Go benchmarks (strategies selection-only over N x d, Gram kernels vs Weaviate's distancer and gonum,
-## FMA peak, feature costs), medians into docs/performance.md. BENCH_GRID=full runs N {50..2000} x d {128..1536};
+## FMA peak, feature costs), medians into docs/performance.md (and the selection line of the README's speed summary).
+## The default grid is N {100, 1000, 2000} x d 768; BENCH_GRID=full runs N {50..2000} x d {128..1536};
 ## BENCH_COUNT runs per benchmark; BENCH_TIME per run.
 BENCH_GRID  ?= subset
 BENCH_COUNT ?= 5
@@ -115,7 +116,7 @@ bench:
 	@mkdir -p $(BENCH_OUT)
 	SIMCACHE_BENCH_GRID=$(BENCH_GRID) $(GO) test -run '^$$' -bench . -benchtime $(BENCH_TIME) -count $(BENCH_COUNT) \
 		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
-	$(GO) run ./tools/benchtab -doc docs/performance.md < $(BENCH_OUT)/go-bench.txt
+	$(GO) run ./tools/benchtab -doc docs/performance.md -readme README.md < $(BENCH_OUT)/go-bench.txt
 
 ## bench-plugin: per-call overhead of an external selector plugin (the passthrough test plugin running mmr,
 ## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt

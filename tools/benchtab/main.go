@@ -25,14 +25,27 @@ import (
 )
 
 func main() {
-	doc := flag.String("doc", "", "splice the tables into this markdown file (sections go-strategies, go-memory, go-gram, go-other) instead of printing them")
+	doc := flag.String("doc", "", "splice the tables into this markdown file (sections go-strategies, go-targets, go-memory, go-gram, go-other) instead of printing them")
+	readme := flag.String("readme", "", "with -doc: splice the selection summary into this file too (section speed-selection)")
 	flag.Parse()
 	res, err := parse(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtab:", err)
 		os.Exit(1)
 	}
-	sections := render(res)
+	var previous map[string]float64
+	if *doc != "" {
+		if data, err := os.ReadFile(*doc); err == nil {
+			previous = gridTimes(section(string(data), "go-strategies"))
+		}
+	}
+	sections, grid := render(res, previous)
+	if *doc != "" && *readme != "" {
+		if err := splice(*readme, map[string]string{"speed-selection": readmeSelection(grid)}); err != nil {
+			fmt.Fprintln(os.Stderr, "benchtab:", err)
+			os.Exit(1)
+		}
+	}
 	if *doc == "" {
 		for _, name := range sectionOrder {
 			fmt.Printf("<!-- %s -->\n%s\n", name, sections[name])
@@ -45,7 +58,17 @@ func main() {
 	}
 }
 
-var sectionOrder = []string{"go-env", "go-strategies", "go-memory", "go-gram", "go-other"}
+var sectionOrder = []string{"go-env", "go-strategies", "go-targets", "go-memory", "go-gram", "go-other"}
+
+// section returns the text between <!-- BEGIN name --> and <!-- END name -->.
+func section(doc, name string) string {
+	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		return ""
+	}
+	return doc[i+len(begin) : j]
+}
 
 // results maps a benchmark name (without the -GOMAXPROCS suffix) to its
 // metrics' samples, and keeps the header lines (goos, cpu, ...).
@@ -149,7 +172,9 @@ func atoiSort(vals map[string]bool) []string {
 	return out
 }
 
-func render(res *results) map[string]string {
+// render returns the sections and the strategy grid (strategy|N|d -> metric
+// medians); previous is the grid the document held before (for the targets).
+func render(res *results, previous map[string]float64) (map[string]string, map[string]map[string]float64) {
 	out := map[string]string{}
 	runs := 0
 	for _, name := range res.names {
@@ -314,7 +339,12 @@ func render(res *results) map[string]string {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", strings.TrimPrefix(name, "Benchmark"), duration(median(m["ns/op"])), strings.Join(extra, ", "))
 	}
 	out["go-other"] = b.String()
-	return out
+	flat := map[string]map[string]float64{}
+	for k, m := range grid {
+		flat[k.s+"|"+k.n+"|"+k.d] = m
+	}
+	out["go-targets"] = renderTargets(flat, previous)
+	return out, flat
 }
 
 // splice replaces the text between <!-- BEGIN name --> and <!-- END name -->
