@@ -128,15 +128,8 @@ func TestQueryTermsHandComputed(t *testing.T) {
 // TestKernelCentring checks the centred kernel derived from the cosine
 // matrix against centring the unit vectors directly.
 func TestKernelCentring(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
 	n, dim := 9, 5
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		vecs[i] = make([]float32, dim)
-		for j := range vecs[i] {
-			vecs[i][j] = float32(rng.NormFloat64() + 2) // anisotropic: a shared offset
-		}
-	}
+	vecs := anisotropic(rand.New(rand.NewPCG(3, 4)), n, dim, 2)
 	vecs[4] = make([]float32, dim) // a zero vector
 	sims := selectors.NewDenseSimilarities(vecs)
 	all := topTargets(make([]float64, n), 0)
@@ -481,15 +474,8 @@ func randomProblem(rng *rand.Rand) *selectors.Problem {
 // the row means over the whole pool) does not depend on which targets are
 // computed - and topTargets picks the most relevant, ties to the lower index.
 func TestKernelTargets(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
 	n, dim := 23, 7
-	vecs := make([][]float32, n)
-	for i := range vecs {
-		vecs[i] = make([]float32, dim)
-		for j := range vecs[i] {
-			vecs[i][j] = float32(rng.NormFloat64() + 1)
-		}
-	}
+	vecs := anisotropic(rand.New(rand.NewPCG(5, 6)), n, dim, 1)
 	vecs[3] = make([]float32, dim) // a zero vector
 	sims := selectors.NewDenseSimilarities(vecs)
 	rho := make([]float64, n)
@@ -507,4 +493,17 @@ func TestKernelTargets(t *testing.T) {
 			}
 		}
 	}
+}
+
+// anisotropic returns n Gaussian vectors sharing the offset in every
+// component (the common direction sentence embeddings have).
+func anisotropic(rng *rand.Rand, n, dim int, offset float64) [][]float32 {
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = float32(rng.NormFloat64() + offset)
+		}
+	}
+	return vecs
 }
