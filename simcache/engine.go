@@ -142,7 +142,10 @@ func (e *Engine) Release() {
 	if cap(e.cross) > maxPooledFloats {
 		e.cross = nil
 	}
-	e.cross = e.cross[:0]
+	if cap(e.tpack) > maxPooledFloats {
+		e.tpack = nil
+	}
+	e.cross, e.tpack = e.cross[:0], e.tpack[:0]
 	if cap(e.unit) > maxPooledFloats {
 		e.unit = nil
 	}
