@@ -78,8 +78,8 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// each distinct title is matched against the text once.
 	var titles [][]string // per distinct title, its terms
 	group := make([]int32, len(c))
-	byTitle := make(map[string]int32, len(c))
-	byFirst := make(map[string][]int32, len(c)) // first term -> distinct titles
+	byTitle := map[string]int32{}
+	byFirst := map[string][]int32{} // first term -> distinct titles
 	var first wordFilter
 	for u := range c {
 		group[u] = -1
