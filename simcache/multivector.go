@@ -111,8 +111,10 @@ func MultiPackedBytes(counts []int, dim int) int64 {
 
 // MeanPool is the direction of the mean of a multi-vector's unit vectors:
 // the single vector multiVector "mean" compares by cosine, and the one a
-// multi-vector candidate carries as its selectors.Candidate.Vector. Zero and
-// non-finite vectors are left out of the mean; an empty set gives nil.
+// multi-vector candidate carries as its selectors.Candidate.Vector. Zero
+// vectors are left out of the mean; a non-finite component makes every
+// component NaN (so the problem's validation refuses it, as it would the
+// vector itself); an empty set gives nil.
 func MeanPool(set [][]float32) []float32 {
 	if len(set) == 0 {
 		return nil
@@ -123,7 +125,10 @@ func MeanPool(set [][]float32) []float32 {
 		for _, x := range v {
 			n2 += float64(x) * float64(x)
 		}
-		if n2 == 0 || math.IsInf(n2, 0) || math.IsNaN(n2) {
+		if math.IsInf(n2, 0) || math.IsNaN(n2) {
+			return unitOf([]float64{math.NaN()}, len(sum))
+		}
+		if n2 == 0 {
 			continue
 		}
 		inv := 1 / math.Sqrt(n2)
@@ -131,7 +136,7 @@ func MeanPool(set [][]float32) []float32 {
 			sum[j] += float64(x) * inv
 		}
 	}
-	return unitOf(sum)
+	return unitOf(sum, len(sum))
 }
 
 // mean is MeanPool of candidate i's packed (already unit, finite or marked)
@@ -144,16 +149,24 @@ func (e *MultiEngine) mean(i int) []float32 {
 			sum[j] += float64(row[j])
 		}
 	}
-	return unitOf(sum)
+	return unitOf(sum, e.dim)
 }
 
-func unitOf(sum []float64) []float32 {
+// unitOf is sum scaled to unit length as dim float32s: zeros for a zero
+// sum, NaNs for a non-finite one.
+func unitOf(sum []float64, dim int) []float32 {
 	var n2 float64
 	for _, x := range sum {
 		n2 += x * x
 	}
-	out := make([]float32, len(sum))
-	if n2 == 0 || math.IsNaN(n2) || math.IsInf(n2, 0) {
+	out := make([]float32, dim)
+	if math.IsNaN(n2) || math.IsInf(n2, 0) {
+		for j := range out {
+			out[j] = float32(math.NaN())
+		}
+		return out
+	}
+	if n2 == 0 {
 		return out
 	}
 	inv := 1 / math.Sqrt(n2)

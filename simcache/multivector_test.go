@@ -165,12 +165,14 @@ func TestMultiEngineNonFinite(t *testing.T) {
 }
 
 // TestMeanPool: the direction of the mean of the unit vectors; zero vectors
-// left out; the engine's pooled vectors are the same.
+// left out, a non-finite one makes it NaN; the engine's pooled vectors are
+// the same.
 func TestMeanPool(t *testing.T) {
 	set := [][]float32{{2, 0}, {0, 3}, {0, 0}}
 	got := MeanPool(set)
 	require.InDeltaSlice(t, []float32{float32(math.Sqrt2 / 2), float32(math.Sqrt2 / 2)}, got, 1e-6)
 	require.Nil(t, MeanPool(nil))
+	require.True(t, math.IsNaN(float64(MeanPool([][]float32{{1, 0}, {float32(math.Inf(1)), 0}})[1])))
 	e := NewMulti([][][]float32{set})
 	defer e.Release()
 	require.InDeltaSlice(t, got, e.Unit(0), 1e-6)
