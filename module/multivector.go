@@ -5,8 +5,8 @@ import (
 
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modelsext"
-	"github.com/weaviate/weaviate/entities/search"
 	schemaConfig "github.com/weaviate/weaviate/entities/schema/config"
+	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
