@@ -116,7 +116,7 @@ func (m *Module) setMultiVectors(pl *plan, in []search.Result, p *selectors.Prob
 			}
 			return &markedError{mark: selectors.ErrMatrixTooLarge, err: fmt.Errorf("strategy %q on the multi-vector %q needs %s "+
 				"for %d candidates (%s for their %d vectors of %d dimensions, %s of N x N matrices), above the module's cap of %s "+
-				"(DIVERSE_SELECT_MAX_MATRIX_MB); use fewer candidates, %s %q (one pooled vector per candidate), "+
+				"(DIVERSE_SELECT_MAX_MATRIX_MB); use fewer candidates, %s: %q (one pooled vector per candidate), "+
 				"or raise DIVERSE_SELECT_MAX_MATRIX_MB", pl.eff.Strategy, pl.target, mibText(vectors+matrices), len(in),
 				mibText(vectors), total, dim, mibText(matrices), mibText(limit), config.KeyMultiVector, config.MultiVectorMean)}
 		}
