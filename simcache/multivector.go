@@ -374,7 +374,8 @@ func (e *MultiEngine) sims(i, from, to int, dst []float32, sc *multiScratch) {
 		clear(sc.rowSum)
 		for r0 := 0; r0 < mi; r0 += tokAlign {
 			kern.gramStrip(&e.tok[(e.off[i]+r0)*stride], &e.tok[c0*stride], ncols, stride, &sc.strip[0], nil, ncols)
-			for r := range min(tokAlign, mi-r0) {
+			valid := min(tokAlign, mi-r0)
+			for r := range valid {
 				row := sc.strip[r*ncols : (r+1)*ncols]
 				for j := j0; j < j1; j++ {
 					seg := row[e.off[j]-c0 : e.off[j]-c0+e.cnt[j]]
@@ -382,8 +383,8 @@ func (e *MultiEngine) sims(i, from, to int, dst []float32, sc *multiScratch) {
 						sc.rowSum[j-j0] += float64(maxOf(seg))
 					}
 				}
-				colMaxInto(sc.colMax, row)
 			}
+			colMaxInto(sc.colMax, sc.strip, ncols, valid)
 		}
 		for j := j0; j < j1; j++ {
 			mj := e.cnt[j]
@@ -409,10 +410,22 @@ func maxOf(s []float32) float32 {
 	return m
 }
 
-func colMaxInto(m, row []float32) {
-	row = row[:len(m)]
-	for c, v := range row {
-		m[c] = max(m[c], v)
+// colMaxInto folds the first valid rows of the 4 x ncols strip into the
+// column maxima m, in one pass (one load and store of m per column).
+func colMaxInto(m, strip []float32, ncols, valid int) {
+	m = m[:ncols]
+	r0, r1, r2, r3 := strip[:ncols], strip[ncols:2*ncols], strip[2*ncols:3*ncols], strip[3*ncols:4*ncols]
+	switch valid {
+	case 4:
+		for c := range m {
+			m[c] = max(m[c], r0[c], r1[c], r2[c], r3[c])
+		}
+	default:
+		for r := range valid {
+			for c, v := range strip[r*ncols : (r+1)*ncols] {
+				m[c] = max(m[c], v)
+			}
+		}
 	}
 }
 
