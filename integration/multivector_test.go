@@ -351,6 +351,31 @@ func TestMultiVectorErrors(t *testing.T) {
 // query's multi-vector as gRPC bytes, and bm25, whose hook loads the vectors
 // itself) selects what the GraphQL field form and the library select.
 func TestGRPCMultiVector(t *testing.T) {
+	t.Run("per-query multiVector in the rerank query", func(t *testing.T) {
+		class := mvRerank + "Maxsim"
+		mvClassOf(t, class, map[string]any{"strategy": "mmr", "lambda": 0.5, "tokenBudget": 120, "multiVector": "maxsim"})
+		q := `diverseSelect(multiVector: "mean")`
+		req := &pb.SearchRequest{
+			Collection: class, Limit: mvPoolSize,
+			Rerank:      &pb.Rerank{Property: "body", Query: &q},
+			Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+			Metadata:    &pb.MetadataRequest{Uuid: true},
+			Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+			Bm25Search: &pb.BM25{Query: "solar battery grid"},
+		}
+		gql := fmt.Sprintf(`bm25: {query: "solar battery grid"}, limit: %d`, mvPoolSize)
+		hits := mustGRPC(t, req)
+		run := mvRun{strategy: "mmr", params: map[string]any{"lambda": 0.5}, budget: 120, scores: bm25Scores(t, class, gql)}
+		pool := mvPool(t, class, gql)
+		run.mode = "mean"
+		if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(run.selectIDs(t, pool)); got != exp {
+			t.Errorf("gRPC selection with multiVector \"mean\" in the rerank query %v differs from the library's %v", got, exp)
+		}
+		run.mode = "maxsim"
+		if fmt.Sprint(grpcIDs(hits)) == fmt.Sprint(run.selectIDs(t, pool)) {
+			t.Errorf("maxsim selects the same on this pool: the test cannot tell the override was applied")
+		}
+	})
 	for _, mode := range []string{"maxsim", "mean"} {
 		t.Run(mode, func(t *testing.T) {
 			class := mvRerank + strings.ToUpper(mode[:1]) + mode[1:]
