@@ -6,7 +6,8 @@ import (
 )
 
 // Similarities gives the cosine similarity between the candidates of one
-// problem. Greedy strategies that need only k rows (mmr, adagres) call Row;
+// problem (or a similarity on the cosine's scale: simcache.MultiEngine's
+// MaxSim between multi-vectors). Greedy strategies that need only k rows (mmr, adagres) call Row;
 // strategies that need the whole matrix (facility, dpp) call Matrix.
 // Implementations must be safe for use by one goroutine at a time.
 type Similarities interface {
