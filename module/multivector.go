@@ -107,13 +107,13 @@ func (m *Module) setMultiVectors(pl *plan, in []search.Result, p *selectors.Prob
 		return nil
 	}
 	if limit := m.defaults.MaxMatrixBytes(); limit > 0 {
-		counts, dim := multiVectorShape(in, pl.target)
+		counts, total, dim := make([]int, len(sets)), 0, len(sets[0][0])
+		for i, s := range sets {
+			counts[i] = len(s)
+			total += len(s)
+		}
 		vectors, matrices := simcache.MultiPackedBytes(counts, dim), pl.eff.Selector.MatrixBytes(len(in))
 		if vectors+matrices > limit {
-			total := 0
-			for _, c := range counts {
-				total += c
-			}
 			return &markedError{mark: selectors.ErrMatrixTooLarge, err: fmt.Errorf("strategy %q on the multi-vector %q needs %s "+
 				"for %d candidates (%s for their %d vectors of %d dimensions, %s of N x N matrices), above the module's cap of %s "+
 				"(DIVERSE_SELECT_MAX_MATRIX_MB); use fewer candidates, %s: %q (one pooled vector per candidate), "+
