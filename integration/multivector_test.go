@@ -92,8 +92,9 @@ func mvCorpus() (docs []mvDoc, query [][]float32) {
 }
 
 // mvClassOf creates class with the multi-vector corpus; rerank is its
-// reranker-diverse-select config (nil: none).
-func mvClassOf(t testing.TB, class string, rerank map[string]any) []mvDoc {
+// reranker-diverse-select config (nil: none); muvera indexes the
+// multi-vectors by their MUVERA encoding.
+func mvClassOf(t testing.TB, class string, rerank map[string]any, muvera bool) []mvDoc {
 	t.Helper()
 	docs, _ := mvCorpus()
 	ensure(t, class, func(t testing.TB) {
@@ -102,7 +103,8 @@ func mvClassOf(t testing.TB, class string, rerank map[string]any) []mvDoc {
 			VectorConfig: map[string]models.VectorConfig{mvTarget: {
 				Vectorizer:        map[string]any{"none": map[string]any{}},
 				VectorIndexType:   "hnsw",
-				VectorIndexConfig: map[string]any{"multivector": map[string]any{"enabled": true}},
+				VectorIndexConfig: map[string]any{"multivector": map[string]any{"enabled": true,
+					"muvera": map[string]any{"enabled": muvera}}},
 			}},
 			Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}},
 		}
@@ -264,7 +266,7 @@ var mvStrategies = []struct {
 // exactly what the library selects from the same candidates; with maxsim,
 // mmr takes one object per planted topic where top-k takes copies.
 func TestMultiVectorSelection(t *testing.T) {
-	docs := mvClassOf(t, mvClass, nil)
+	docs := mvClassOf(t, mvClass, nil, false)
 	topic := map[string]int{}
 	for _, d := range docs {
 		topic[uuidOf(mvClass, d.key)] = d.topic
@@ -323,11 +325,30 @@ func TestMultiVectorSelection(t *testing.T) {
 	})
 }
 
+// TestMultiVectorMuvera: with MUVERA the index holds one encoded vector per
+// object, the objects keep their multi-vectors, and the selection reads
+// those: it equals the library's on the candidates read back.
+func TestMultiVectorMuvera(t *testing.T) {
+	const class = "MultiVecMuvera"
+	mvClassOf(t, class, nil, true)
+	search := mvNear(mvPoolSize)
+	pool := mvPool(t, class, search)
+	for _, st := range mvStrategies[:2] { // coverage (the matrix), mmr (rows)
+		args := fmt.Sprintf(`strategy: %q, tokenBudget: 120%s`, st.name, st.args)
+		want := mvRun{strategy: st.name, params: st.params, budget: 120, mode: "maxsim"}.selectIDs(t, pool)
+		hits := get(t, class, field(class, search, args, "body"), nil)
+		checkSelection(t, hits, 120, true)
+		if got := fmt.Sprint(ids(hits)); got != fmt.Sprint(want) {
+			t.Errorf("%s: selection %v differs from the library's %v", st.name, got, want)
+		}
+	}
+}
+
 // TestMultiVectorErrors: a bad multiVector value is refused with the key and
 // its allowed values, in the query and in a class config; the server keeps
 // serving.
 func TestMultiVectorErrors(t *testing.T) {
-	mvClassOf(t, mvClass, nil)
+	mvClassOf(t, mvClass, nil, false)
 	for _, q := range []string{
 		sel(mvClass, mvNear(10), `strategy: "mmr", multiVector: "colbert"`, "body"),
 		field(mvClass, mvNear(10), `strategy: "mmr", multiVector: "max"`, "body"),
@@ -353,7 +374,7 @@ func TestMultiVectorErrors(t *testing.T) {
 func TestGRPCMultiVector(t *testing.T) {
 	t.Run("per-query multiVector in the rerank query", func(t *testing.T) {
 		class := mvRerank + "Maxsim"
-		mvClassOf(t, class, map[string]any{"strategy": "mmr", "lambda": 0.5, "tokenBudget": 120, "multiVector": "maxsim"})
+		mvClassOf(t, class, map[string]any{"strategy": "mmr", "lambda": 0.5, "tokenBudget": 120, "multiVector": "maxsim"}, false)
 		q := `diverseSelect(multiVector: "mean")`
 		req := &pb.SearchRequest{
 			Collection: class, Limit: mvPoolSize,
@@ -380,7 +401,7 @@ func TestGRPCMultiVector(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			class := mvRerank + strings.ToUpper(mode[:1]) + mode[1:]
 			cfg := map[string]any{"strategy": "mmr", "lambda": 0.5, "tokenBudget": 120, "multiVector": mode}
-			mvClassOf(t, class, cfg)
+			mvClassOf(t, class, cfg, false)
 			_, q := mvCorpus()
 			nearReq := func(r *pb.SearchRequest) {
 				r.NearVector = &pb.NearVector{
