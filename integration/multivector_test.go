@@ -101,8 +101,8 @@ func mvClassOf(t testing.TB, class string, rerank map[string]any, muvera bool) [
 		c := &models.Class{
 			Class: class,
 			VectorConfig: map[string]models.VectorConfig{mvTarget: {
-				Vectorizer:        map[string]any{"none": map[string]any{}},
-				VectorIndexType:   "hnsw",
+				Vectorizer:      map[string]any{"none": map[string]any{}},
+				VectorIndexType: "hnsw",
 				VectorIndexConfig: map[string]any{"multivector": map[string]any{"enabled": true,
 					"muvera": map[string]any{"enabled": muvera}}},
 			}},
