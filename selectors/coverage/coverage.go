@@ -116,11 +116,17 @@ func init() {
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
 			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
+			{Name: "parts", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: inf,
+				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
+			{Name: "lexOverlap", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: inf, Doc: "experiment"},
+			{Name: "relevanceScale", Kind: selectors.KindString, Default: scaleMinMax, Enum: []string{scaleMinMax, scaleZ, scaleRank},
+				Doc: "how the dense relevance is calibrated per pool: minmax, z (normal CDF of the z-score) or rank"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
-				minNovelty: p.Float("minNovelty"), hop: p.Float("hop")}, nil
+				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"), lexOverlap: p.Float("lexOverlap"),
+				relevanceScale: p.String("relevanceScale")}, nil
 		},
 	})
 }
@@ -130,8 +136,9 @@ func init() {
 const DefaultMinNovelty = 0.0
 
 type strategy struct {
-	lexical, power, queryCoverage, minNovelty, hop float64
-	center, fill                                   bool
+	lexical, power, queryCoverage, minNovelty, hop, parts, lexOverlap float64
+	center, fill                                                      bool
+	relevanceScale                                                    string
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

@@ -24,6 +24,8 @@ type objective struct {
 	// is what a linked candidate gains once its partner is selected.
 	links [][]int32
 	hopW  float64
+	// parts is the part demand (demand.go); nil when off.
+	parts *partDemand
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
@@ -38,7 +40,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	c := p.Candidates
 	n := len(c)
 	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
-	o.rho = denseRelevance(c)
+	o.rho = calibratedRelevance(c, s.relevanceScale)
 	an := text.NewAnalyzer()
 	// The candidates' analysed terms, once, when two parts read them.
 	var all [][]string
@@ -48,8 +50,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
-		o.terms, w, lex = queryTerms(p, an, all)
+		var ids map[string]int32
+		o.terms, w, lex, ids = queryTerms(p, an, all)
 		o.queryTerms = len(w)
+		if s.parts > 0 {
+			o.parts = newPartDemand(p.Query, an, ids, w, o.terms, o.kappa*s.parts)
+		}
 		if s.queryCoverage > 0 && len(w) > 0 {
 			o.qw = make([]float64, len(w))
 			for t := range w {
@@ -87,6 +93,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			}
 			row[i] = 1 // a chunk covers itself fully, whatever its vector
 		}
+		if s.lexOverlap > 0 {
+			if all == nil {
+				all = analysed(c, an)
+			}
+			lexicalOverlap(o.s, n, all, p.Query, an, s.lexOverlap)
+		}
 	}
 	o.reset()
 	return o
@@ -96,6 +108,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 func (o *objective) reset() {
 	o.cur = make([]float32, o.n)
 	o.covered = make([]bool, len(o.qw))
+	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
 	}
@@ -153,9 +166,9 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
 // sum of w_t over d's terms divided by the largest such sum in the pool.
 // All three are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64) {
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	index := map[string]int32{}
 	for _, t := range an.Terms(nil, p.Query) {
@@ -164,7 +177,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(index) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	c := p.Candidates
 	n := len(c)
@@ -203,7 +216,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(w) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	for t := range w {
 		w[t] /= sum
@@ -220,7 +233,13 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	for d := range lex {
 		lex[d] /= top
 	}
-	return has, w, lex
+	ids := make(map[string]int32, len(w))
+	for term, t := range index {
+		if dense[t] >= 0 {
+			ids[term] = dense[t]
+		}
+	}
+	return has, w, lex, ids
 }
 
 // kernel returns max(0, cos) of the candidates, centred on the pool mean
@@ -294,7 +313,7 @@ func (o *objective) gain(d int) float64 {
 	if o.hopOn != nil && o.hopOn[d] {
 		g += o.hopW
 	}
-	return g
+	return g + o.parts.gain(d)
 }
 
 // add puts d into the selection state.
@@ -309,6 +328,7 @@ func (o *objective) add(d int) {
 			o.covered[t] = true
 		}
 	}
+	o.parts.add(d)
 	if o.hopOn != nil {
 		o.hopOn[d] = false // its demand is met
 		for _, u := range o.links[d] {
