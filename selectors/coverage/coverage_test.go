@@ -55,6 +55,19 @@ func (o *objective) value(sel []int) float64 {
 			v += o.qw[t]
 		}
 	}
+	if o.parts != nil {
+		for k, w := range o.parts.weight {
+			var m float64
+			for _, d := range sel {
+				for _, pc := range o.parts.cover[d] {
+					if int(pc.part) == k {
+						m = max(m, pc.c)
+					}
+				}
+			}
+			v += w * m
+		}
+	}
 	// The second-hop demand depends on the order: an item gains it when an
 	// earlier one is linked to it.
 	for i, u := range sel {

@@ -40,7 +40,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	c := p.Candidates
 	n := len(c)
 	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
-	o.rho = calibratedRelevance(c, s.relevanceScale)
+	o.rho = denseRelevance(c)
 	an := text.NewAnalyzer()
 	// The candidates' analysed terms, once, when two parts read them.
 	var all [][]string
@@ -92,12 +92,6 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 				}
 			}
 			row[i] = 1 // a chunk covers itself fully, whatever its vector
-		}
-		if s.lexOverlap > 0 {
-			if all == nil {
-				all = analysed(c, an)
-			}
-			lexicalOverlap(o.s, n, all, p.Query, an, s.lexOverlap)
 		}
 	}
 	o.reset()
@@ -164,8 +158,9 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
-// sum of w_t over d's terms divided by the largest such sum in the pool.
-// All three are nil without query text or when no candidate has a query term.
+// sum of w_t over d's terms divided by the largest such sum in the pool;
+// and the index in w of each analysed query term found in the pool (the
+// part demand reads it). All four are nil without query text or when no candidate has a query term.
 func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
 		return nil, nil, nil, nil
