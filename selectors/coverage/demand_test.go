@@ -130,3 +130,20 @@ func BenchmarkPartDemand(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPartDemandBuild: the part demand's own cost at N = 100 - the
+// question split into parts, every candidate's coverage of them, and one
+// gain per candidate - without the rest of the strategy.
+func BenchmarkPartDemandBuild(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 100))
+	p := textprob.Random(rng, textprob.Options{N: 100, Dim: 8, MaxTokens: 300, MaxWords: 60, Budget: 1500,
+		Query: "statin muscle pain, liver risk or cholesterol"})
+	an := text.NewAnalyzer()
+	has, w, _, ids := queryTerms(p, an, nil)
+	for b.Loop() {
+		pd := newPartDemand(p.Query, an, ids, w, has, 1)
+		for d := range has {
+			pd.gain(d)
+		}
+	}
+}
