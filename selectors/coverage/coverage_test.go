@@ -59,7 +59,7 @@ func (o *objective) value(sel []int) float64 {
 		for k, w := range o.parts.weight {
 			var m float64
 			for _, d := range sel {
-				for _, pc := range o.parts.cover[d] {
+				for _, pc := range o.parts.covers(d) {
 					if int(pc.part) == k {
 						m = max(m, pc.c)
 					}

@@ -27,9 +27,12 @@ import (
 // partDemand holds the parts and each candidate's coverage of them.
 // A nil *partDemand is off: its methods do nothing.
 type partDemand struct {
-	weight []float64   // per part, kappa * parts * W_p
-	cover  [][]partCov // per candidate, the parts it covers in part
-	cur    []float64   // per part, max_{d in S} c(d,p)
+	weight []float64 // per part, kappa * parts * W_p
+	// cover[start[d]:start[d+1]] are the parts candidate d covers in part
+	// (one array for the pool: no allocation per candidate).
+	cover []partCov
+	start []int32
+	cur   []float64 // per part, max_{d in S} c(d,p)
 }
 
 type partCov struct {
@@ -113,29 +116,34 @@ func newPartDemand(query string, an *text.Analyzer, ids map[string]int32, w []fl
 	if len(weight) < 2 {
 		return nil
 	}
-	pd := &partDemand{weight: make([]float64, len(weight)), cover: make([][]partCov, len(terms))}
+	pd := &partDemand{weight: make([]float64, len(weight)), start: make([]int32, len(terms)+1)}
 	for k, wp := range weight {
 		pd.weight[k] = scale * wp
 	}
 	acc := make([]float64, len(weight))
 	for d, ts := range terms {
+		from := len(pd.cover)
 		for _, t := range ts {
 			for _, k := range inParts[t] {
 				if acc[k] == 0 {
-					pd.cover[d] = append(pd.cover[d], partCov{part: k})
+					pd.cover = append(pd.cover, partCov{part: k})
 				}
 				acc[k] += w[t]
 			}
 		}
-		for i := range pd.cover[d] {
-			k := pd.cover[d][i].part
-			pd.cover[d][i].c = math.Min(1, acc[k]/weight[k])
-			acc[k] = 0
+		for i := range pd.cover[from:] {
+			pc := &pd.cover[from+i]
+			pc.c = math.Min(1, acc[pc.part]/weight[pc.part])
+			acc[pc.part] = 0
 		}
+		pd.start[d+1] = int32(len(pd.cover))
 	}
 	pd.reset()
 	return pd
 }
+
+// covers returns the parts candidate d covers in part.
+func (pd *partDemand) covers(d int) []partCov { return pd.cover[pd.start[d]:pd.start[d+1]] }
 
 func (pd *partDemand) reset() {
 	if pd != nil {
@@ -149,7 +157,7 @@ func (pd *partDemand) gain(d int) float64 {
 		return 0
 	}
 	var g float64
-	for _, pc := range pd.cover[d] {
+	for _, pc := range pd.covers(d) {
 		if c := pd.cur[pc.part]; pc.c > c {
 			g += pd.weight[pc.part] * (pc.c - c)
 		}
@@ -161,7 +169,7 @@ func (pd *partDemand) add(d int) {
 	if pd == nil {
 		return
 	}
-	for _, pc := range pd.cover[d] {
+	for _, pc := range pd.covers(d) {
 		pd.cur[pc.part] = max(pd.cur[pc.part], pc.c)
 	}
 }
