@@ -134,34 +134,60 @@ func runCards(ctx context.Context, o options, w io.Writer) error {
 
 func cardsForEncoder(ctx context.Context, o options, enc string) (string, error) {
 	t0 := time.Now()
-	e, err := newEnv(o, enc)
+	d, err := loadCards(o, enc)
 	if err != nil {
 		return "", err
 	}
-	hq, err := loadHotpot(o.dataDir)
-	if err != nil {
-		return "", err
-	}
-	answers := textAnswers(hq)
-	s := hotpotSuite(e, hq, cardsBudgets)
-	var insts []*instance
-	for _, in := range s.Insts {
-		if answers[in.ID] != nil {
-			insts = append(insts, in)
-		}
-	}
-	cfgs := []config{{Label: "coverage (default)", Strategy: "coverage"}, {Label: "topk", Strategy: "topk"}, {Label: "relcost", Strategy: "relcost"}}
+	cfgs := []config{{Label: defaultLabel, Strategy: "coverage"}, {Label: "topk", Strategy: "topk"}, {Label: "relcost", Strategy: "relcost"}}
 	for _, l := range mmrLambdas {
 		cfgs = append(cfgs, config{Label: fmt.Sprintf("mmr λ=%.1f", l), Strategy: "mmr", Params: map[string]any{"lambda": l}, Sweep: true})
 	}
-	// The candidates' vectors, and so their similarities, are the chunks' in
-	// every variant: one matrix per instance.
-	sims := make([]selectors.Similarities, len(insts))
-	for i, in := range insts {
-		sims[i] = selectors.NewDenseSimilarities(vectorsOf(in.Cands))
+	rows, err := d.rows(ctx, cfgs, cardVariants)
+	if err != nil {
+		return "", err
 	}
-	rows := map[string]*cardsRow{} // config label + "|" + variant label
-	for _, v := range cardVariants {
+	return cardsReport(rows, cfgs, oracles(d.e, d.insts, d.answers), len(d.insts), time.Since(t0)), nil
+}
+
+const defaultLabel = "coverage (default)"
+
+// cardsData is one encoder's HotpotQA questions with a text answer.
+type cardsData struct {
+	e       *env
+	insts   []*instance
+	answers map[string][]string
+	// sims are each instance's chunk similarities: the candidates' vectors
+	// are the chunks' in every variant.
+	sims []selectors.Similarities
+}
+
+func loadCards(o options, enc string) (*cardsData, error) {
+	e, err := newEnv(o, enc)
+	if err != nil {
+		return nil, err
+	}
+	hq, err := loadHotpot(o.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	d := &cardsData{e: e, answers: textAnswers(hq)}
+	for _, in := range hotpotSuite(e, hq, cardsBudgets).Insts {
+		if d.answers[in.ID] != nil {
+			d.insts = append(d.insts, in)
+		}
+	}
+	for _, in := range d.insts {
+		d.sims = append(d.sims, selectors.NewDenseSimilarities(vectorsOf(in.Cands)))
+	}
+	return d, nil
+}
+
+// rows runs every config on every variant: rows by config label + "|" +
+// variant label.
+func (d *cardsData) rows(ctx context.Context, cfgs []config, variants []cardVariant) (map[string]*cardsRow, error) {
+	e, insts, answers, sims := d.e, d.insts, d.answers, d.sims
+	rows := map[string]*cardsRow{}
+	for _, v := range variants {
 		// Each instance's candidates per card options, built once for every strategy.
 		type built struct {
 			cands []selectors.Candidate
@@ -196,7 +222,7 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 		for _, c := range cfgs {
 			sel, err := selectors.New(c.Strategy, c.Params)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			nb := len(cardsBudgets)
 			row := &cardsRow{answer: make([]float64, nb), both: make([]float64, nb), tokens: make([]float64, nb),
@@ -212,7 +238,7 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 					}
 					res, err := sel.Run(ctx, &selectors.Problem{Candidates: cands, Budget: sb, Query: in.Query, Similarities: x.sims})
 					if err != nil {
-						return "", fmt.Errorf("%s %s %s: %w", c.Label, v.Label, in.ID, err)
+						return nil, fmt.Errorf("%s %s %s: %w", c.Label, v.Label, in.ID, err)
 					}
 					idx := res.Indices()
 					ctxTexts := make([]string, len(idx))
@@ -249,7 +275,30 @@ func cardsForEncoder(ctx context.Context, o options, enc string) (string, error)
 			}
 		}
 	}
-	return cardsReport(rows, cfgs, oracles(e, insts, answers), len(insts), time.Since(t0)), nil
+	return rows, nil
+}
+
+// cardsFigures are the eval-check figures of evidence: auto with the
+// default, in points: its answer recall per budget, and its gain over whole
+// chunks (a floor at 0 means "never lower").
+func cardsFigures(ctx context.Context, o options, enc string) ([]threshold, error) {
+	d, err := loadCards(o, enc)
+	if err != nil {
+		return nil, err
+	}
+	whole, auto := cardVariants[0], cardVariants[slices.IndexFunc(cardVariants, func(v cardVariant) bool { return v.Label == autoLabel })]
+	rows, err := d.rows(ctx, []config{{Label: defaultLabel, Strategy: "coverage"}}, []cardVariant{whole, auto})
+	if err != nil {
+		return nil, err
+	}
+	w, a := rows[defaultLabel+"|"+whole.Label], rows[defaultLabel+"|"+auto.Label]
+	var out []threshold
+	for bi, b := range cardsBudgets {
+		out = append(out,
+			threshold{Name: fmt.Sprintf("cards: HotpotQA answer recall B=%d (evidence auto)", b), Value: 100 * a.answer[bi]},
+			threshold{Name: fmt.Sprintf("cards: HotpotQA answer recall gain over whole chunks B=%d (evidence auto)", b), Value: 100 * (a.answer[bi] - w.answer[bi])})
+	}
+	return out, nil
 }
 
 // cardsOfInstance holds what the bridge pass needs: the query and each
