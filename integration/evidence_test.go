@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -323,4 +324,49 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestREADMEEvidenceCards posts the README's "Evidence cards" query as
+// written (on this corpus's class): auto makes cards at this budget, and the
+// grouped answer of generative-dummy holds the cards.
+func TestREADMEEvidenceCards(t *testing.T) {
+	cardsCorpus(t)
+	query := strings.Replace(readmeGraphQL(t, "Evidence cards"), "Article(", cardsClass+"(", 1)
+	res := graphql(t, query, nil)
+	if len(res.Errors) > 0 {
+		t.Fatalf("README query: %s", res.errText())
+	}
+	objs := res.Data.Get[cardsClass]
+	if len(objs) < 2 {
+		t.Fatalf("%d objects selected", len(objs))
+	}
+	var cards []string
+	var grouped string
+	for i, o := range objs {
+		add := o["_additional"].(map[string]any)
+		card, _ := add["diverseSelect"].(map[string]any)["evidence"].(string)
+		if card == "" || o["body"] != card {
+			t.Fatalf("object %d: card %q, body %q", i, card, o["body"])
+		}
+		cards = append(cards, card)
+		gen, _ := add["generate"].(map[string]any)
+		if g, ok := gen["groupedResult"].(string); ok {
+			grouped = g
+		}
+	}
+	// Without groupedResult properties the prompt holds every returned
+	// property: the body is the card, the int grp comes along.
+	prompt, ok := stack.DummyPrompt(grouped)
+	_, objects, ok2 := strings.Cut(prompt, "go away?: ")
+	var got []map[string]any
+	if !ok || !ok2 || json.Unmarshal([]byte(objects), &got) != nil {
+		t.Fatalf("grouped prompt %.300q: not the task and the objects", prompt)
+	}
+	var bodies []string
+	for _, o := range got {
+		bodies = append(bodies, fmt.Sprint(o["body"]))
+	}
+	if !slices.Equal(bodies, cards) {
+		t.Errorf("the grouped prompt's bodies %q, want the cards %q", bodies, cards)
+	}
 }
