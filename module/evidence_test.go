@@ -130,6 +130,25 @@ func TestEvidenceCardsCached(t *testing.T) {
 	}
 }
 
+// TestEvidenceCardsWithoutText: an object without text gets no card and
+// keeps its properties as they are.
+func TestEvidenceCardsWithoutText(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	in := cardResults(3)
+	in[0].Schema = map[string]any{"other": 1}
+	out, err := runHook(t, m, in, map[string]any{"strategy": "topk", "evidence": "cards", "query": "statins"})
+	require.NoError(t, err)
+	for _, o := range out {
+		if o.ID == in[0].ID {
+			require.Nil(t, o.AdditionalProperties[ArgName].(map[string]any)["evidence"])
+			require.Equal(t, map[string]any{"other": 1}, o.Schema)
+			return
+		}
+	}
+	t.Fatal("the object without text was not selected")
+}
+
 // TestEvidenceBadValues: a bad value names the key and the allowed values.
 func TestEvidenceBadValues(t *testing.T) {
 	for _, tc := range []struct {

@@ -52,8 +52,8 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	stats := statsList(res.Stats)
 	for k, it := range res.Items {
 		o := in[it.Index]
-		var card any // null without cards
-		if cards != nil {
+		var card any // null without cards, and for an object without text
+		if cards != nil && cards[it.Index].Text != "" {
 			card = cards[it.Index].Text
 			o.Schema = withCard(o.Schema, p.textProps, cards[it.Index].Text)
 		}
