@@ -53,7 +53,13 @@ func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *fe
 		txt.reset(props)
 		analysed[i] = features.analysed(&in[i], txt)
 	}
-	q := evidence.NewQuery(features.analyzer().Terms(nil, pl.queryText), analysed)
+	queryTerms := features.analyzer().Terms(nil, pl.queryText)
+	if len(queryTerms) == 0 {
+		// No query text to score sentences by (nearVector without the query
+		// argument): a card is the chunk's leading sentences, not the lead alone.
+		opts.Lead = false
+	}
+	q := evidence.NewQuery(queryTerms, analysed)
 	wantTerms := pl.eff.Selector.UsesTerms()
 	cards := make([]evidence.Card, len(in))
 	for i := range in {

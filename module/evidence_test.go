@@ -149,6 +149,20 @@ func TestEvidenceCardsWithoutText(t *testing.T) {
 	t.Fatal("the object without text was not selected")
 }
 
+// TestEvidenceCardsWithoutQuery: without query text a card is the chunk's
+// leading sentences within the limits.
+func TestEvidenceCardsWithoutQuery(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	out, err := runHook(t, m, cardResults(4), map[string]any{"strategy": "topk", "evidence": "cards", "evidenceSentences": 2})
+	require.NoError(t, err)
+	require.NotEmpty(t, out)
+	for _, o := range out {
+		card := o.AdditionalProperties[ArgName].(map[string]any)["evidence"].(string)
+		require.Regexp(t, `^Report .* was written in ward \d+\. Statins caused muscle pain in \d+ patients of .*\.$`, card)
+	}
+}
+
 // TestEvidenceBadValues: a bad value names the key and the allowed values.
 func TestEvidenceBadValues(t *testing.T) {
 	for _, tc := range []struct {
