@@ -20,11 +20,43 @@ const (
 	KeyTokenizer           = "tokenizer"
 	KeyTokenProperty       = "tokenProperty"
 	KeyTargetVector        = "targetVector"
+	KeyMultiVector         = "multiVector"
 	KeySourceProperty      = "sourceProperty"
 	KeyOrder               = "order"
 	KeyDedupThreshold      = "dedupThreshold"
 	KeyQuery               = "query"
+	KeyEvidence            = "evidence"
+	KeyEvidenceSentences   = "evidenceSentences"
+	KeyEvidenceMaxWords    = "evidenceMaxWords"
 )
+
+// Evidence modes (the evidence key): whole chunks, cards when the budget is
+// tight for the pool (selectors/evidence.Auto), or cards always.
+const (
+	EvidenceOff   = "off"
+	EvidenceAuto  = "auto"
+	EvidenceCards = "cards"
+)
+
+// Defaults of the card size keys (evidence: cards): the lead sentence and
+// the two best, within 80 words (docs/quality.md, evidence cards).
+const (
+	DefaultEvidenceSentences = 3
+	DefaultEvidenceMaxWords  = 80
+)
+
+// EvidenceModes lists evidence's allowed values.
+var EvidenceModes = []string{EvidenceOff, EvidenceAuto, EvidenceCards}
+
+// The values of multiVector: how candidates are compared on a multi-vector
+// target (simcache.MultiEngine, simcache.MeanPool).
+const (
+	MultiVectorMaxSim = "maxsim"
+	MultiVectorMean   = "mean"
+)
+
+// MultiVectorModes lists multiVector's allowed values.
+var MultiVectorModes = []string{MultiVectorMaxSim, MultiVectorMean}
 
 // MaxTokenBudget bounds tokenBudget: far beyond any model's context window,
 // and small enough that sums of token counts never overflow.
@@ -81,10 +113,14 @@ type Settings struct {
 	Tokenizer           string
 	TokenProperty       string
 	TargetVector        string
+	MultiVector         string
 	SourceProperty      string
 	Order               selectors.Order
 	DedupThreshold      float64
 	Query               string
+	Evidence            string
+	EvidenceSentences   int
+	EvidenceMaxWords    int
 }
 
 // Keys are the common keys, in documentation order.
@@ -116,6 +152,10 @@ var Keys = []Key{
 	{Name: KeyTargetVector, Kind: KindString, Default: `see "Named vectors"`,
 		Allowed: "a named vector of the class", Doc: "vector compared between candidates",
 		field: func(s *Settings) any { return &s.TargetVector }},
+	{Name: KeyMultiVector, Kind: KindString, Enum: func() []string { return MultiVectorModes }, Default: "`maxsim`",
+		Allowed: "`maxsim`, `mean`", Doc: "how candidates are compared on a multi-vector (ColBERT) target: `maxsim` the symmetric " +
+			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see \"Multi-vector targets\")",
+		field: func(s *Settings) any { return &s.MultiVector }},
 	{Name: KeySourceProperty, Kind: KindString, Default: "none",
 		Allowed: "any property", Doc: "source of each object (URL or document) for source novelty (ngram)",
 		field: func(s *Settings) any { return &s.SourceProperty }},
@@ -128,6 +168,15 @@ var Keys = []Key{
 	{Name: KeyQuery, Kind: KindString, Default: "nearText concepts, or the bm25/hybrid query", QueryOnly: true,
 		Allowed: "text", Doc: "query text for the strategies that read it",
 		field: func(s *Settings) any { return &s.Query }},
+	{Name: KeyEvidence, Kind: KindString, Enum: func() []string { return EvidenceModes }, emptyUnset: true, Default: "`off`",
+		Allowed: "`off`, `auto`, `cards`", Doc: `evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards")`,
+		field: func(s *Settings) any { return &s.Evidence }},
+	{Name: KeyEvidenceSentences, Kind: KindInt, Min: 1, Max: 64, Note: "sentences per card, the lead sentence included", Default: "3",
+		Allowed: "integer in [1, 64]", Doc: "most sentences of a card with `evidence: cards` (the first sentence and the best by query overlap)",
+		field: func(s *Settings) any { return &s.EvidenceSentences }},
+	{Name: KeyEvidenceMaxWords, Kind: KindInt, Max: 100000, Note: "0 = no limit", Default: "80",
+		Allowed: "integer in [0, 100000]", Doc: "most words of a card with `evidence: cards` (0 = no limit)",
+		field: func(s *Settings) any { return &s.EvidenceMaxWords }},
 }
 
 // CommonKeys lists the keys every strategy accepts, in documentation order.

@@ -94,7 +94,7 @@ func (g *CopyGuard) shingle(d int) []uint64 {
 // one-word text gives its word. Empty for a text without words.
 func WordPairs(s string) []uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211 // FNV-1a
-	out := make([]uint64, 0, len(s)/5+1)                      // about one word pair per 5-6 bytes of English
+	var out []uint64
 	var prev uint64
 	h := uint64(offset)
 	words := 0

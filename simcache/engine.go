@@ -350,6 +350,33 @@ func (e *Engine) Cross(targets []int) ([]float32, int) {
 	return e.cross[:e.n*ld], ld
 }
 
+// RowMeans implements selectors.RowMeaner: the mean cosine of each
+// candidate with the pool is dot(v_i, mu), mu the mean unit vector, so one
+// pass over the packed vectors and one Dots give them all.
+func (e *Engine) RowMeans(dst []float64) float64 {
+	if e.n == 0 {
+		return 0
+	}
+	mu := make([]float64, e.dim)
+	for i := range e.n {
+		for k, x := range e.Unit(i) {
+			mu[k] += float64(x)
+		}
+	}
+	q := make([]float32, e.dim)
+	for k, x := range mu {
+		q[k] = float32(x / float64(e.n))
+	}
+	dots := make([]float32, e.n)
+	e.Dots(q, dots)
+	var mean float64
+	for i, x := range dots {
+		dst[i] = float64(x)
+		mean += float64(x)
+	}
+	return mean / float64(e.n)
+}
+
 // parallel runs blocks(w, workers) for w < workers, on several cores when
 // the work (multiply-adds) is large enough to pay for the hand-off.
 func (e *Engine) parallel(mac int, blocks func(w, workers int)) {

@@ -310,3 +310,24 @@ func TestEngineCross(t *testing.T) {
 		}
 	})
 }
+
+// TestEngineRowMeans: RowMeans (v_i . mu) equals the row means of the
+// cosines, zero vector included.
+func TestEngineRowMeans(t *testing.T) {
+	for _, n := range []int{1, 9, 40} {
+		e := New(randomVectors(rand.New(rand.NewPCG(uint64(n), 3)), n, 21))
+		got := make([]float64, n)
+		mean := e.RowMeans(got)
+		var all float64
+		for i := range n {
+			var s float64
+			for j := range n {
+				s += float64(e.At(i, j))
+			}
+			require.InDelta(t, s/float64(n), got[i], 1e-5, "n %d, row %d", n, i)
+			all += s
+		}
+		require.InDelta(t, all/float64(n*n), mean, 1e-5)
+		e.Release()
+	}
+}

@@ -1,8 +1,8 @@
-//go:build !linux
+//go:build !unix
 
 package simcache_test
 
 import "time"
 
-// processCPU is unavailable here: BenchmarkStrategies reports no cpu-ns/op.
+// processCPU is 0 where getrusage is not available.
 func processCPU() time.Duration { return 0 }

@@ -32,6 +32,8 @@ type objective struct {
 	// is what a linked candidate gains once its partner is selected.
 	links [][]int32
 	hopW  float64
+	// parts is the part demand (demand.go); nil when off.
+	parts *partDemand
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
@@ -69,8 +71,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
-		o.terms, w, lex = queryTerms(p, an, all)
+		var ids map[string]int32
+		o.terms, w, lex, ids = queryTerms(p, an, all)
 		o.queryTerms = len(w)
+		if s.parts > 0 {
+			o.parts = newPartDemand(p.Query, an, ids, w, o.terms, o.kappa*s.parts)
+		}
 		if s.queryCoverage > 0 && len(w) > 0 {
 			o.qw = make([]float64, len(w))
 			for t := range w {
@@ -106,6 +112,7 @@ const parallelLinks = 64
 func (o *objective) reset() {
 	o.cur = make([]float32, len(o.targets))
 	o.covered = make([]bool, len(o.qw))
+	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
 	}
@@ -161,11 +168,12 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
-// sum of w_t over d's terms divided by the largest such sum in the pool.
-// All three are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64) {
+// sum of w_t over d's terms divided by the largest such sum in the pool;
+// and the index in w of each analysed query term found in the pool (the
+// part demand reads it). All four are nil without query text or when no candidate has a query term.
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	index := map[string]int32{}
 	var filter wordFilter
@@ -176,7 +184,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(index) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	c := p.Candidates
 	n := len(c)
@@ -218,7 +226,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(w) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	for t := range w {
 		w[t] /= sum
@@ -235,7 +243,13 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	for d := range lex {
 		lex[d] /= top
 	}
-	return has, w, lex
+	ids := make(map[string]int32, len(w))
+	for term, t := range index {
+		if dense[t] >= 0 {
+			ids[term] = dense[t]
+		}
+	}
+	return has, w, lex, ids
 }
 
 // topTargets returns the indices of the limit candidates of largest
@@ -282,7 +296,7 @@ func targetWeights(rho []float64, targets []int) []float64 {
 // for unit vectors v_i with mean mu, (v_i-mu).(v_j-mu) = c_ij - m_i - m_j
 // + m, where m_i = v_i.mu (the mean of row i of the cosine matrix) and m =
 // mu.mu, and |v_i-mu|^2 = 1 - 2 m_i + m; m_i comes from one pass over the
-// vectors (selectors.Projector), so only the N x M block of cosines is
+// vectors (selectors.RowMeaner), so only the N x M block of cosines is
 // computed, and it is turned into the kernel in place. A zero vector has
 // kernel 0 with every candidate, itself included, as it has cosine 0
 // everywhere.
@@ -291,14 +305,20 @@ func kernel(sims selectors.Similarities, targets []int, center bool, power float
 	out, ld := selectors.Cross(sims, targets)
 	m := len(targets)
 	var rm, inv []float32 // per candidate: m_i and 1/|v_i - mu|
-	var a0 float32        // m, the mean of the cosine matrix
+	var shift []float32   // per candidate: m - m_i, rounded once from float64
 	if center {
 		rowMean, mean := rowMeans(sims, targets, out, ld)
-		a0 = float32(mean)
+		shift = make([]float32, n)
 		rm, inv = make([]float32, n), make([]float32, n)
 		for i := range n {
 			rm[i] = float32(rowMean[i])
-			self := float64(sims.At(i, i)) // 1 for a unit vector, 0 for a zero vector
+			// 1 for a unit vector, 0 for a zero vector (from the block when
+			// it holds the diagonal: the same rounding as the other cosines).
+			self := float64(sims.At(i, i))
+			if m == n {
+				self = float64(out[i*ld+i])
+			}
+			shift[i] = float32(mean - rowMean[i])
 			if d2 := self - 2*rowMean[i] + mean; self > 0 && d2 > 1e-12 {
 				inv[i] = float32(1 / math.Sqrt(d2))
 			}
@@ -316,7 +336,7 @@ func kernel(sims selectors.Similarities, targets []int, center bool, power float
 	for i := range n {
 		oi := out[i*ld : i*ld+m]
 		if center {
-			a, ii := a0-rm[i], inv[i]
+			a, ii := shift[i], inv[i]
 			trm, tinv := trm[:len(oi)], tinv[:len(oi)]
 			for t, x := range oi {
 				// min/max rather than branches: the sign is unpredictable.
@@ -350,8 +370,9 @@ func kernel(sims selectors.Similarities, targets []int, center bool, power float
 
 // rowMeans returns the mean cosine of each candidate with the pool (m_i =
 // v_i.mu) and the mean of the cosine matrix (mu.mu): from the block of
-// cosines when the targets are the whole pool, else in O(N d) from the unit
-// vectors when the engine exposes them, else from the matrix.
+// cosines when the targets are the whole pool, else in O(N d) from the
+// engine when its similarity is a dot product (selectors.RowMeaner), else
+// row by row (a multi-vector engine's MaxSim, for one).
 func rowMeans(sims selectors.Similarities, targets []int, block []float32, ld int) ([]float64, float64) {
 	n := sims.Len()
 	out := make([]float64, n)
@@ -367,34 +388,20 @@ func rowMeans(sims selectors.Similarities, targets []int, block []float32, ld in
 		}
 		return out, mean / (float64(n) * float64(n))
 	}
-	if pr, ok := sims.(selectors.Projector); ok {
-		dim := len(pr.Unit(0))
-		mu64 := make([]float64, dim)
-		for i := range n {
-			for k, x := range pr.Unit(i) {
-				mu64[k] += float64(x)
-			}
-		}
-		mu := make([]float32, dim)
-		for k := range mu64 {
-			mu[k] = float32(mu64[k] / float64(n))
-		}
-		dots := make([]float32, n)
-		pr.Dots(mu, dots)
-		for i, x := range dots {
-			out[i] = float64(x)
-			mean += float64(x)
-		}
-		return out, mean / float64(n)
+	if rm, ok := sims.(selectors.RowMeaner); ok {
+		mean = rm.RowMeans(out)
+		return out, mean
 	}
-	cos := sims.Matrix()
+	// Row by row: no N x N buffer beyond what MatrixBytes declared.
+	row := make([]float32, n)
 	for i := range n {
-		var s float64
-		for _, x := range cos[i*n : (i+1)*n] {
-			s += float64(x)
+		sims.Row(i, row)
+		var sum float64
+		for _, x := range row {
+			sum += float64(x)
 		}
-		out[i] = s / float64(n)
-		mean += s
+		out[i] = sum / float64(n)
+		mean += sum
 	}
 	return out, mean / (float64(n) * float64(n))
 }
@@ -419,7 +426,7 @@ func (o *objective) gain(d int) float64 {
 	if o.hopOn != nil && o.hopOn[d] {
 		g += o.hopW
 	}
-	return g
+	return g + o.parts.gain(d)
 }
 
 // add puts d into the selection state.
@@ -435,6 +442,7 @@ func (o *objective) add(d int) {
 			o.covered[t] = true
 		}
 	}
+	o.parts.add(d)
 	if o.hopOn != nil {
 		o.hopOn[d] = false // its demand is met
 		for _, u := range o.links[d] {

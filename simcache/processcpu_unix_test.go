@@ -1,3 +1,5 @@
+//go:build unix
+
 package simcache_test
 
 import (
@@ -5,8 +7,7 @@ import (
 	"time"
 )
 
-// processCPU is the CPU time of the whole process so far (0 where rusage is
-// unavailable).
+// processCPU is the process's user and system CPU time.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
