@@ -46,20 +46,31 @@ func NewCopyGuard(p *Problem) *CopyGuard {
 	return g
 }
 
-// CopyOf reports whether d is a near-copy of an item of sel (d itself excluded).
+// CopyOf reports whether d is a near-copy of an item of sel or of a
+// preselected candidate (Problem.Preselected: what earlier pages showed);
+// d itself excluded.
 func (g *CopyGuard) CopyOf(sel []int, d int) bool {
 	for _, s := range sel {
 		if g.pair(s, d) {
 			return true
 		}
 	}
-	return false
+	return g.copyOfPreselected(d)
 }
 
 // CopyOfItems is CopyOf for a selection held as items.
 func (g *CopyGuard) CopyOfItems(items []Item, d int) bool {
 	for _, it := range items {
 		if g.pair(it.Index, d) {
+			return true
+		}
+	}
+	return g.copyOfPreselected(d)
+}
+
+func (g *CopyGuard) copyOfPreselected(d int) bool {
+	for _, s := range g.p.Preselected {
+		if g.pair(s, d) {
 			return true
 		}
 	}
