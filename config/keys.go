@@ -24,6 +24,7 @@ const (
 	KeyOrder               = "order"
 	KeyDedupThreshold      = "dedupThreshold"
 	KeyQuery               = "query"
+	KeyOffset              = "offset"
 )
 
 // MaxTokenBudget bounds tokenBudget: far beyond any model's context window,
@@ -85,6 +86,7 @@ type Settings struct {
 	Order               selectors.Order
 	DedupThreshold      float64
 	Query               string
+	Offset              int
 }
 
 // Keys are the common keys, in documentation order.
@@ -128,6 +130,10 @@ var Keys = []Key{
 	{Name: KeyQuery, Kind: KindString, Default: "nearText concepts, or the bm25/hybrid query", QueryOnly: true,
 		Allowed: "text", Doc: "query text for the strategies that read it",
 		field: func(s *Settings) any { return &s.Query }},
+	{Name: KeyOffset, Kind: KindInt, Max: selectors.MaxCandidates, Note: "the number of results the earlier pages showed",
+		Default: "0, or the query's `offset`", QueryOnly: true,
+		Allowed: "integer >= 0", Doc: "the page after this many results: the selection continues the earlier pages (see Pages)",
+		field: func(s *Settings) any { return &s.Offset }},
 }
 
 // CommonKeys lists the keys every strategy accepts, in documentation order.

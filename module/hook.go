@@ -39,9 +39,14 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if e, ok := problem.Similarities.(*simcache.Engine); ok {
 		defer e.Release() // the output below keeps nothing of the engine
 	}
-	res, err := m.runSelection(ctx, p, problem)
+	page, err := m.runSelection(ctx, p, problem)
 	if err != nil {
 		return nil, err
+	}
+	res := page.Result
+	var exhausted *bool // only computed when the query pages
+	if p.paged {
+		exhausted = &page.Exhausted
 	}
 	out := make([]search.Result, len(res.Items))
 	var beta *float64
@@ -71,6 +76,8 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"removed":         res.Removed,
 			"beta":            beta,
 			"stats":           stats,
+			"offset":          page.Shown,
+			"exhausted":       exhausted,
 		}
 		o.AdditionalProperties = ap
 		out[k] = o

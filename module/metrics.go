@@ -41,7 +41,7 @@ var (
 	// errCapExceeded marks a refusal by the module's candidate cap.
 	errCapExceeded = errors.New("candidate cap exceeded")
 	// errRefused marks a query the module refuses outside config.Parse
-	// (offset, groupBy, after): counted as invalid_argument like a
+	// (groupBy, after): counted as invalid_argument like a
 	// config.Error.
 	errRefused = errors.New("query refused")
 )

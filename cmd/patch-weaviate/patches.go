@@ -49,12 +49,14 @@ var Patches = []Patch{
 		File:     "adapters/handlers/grpc/v1/service.go",
 		Func:     "search",
 		Anchor:   "ctx = restCtx.AddPrincipalToContext(ctx, principal)",
-		Insert:   "ctx = withSearchTenant(ctx, req.Tenant)",
+		Insert:   "ctx = withSearchRequest(ctx, req)",
 		Glue:     "grpc_tenant.go.txt",
 		GlueName: "zz_diverse_select_tenant.go",
 		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
 			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
-			"context so the hook can fetch the vectors from the right tenant of a multi-tenant class.",
+			"context so the hook can fetch the vectors from the right tenant of a multi-tenant class; and when the search " +
+			"reranks with reranker-diverse-select, it moves the search's offset there too, so the offset pages the selection " +
+			"over the same pool instead of skipping the pool's first results.",
 	},
 	{
 		ID:       "hook-order",
