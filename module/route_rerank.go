@@ -76,10 +76,10 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 			offset, _ := ex["offset"].(int)
 			exhausted, _ := ex["exhausted"].(*bool)
 			page := explainPage(rank, offset, exhausted)
-			if prev, _ := ap["explainScore"].(string); prev != "" {
+			if prev := out[i].ExplainScore; prev != "" {
 				page = prev + "\n" + page
 			}
-			ap["explainScore"] = page
+			out[i].ExplainScore = page
 		}
 		out[i].AdditionalProperties = ap
 	}
