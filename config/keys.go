@@ -25,6 +25,7 @@ const (
 	KeyDedupThreshold      = "dedupThreshold"
 	KeyQuery               = "query"
 	KeyOffset              = "offset"
+	KeyWidenTo             = "widenTo"
 )
 
 // MaxTokenBudget bounds tokenBudget: far beyond any model's context window,
@@ -87,6 +88,7 @@ type Settings struct {
 	DedupThreshold      float64
 	Query               string
 	Offset              int
+	WidenTo             int
 }
 
 // Keys are the common keys, in documentation order.
@@ -134,6 +136,10 @@ var Keys = []Key{
 		Default: "0, or the query's `offset`", QueryOnly: true,
 		Allowed: "integer >= 0", Doc: "the page after this many results: the selection continues the earlier pages (see Pages)",
 		field: func(s *Settings) any { return &s.Offset }},
+	{Name: KeyWidenTo, Kind: KindInt, Note: "0 = off; above the pool", Default: "0 = off",
+		Allowed: "0, or an integer above the pool, at most `DIVERSE_SELECT_MAX_CANDIDATES`",
+		Doc: "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)",
+		field: func(s *Settings) any { return &s.WidenTo }},
 }
 
 // CommonKeys lists the keys every strategy accepts, in documentation order.

@@ -41,6 +41,8 @@ func TestBadArguments(t *testing.T) {
 		{name: "offset given twice", diverse: `strategy: "mmr", offset: 1`, search: healthNear(5) + ", offset: 2", want: []string{`"offset"`, "twice", "once"}},
 		{name: "offset with a strategy that cannot page", diverse: `strategy: "knapsack", enumerate: 3`, search: healthNear(5) + ", offset: 1",
 			want: []string{`"enumerate"`, "offset", "enumerate 0"}},
+		{name: "widenTo not above the pool", diverse: `widenTo: 5`, search: healthNear(5), want: []string{`"widenTo"`, "above the pool"}},
+		{name: "widenTo with offset", diverse: `widenTo: 100`, search: healthNear(5) + ", offset: 1", want: []string{`"widenTo"`, "offset", "widenTo: 0"}},
 		{name: "groupBy", diverse: `strategy: "mmr"`, search: healthNear(5) + `, groupBy: {path: ["grp"], groups: 2, objectsPerGroup: 2}`, want: []string{"groupBy"}},
 		{name: "unknown argument", diverse: `strategy: "mmr", budget: 10`, want: []string{"budget"}},
 	}

@@ -44,6 +44,10 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 		return nil, err
 	}
 	res := page.Result
+	m.maybeWiden(ctx, p, in, problem, res)
+	if from := wideningFrom(ctx).widenedFrom(); from > 0 {
+		res.Stats["widenedFrom"] = float64(from) // the pool the first selection spent on near-copies
+	}
 	var exhausted *bool // only computed when the query pages
 	if p.paged {
 		exhausted = &page.Exhausted

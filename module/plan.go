@@ -39,6 +39,9 @@ type plan struct {
 	// pool is spent (exhausted).
 	offset int
 	paged  bool
+	// pool is the pool the search was asked for (0 = unknown): widening
+	// helps only when the search returned all of it.
+	pool int
 }
 
 // settings are the merged configuration of one query on one class and the
@@ -94,6 +97,10 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 	}
 	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
 		return nil, err
+	}
+	if p.paged && st.eff.WidenTo > 0 {
+		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
+			"is %d and the query pages (offset): pages need one fixed pool; give widenTo: 0 with offset, or raise candidates", st.eff.WidenTo)}
 	}
 	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
 	if err != nil {

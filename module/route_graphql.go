@@ -115,6 +115,15 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 		}
 	}
 	r.plan = p
+	if r.form == formField && pagination != nil {
+		p.pool = pagination.Limit
+	} else if r.form == formArgument {
+		p.pool = p.eff.Candidates
+	}
+	if p.eff.WidenTo > 0 && p.pool > 0 && p.eff.WidenTo <= p.pool {
+		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
+			"is %d, not above the pool of %d (candidates, or the field form's limit): it widens to a larger pool", p.eff.WidenTo, p.pool)}
+	}
 	if r.form == formField {
 		if pagination != nil && pagination.Limit > r.m.defaults.MaxCandidates {
 			return nil, candidateCapError(pagination.Limit, r.m.defaults.MaxCandidates) // before the search runs

@@ -202,3 +202,37 @@ func NormalizedTextHash(s string) uint64 {
 	}
 	return h.Sum64()
 }
+
+// SpentOnCopies reports whether a selection left room that the pool cannot
+// fill with anything new: fewer than K items and budget left for some
+// candidate not selected, yet every such candidate that fits is a near-copy
+// of a selected (or preselected) one. A caller that can retrieve more (the
+// module's widenTo) then widens the pool and selects again.
+func SpentOnCopies(p *Problem, res *Result) bool {
+	if len(res.Items) >= p.K() {
+		return false
+	}
+	taken := make([]bool, len(p.Candidates))
+	sel := make([]int, 0, len(res.Items)+len(p.Preselected))
+	used := 0
+	for _, it := range res.Items {
+		taken[it.Index] = true
+		sel = append(sel, it.Index)
+		used += it.Tokens
+	}
+	for _, i := range p.Preselected {
+		taken[i] = true
+	}
+	g := NewCopyGuard(p)
+	fits := false
+	for d, c := range p.Candidates {
+		if taken[d] || !p.Fits(used, c.Tokens) {
+			continue
+		}
+		fits = true
+		if !g.CopyOf(sel, d) {
+			return false // something new that fits: the strategy chose not to take it
+		}
+	}
+	return fits
+}

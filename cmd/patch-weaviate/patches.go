@@ -72,6 +72,18 @@ var Patches = []Patch{
 			"this runs them one at a time in the RAG pipeline's order (package hookorder): rerankers, diverse selection, other hooks, " +
 			"generate - on every route (both GraphQL forms, gRPC rerank and generative search).",
 	},
+	{
+		ID:       "widen",
+		File:     "usecases/traverser/explorer.go",
+		Func:     "GetClass",
+		Anchor:   "searchStartTime := time.Now()",
+		Insert:   "if out, handled, err := widenDiverseSelectPool(ctx, e, params); handled {\n\treturn out, err\n}",
+		Glue:     "explorer_widen.go.txt",
+		GlueName: "zz_diverse_select_widen.go",
+		Why: "A result hook cannot search again. With widenTo set, when the selection spent its pool on near-copies " +
+			"with room left, this runs the search once more with widenTo candidates and returns the selection on that pool " +
+			"(every route: both GraphQL forms and gRPC rerank); searches without module hooks pass straight through.",
+	},
 }
 
 // TestPackage is a Weaviate package whose own tests `make test-weaviate` runs
