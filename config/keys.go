@@ -138,8 +138,8 @@ var Keys = []Key{
 		field: func(s *Settings) any { return &s.Offset }},
 	{Name: KeyWidenTo, Kind: KindInt, Note: "0 = off; above the pool", Default: "0 = off",
 		Allowed: "0, or an integer above the pool, at most `DIVERSE_SELECT_MAX_CANDIDATES`",
-		Doc: "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)",
-		field: func(s *Settings) any { return &s.WidenTo }},
+		Doc:     "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)",
+		field:   func(s *Settings) any { return &s.WidenTo }},
 }
 
 // CommonKeys lists the keys every strategy accepts, in documentation order.
