@@ -229,3 +229,20 @@ func TestPageErrors(t *testing.T) {
 	_, err = s.Run(context.Background(), &bad)
 	require.ErrorContains(t, err, "listed twice")
 }
+
+// An offset inside a page (a UI that showed part of a page) continues after
+// the results shown: for a greedy strategy under a limit, the same run.
+func TestPageOffsetInsideAPage(t *testing.T) {
+	s, err := selectors.New("mmr", nil)
+	require.NoError(t, err)
+	p := testprob.Random(rand.New(rand.NewPCG(3, 19)), testprob.Options{N: 30, Dim: 8, Clusters: 4, MaxResults: 3})
+	whole := *p
+	whole.MaxResults = 9
+	res, err := s.Run(context.Background(), &whole)
+	require.NoError(t, err)
+	run := bySelection(res.Items)
+	pg, err := s.RunPage(context.Background(), p, 2, false)
+	require.NoError(t, err)
+	require.Equal(t, 2, pg.Shown)
+	require.Equal(t, run[2:5], bySelection(pg.Items))
+}
