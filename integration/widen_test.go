@@ -7,6 +7,8 @@ import (
 
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // The Widen corpus: three facts, each in ten near-copies (one word added at
@@ -92,7 +94,7 @@ func widenClass(t testing.TB) (string, []Doc) {
 	docs := widenDocs()
 	ensure(t, class, func(t testing.TB) {
 		createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps(),
-			ModuleConfig: map[string]any{rerankerName: map[string]any{"strategy": "coverage"}}})
+			ModuleConfig: map[string]any{rerankerName: map[string]any{"strategy": "coverage"}, "generative-dummy": map[string]any{}}})
 		importDocs(t, class, docs)
 	})
 	return class, docs
@@ -159,6 +161,25 @@ func TestWidenPool(t *testing.T) {
 		hits := get(t, c, sel(c, near+", limit: 3", `strategy: "coverage", candidates: 30, widenTo: 200`, "body"), nil)
 		if _, ok := hits[0].DS.Stat("widenedFrom"); ok || hits[0].DS.Candidates != 30 {
 			t.Errorf("widened although the 3 results fill the limit: candidates %d", hits[0].DS.Candidates)
+		}
+	})
+	t.Run("generate sees only the widened selection", func(t *testing.T) {
+		q := fmt.Sprintf(`{ Get { %s(%s, limit: 8, diverseSelect: {candidates: 30, widenTo: 200}) { body
+			_additional { id generate(groupedResult: {task: "summarise", properties: ["body"]}) { groupedResult error } } } } }`, c, near)
+		res := graphql(t, q, nil)
+		if len(res.Errors) > 0 {
+			t.Fatalf("query failed: %s", res.errText())
+		}
+		objs := res.Data.Get[c]
+		var bodies []string
+		for _, o := range objs {
+			bodies = append(bodies, o["body"].(string))
+		}
+		gen, _ := objs[0]["_additional"].(map[string]any)["generate"].(map[string]any)
+		answer, _ := gen["groupedResult"].(string)
+		prompt, ok := stack.DummyPrompt(answer)
+		if len(bodies) != 8 || !ok || !strings.HasSuffix(prompt, contextJSON(bodies)) {
+			t.Errorf("%d objects; the LLM got %.300q, want the widened selection %.300q", len(bodies), prompt, contextJSON(bodies))
 		}
 	})
 	t.Run("gRPC rerank", func(t *testing.T) {

@@ -44,7 +44,9 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 		return nil, err
 	}
 	res := page.Result
-	m.maybeWiden(ctx, p, in, problem, res)
+	if m.maybeWiden(ctx, p, in, problem, res) {
+		return nil, errWidening // the glue searches again with the wider pool
+	}
 	if from := wideningFrom(ctx).widenedFrom(); from > 0 {
 		res.Stats["widenedFrom"] = float64(from) // the pool the first selection spent on near-copies
 	}

@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/weaviate/weaviate/entities/search"
@@ -17,6 +18,12 @@ import (
 // in its context, then runs it once more with widenTo candidates, and the
 // selection on that pool is the answer. The module only asks; the search
 // stays Weaviate's.
+
+// errWidening ends the first run of a search whose selection asked for a
+// wider pool: the hooks after the selection (generate, which may call an
+// LLM) do not run on the pool that is about to be replaced, and the glue
+// runs the search again. It never reaches a client.
+var errWidening = errors.New("the pool is spent on near-copies: widening it (widenTo)")
 
 // Widening is one search's widening state, shared by the glue and the
 // result hooks of its runs.
@@ -71,18 +78,19 @@ func (w *Widening) widenedFrom() int {
 	return w.from
 }
 
-// maybeWiden asks for the wider pool when the plan allows it and the
-// selection res spent the full pool in on near-copies with room left.
-func (m *Module) maybeWiden(ctx context.Context, p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) {
+// maybeWiden asks for the wider pool, and reports whether it did, when the
+// plan allows it and the selection res spent the full pool in on
+// near-copies with room left.
+func (m *Module) maybeWiden(ctx context.Context, p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
 	w := wideningFrom(ctx)
 	if w == nil || p.eff.WidenTo <= len(in) || (p.pool > 0 && len(in) < p.pool) {
-		return // no glue, not asked, or the search found no more than this
+		return false // no glue, not asked, or the search found no more than this
 	}
 	if _, asked := w.Asked(); asked || w.widenedFrom() > 0 {
-		return
+		return false
 	}
 	if len(res.Items) >= prob.K() {
-		return // full: nothing to widen for (the cheap test first)
+		return false // full: nothing to widen for (the cheap test first)
 	}
 	// The near-copy test reads the texts, which a strategy that does not
 	// read them was not given.
@@ -95,9 +103,10 @@ func (m *Module) maybeWiden(ctx context.Context, p *plan, in []search.Result, pr
 		}
 	}
 	if !selectors.SpentOnCopies(prob, res) {
-		return
+		return false
 	}
 	w.mu.Lock()
 	w.limit, w.from = p.eff.WidenTo, len(in)
 	w.mu.Unlock()
+	return true
 }
