@@ -94,7 +94,7 @@ var Env = []EnvVar{
 	{Name: "DIVERSE_SELECT_TOKENIZER", Default: "cl100k_base", Key: KeyTokenizer, Meta: KeyTokenizer,
 		Doc: "token counter when neither the class nor the query sets one"},
 	{Name: "DIVERSE_SELECT_MAX_MATRIX_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "maxMatrixMB",
-		Doc:   "most memory (MiB) one query's N x N similarity matrices may use (facility); larger requests are refused (0 = no cap)",
+		Doc:   "most memory (MiB) one query's N x N similarity matrices may use (facility, coverage), with the packed vectors of a multi-vector target under maxsim; larger requests are refused (0 = no cap)",
 		field: func(m *Module) any { return &m.MaxMatrixMB }},
 	{Name: "DIVERSE_SELECT_FEATURE_CACHE_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "featureCacheMB",
 		Doc:   "size (MiB) of the per-object cache of token counts and analysed terms (0 = off)",

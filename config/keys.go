@@ -20,6 +20,7 @@ const (
 	KeyTokenizer           = "tokenizer"
 	KeyTokenProperty       = "tokenProperty"
 	KeyTargetVector        = "targetVector"
+	KeyMultiVector         = "multiVector"
 	KeySourceProperty      = "sourceProperty"
 	KeyOrder               = "order"
 	KeyDedupThreshold      = "dedupThreshold"
@@ -27,6 +28,16 @@ const (
 	KeyOffset              = "offset"
 	KeyWidenTo             = "widenTo"
 )
+
+// The values of multiVector: how candidates are compared on a multi-vector
+// target (simcache.MultiEngine, simcache.MeanPool).
+const (
+	MultiVectorMaxSim = "maxsim"
+	MultiVectorMean   = "mean"
+)
+
+// MultiVectorModes lists multiVector's allowed values.
+var MultiVectorModes = []string{MultiVectorMaxSim, MultiVectorMean}
 
 // MaxTokenBudget bounds tokenBudget: far beyond any model's context window,
 // and small enough that sums of token counts never overflow.
@@ -83,6 +94,7 @@ type Settings struct {
 	Tokenizer           string
 	TokenProperty       string
 	TargetVector        string
+	MultiVector         string
 	SourceProperty      string
 	Order               selectors.Order
 	DedupThreshold      float64
@@ -120,6 +132,10 @@ var Keys = []Key{
 	{Name: KeyTargetVector, Kind: KindString, Default: `see "Named vectors"`,
 		Allowed: "a named vector of the class", Doc: "vector compared between candidates",
 		field: func(s *Settings) any { return &s.TargetVector }},
+	{Name: KeyMultiVector, Kind: KindString, Enum: func() []string { return MultiVectorModes }, Default: "`maxsim`",
+		Allowed: "`maxsim`, `mean`", Doc: "how candidates are compared on a multi-vector (ColBERT) target: `maxsim` the symmetric " +
+			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see \"Multi-vector targets\")",
+		field: func(s *Settings) any { return &s.MultiVector }},
 	{Name: KeySourceProperty, Kind: KindString, Default: "none",
 		Allowed: "any property", Doc: "source of each object (URL or document) for source novelty (ngram)",
 		field: func(s *Settings) any { return &s.SourceProperty }},

@@ -155,7 +155,7 @@ func (f *facts) envError(name, value string) error {
 		return nil
 	}
 	if !f.weaviateEnv[name] {
-		return fmt.Errorf("%s is not read by Weaviate v1.38.11", name)
+		return fmt.Errorf("%s is not read by Weaviate (the pinned release)", name)
 	}
 	if name == "ENABLE_MODULES" || name == "DEFAULT_VECTORIZER_MODULE" {
 		for _, m := range strings.Split(value, ",") {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"testing"
 
@@ -52,8 +53,8 @@ func TestMeta(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&meta); err != nil {
 		t.Fatal(err)
 	}
-	if meta.Version != "1.38.11" {
-		t.Errorf("Weaviate version %q, want the pinned 1.38.11", meta.Version)
+	if want := pinnedWeaviate(t); meta.Version != want {
+		t.Errorf("Weaviate version %q, want %q, the version the root go.mod pins", meta.Version, want)
 	}
 	raw, ok := meta.Modules["diverse-select"]
 	if !ok {
@@ -128,4 +129,19 @@ func keys(m map[string]json.RawMessage) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// pinnedWeaviate reads the Weaviate version from the root go.mod, the one
+// line a bump changes, so this test never needs editing for a bump.
+func pinnedWeaviate(t *testing.T) string {
+	t.Helper()
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*github\.com/weaviate/weaviate v(\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("../go.mod does not require github.com/weaviate/weaviate")
+	}
+	return string(m[1])
 }

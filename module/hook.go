@@ -36,7 +36,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := problem.Similarities.(*simcache.Engine); ok {
+	if e, ok := problem.Similarities.(interface{ Release() }); ok {
 		defer e.Release() // the output below keeps nothing of the engine
 	}
 	page, err := m.runSelection(ctx, p, problem)
@@ -142,7 +142,7 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 		if len(propNames) > 0 {
 			c.Properties = pickProperties(props, propNames)
 		}
-		if needVectors {
+		if needVectors && !pl.multiVector {
 			v, err := vectorOf(*res, pl.target)
 			if err != nil {
 				return nil, 0, err
@@ -151,7 +151,11 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 		}
 		p.Candidates[i] = c
 	}
-	if needVectors {
+	if needVectors && pl.multiVector {
+		if err := m.setMultiVectors(pl, in, p); err != nil {
+			return nil, 0, err
+		}
+	} else if needVectors {
 		// The SIMD engine, its buffers pooled across queries; mismatched or
 		// non-finite vectors are still refused by the problem's validation.
 		vecs := make([][]float32, len(p.Candidates))
@@ -181,7 +185,7 @@ func vectorOf(res search.Result, target string) ([]float32, error) {
 			return v, nil
 		}
 	case [][]float32:
-		return nil, invalidData("vector %q of object %s is a multi-vector; choose a single-vector targetVector", target, res.ID)
+		return nil, invalidData("vector %q of object %s is a multi-vector, but the class declares a single vector", target, res.ID)
 	}
 	return nil, invalidData("object %s has no vector %q; the strategy compares vectors", res.ID, target)
 }

@@ -79,15 +79,18 @@ func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func
 
 // selectionBytes estimates what selecting from in holds beyond the results
 // Weaviate already has: the packed vectors (when the strategy or the dedup
-// pass compares vectors) and the strategy's N x N matrices (unless the
-// matrix cap refuses them before they are allocated).
+// pass compares vectors; every vector of a multi-vector) and the strategy's
+// N x N matrices (unless the matrix cap refuses them before they are
+// allocated).
 func (m *Module) selectionBytes(p *plan, in []search.Result) int64 {
 	n := len(in)
 	var need int64
 	if mb, limit := p.eff.Selector.MatrixBytes(n), m.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
 		need += mb
 	}
-	if p.eff.Selector.UsesVectors() || p.eff.DedupThreshold > 0 {
+	if p.needsVectors() && p.multiVector {
+		need += multiVectorBytes(p, in)
+	} else if p.needsVectors() {
 		if v, err := vectorOf(in[0], p.target); err == nil {
 			need += simcache.PackedBytes(n, len(v))
 		}

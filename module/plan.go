@@ -27,6 +27,8 @@ type plan struct {
 	// target is the vector compared between candidates ("" = the legacy
 	// vector), metric its distance, for relevance from distances.
 	target, metric string
+	// multiVector: target is a multi-vector (multivector.go).
+	multiVector bool
 	// relevance is where candidates' relevance comes from (see relevances).
 	relevance relevanceSource
 	queryText string
@@ -106,6 +108,7 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 	if err != nil {
 		return nil, err
 	}
+	p.multiVector = targetIsMultiVector(class, p.target)
 	return p, nil
 }
 
@@ -210,10 +213,6 @@ func resolveTarget(class *models.Class, query *config.Overrides, st *settings, s
 	metric = "cosine"
 	switch ic := vc.VectorIndexConfig.(type) {
 	case schemaConfig.VectorIndexConfig:
-		if ic.IsMultiVector() && needsVector {
-			return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
-				"%q is a multi-vector; diverse selection needs one vector per object: choose another targetVector", target)}
-		}
 		if d := ic.DistanceName(); d != "" {
 			metric = d
 		}

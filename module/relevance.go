@@ -16,7 +16,9 @@ import (
 //     rerankers disagree on the scale (cross-encoder logits, probabilities):
 //     the ranking and the relative gaps are what every one of them means;
 //   - fromDistance: nearText, nearVector, nearObject, ...: from the distance
-//     under the target vector's metric (1 - distance for cosine);
+//     under the target vector's metric (1 - distance for cosine); on a
+//     multi-vector target minus the distance (the MaxSim score), min-max
+//     normalised over the pool;
 //   - fromScore: bm25 and hybrid: the score, min-max normalised over the pool;
 //   - fromOrder: a plain list (no search ranks it): 1 - i/N for the i-th
 //     candidate (0-based) of the N in Weaviate's list order, so ties among
@@ -65,6 +67,13 @@ func relevances(p *plan, in []search.Result) ([]float64, relevanceSource) {
 	case fromRerank:
 		minMax(in, out, func(res search.Result) float64 { s, _ := rerankScore(res); return s })
 	case fromDistance:
+		if p.multiVector {
+			// MaxSim: Weaviate's distance is minus the sum, over the query's
+			// vectors, of the best dot product with the object's; it grows
+			// with the query's length, so, like a score, min-max over the pool.
+			minMax(in, out, func(res search.Result) float64 { return -float64(res.Dist) })
+			break
+		}
 		for i, res := range in {
 			d := float64(res.Dist)
 			switch p.metric {

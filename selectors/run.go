@@ -29,6 +29,14 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 				ErrMatrixTooLarge, s.Def.Name, mib(need), len(p.Candidates), mib(p.MaxMatrixBytes))
 		}
 	}
+	if b, ok := p.Similarities.(ContextBinder); ok {
+		b.BindContext(ctx)
+		defer func() {
+			if err == nil && ctx.Err() != nil {
+				res, err = nil, fmt.Errorf("similarities cut short: %w", context.Cause(ctx))
+			}
+		}()
+	}
 	work, kept, removed := p, []int(nil), 0
 	if p.DedupThreshold > 0 {
 		work, kept = dedup(p)

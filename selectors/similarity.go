@@ -1,9 +1,13 @@
 package selectors
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // Similarities gives the cosine similarity between the candidates of one
-// problem. Greedy strategies that need only k rows (mmr, adagres) call Row;
+// problem (or a similarity on the cosine's scale: simcache.MultiEngine's
+// MaxSim between multi-vectors). Greedy strategies that need only k rows (mmr, adagres) call Row;
 // strategies that need the whole matrix (facility, dpp) call Matrix.
 // Implementations must be safe for use by one goroutine at a time.
 type Similarities interface {
@@ -62,6 +66,16 @@ type Projector interface {
 	// Dots writes dot(Unit(i), q) for every candidate i into dst; q has the
 	// vectors' dimension.
 	Dots(q, dst []float32)
+}
+
+// ContextBinder is an optional interface of a Similarities engine whose Row
+// or Matrix can run long (simcache's multi-vector engine, O(|A|·T·d) per
+// row): Run hands it the selection's context before any similarity is read.
+// Once the context is done the engine stops computing and its values are
+// meaningless; Run then returns the context's error, whatever the strategy
+// made of them.
+type ContextBinder interface {
+	BindContext(ctx context.Context)
 }
 
 // Subsetter is an optional interface of a Similarities engine: an engine

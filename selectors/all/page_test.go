@@ -55,7 +55,7 @@ func TestPagesContinueOneGreedyRun(t *testing.T) {
 		{"adagres", map[string]any{"beta": 0.4}},
 		{"dpp", nil},
 		{"facility", nil},
-		{"coverage", map[string]any{"fill": false, "queryCoverage": 0.0, "hop": 0.0, "lexicalWeight": 0.0}},
+		{"coverage", map[string]any{"fill": false, "queryCoverage": 0.0, "hop": 0.0, "parts": 0.0, "lexicalWeight": 0.0}},
 		{"knapsack", map[string]any{"concepts": "clusters"}},
 		{"topk", nil},
 	}

@@ -44,6 +44,13 @@
 //		    grows with the number of picks while QC is bounded by 1, so scaling
 //		    it by kbar keeps the balance the same for any budget.
 //
+//	  - Part demand (demand.go, "parts"): the question's parts (clauses and
+//	    the phrases a conjunction joins) are demand points; a chunk covers a
+//	    part by the idf-weighted share of its terms it contains, and
+//	    kappa * parts * sum_p W_p * max_{d in S} c(d,p) rewards the chunk that
+//	    has a part's terms together (GeoRAG's demand-weighted coverage, with
+//	    lexical coverage of the parts). Monotone submodular.
+//
 //	  - Second-hop demand (hops.go, "hop"): once a chunk is selected, a chunk
 //	    linked to it by title (one's title line occurs in the other's text)
 //	    gains kappa * hop / |query terms| until it is selected itself: the
@@ -64,9 +71,9 @@
 // Pages (Problem.Preselected): the earlier pages' items are in the state
 // before the first round, so the greedy, the guard and the fill continue
 // from them (the guard compares gains given them). kappa is calibrated for
-// the page's own budget, like the first page's; with queryCoverage 0 and
-// hop 0 it plays no part and, without fill and under maxResults, the pages
-// are one greedy run.
+// the page's own budget, like the first page's; with queryCoverage, hop
+// and parts 0 it plays no part and, without fill and under maxResults, the
+// pages are one greedy run.
 //
 // Guarantee: F is monotone submodular (facility location with a
 // non-negative kernel plus weighted coverage): greedy under a cardinality
@@ -124,11 +131,13 @@ func init() {
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
 			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
+			{Name: "parts", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
+				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
 		},
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
-				minNovelty: p.Float("minNovelty"), hop: p.Float("hop")}, nil
+				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts")}, nil
 		},
 	})
 }
@@ -138,8 +147,8 @@ func init() {
 const DefaultMinNovelty = 0.0
 
 type strategy struct {
-	lexical, power, queryCoverage, minNovelty, hop float64
-	center, fill                                   bool
+	lexical, power, queryCoverage, minNovelty, hop, parts float64
+	center, fill                                          bool
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

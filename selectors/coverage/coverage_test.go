@@ -55,6 +55,19 @@ func (o *objective) value(sel []int) float64 {
 			v += o.qw[t]
 		}
 	}
+	if o.parts != nil {
+		for k, w := range o.parts.weight {
+			var m float64
+			for _, d := range sel {
+				for _, pc := range o.parts.covers(d) {
+					if int(pc.part) == k {
+						m = max(m, pc.c)
+					}
+				}
+			}
+			v += w * m
+		}
+	}
 	// The second-hop demand depends on the order: an item gains it when an
 	// earlier one is linked to it.
 	for i, u := range sel {
@@ -101,7 +114,8 @@ func TestQueryTermsHandComputed(t *testing.T) {
 	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
 		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
 	}}
-	has, w, lex := queryTerms(p, text.NewAnalyzer(), nil)
+	has, w, lex, ids := queryTerms(p, text.NewAnalyzer(), nil)
+	assert.Equal(t, map[string]int32{"statin": 0, "liver": 1}, ids)
 	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
 	sum := ws + wl
 	require.Len(t, w, 2)
@@ -113,12 +127,12 @@ func TestQueryTermsHandComputed(t *testing.T) {
 
 	// Precomputed terms are used as given.
 	p.Candidates[2].Terms = []string{"liver"}
-	has, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
+	has, _, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
 	assert.Equal(t, []int32{1}, has[2])
 
 	for _, q := range []string{"", "the of and", "unrelated words"} {
 		p.Query = q
-		has, w, lex = queryTerms(p, text.NewAnalyzer(), nil)
+		has, w, lex, _ = queryTerms(p, text.NewAnalyzer(), nil)
 		assert.Nil(t, has, q)
 		assert.Nil(t, w, q)
 		assert.Nil(t, lex, q)

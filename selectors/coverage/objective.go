@@ -24,6 +24,8 @@ type objective struct {
 	// is what a linked candidate gains once its partner is selected.
 	links [][]int32
 	hopW  float64
+	// parts is the part demand (demand.go); nil when off.
+	parts *partDemand
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
@@ -48,8 +50,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
-		o.terms, w, lex = queryTerms(p, an, all)
+		var ids map[string]int32
+		o.terms, w, lex, ids = queryTerms(p, an, all)
 		o.queryTerms = len(w)
+		if s.parts > 0 {
+			o.parts = newPartDemand(p.Query, an, ids, w, o.terms, o.kappa*s.parts)
+		}
 		if s.queryCoverage > 0 && len(w) > 0 {
 			o.qw = make([]float64, len(w))
 			for t := range w {
@@ -96,6 +102,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 func (o *objective) reset() {
 	o.cur = make([]float32, o.n)
 	o.covered = make([]bool, len(o.qw))
+	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
 	}
@@ -151,11 +158,12 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
-// sum of w_t over d's terms divided by the largest such sum in the pool.
-// All three are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64) {
+// sum of w_t over d's terms divided by the largest such sum in the pool;
+// and the index in w of each analysed query term found in the pool (the
+// part demand reads it). All four are nil without query text or when no candidate has a query term.
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	index := map[string]int32{}
 	for _, t := range an.Terms(nil, p.Query) {
@@ -164,7 +172,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(index) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	c := p.Candidates
 	n := len(c)
@@ -203,7 +211,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 		}
 	}
 	if len(w) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	for t := range w {
 		w[t] /= sum
@@ -220,7 +228,13 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	for d := range lex {
 		lex[d] /= top
 	}
-	return has, w, lex
+	ids := make(map[string]int32, len(w))
+	for term, t := range index {
+		if dense[t] >= 0 {
+			ids[term] = dense[t]
+		}
+	}
+	return has, w, lex, ids
 }
 
 // kernel returns max(0, cos) of the candidates, centred on the pool mean
@@ -294,7 +308,7 @@ func (o *objective) gain(d int) float64 {
 	if o.hopOn != nil && o.hopOn[d] {
 		g += o.hopW
 	}
-	return g
+	return g + o.parts.gain(d)
 }
 
 // add puts d into the selection state.
@@ -309,6 +323,7 @@ func (o *objective) add(d int) {
 			o.covered[t] = true
 		}
 	}
+	o.parts.add(d)
 	if o.hopOn != nil {
 		o.hopOn[d] = false // its demand is met
 		for _, u := range o.links[d] {
