@@ -25,9 +25,30 @@ const (
 	KeyOrder               = "order"
 	KeyDedupThreshold      = "dedupThreshold"
 	KeyQuery               = "query"
+	KeyEvidence            = "evidence"
+	KeyEvidenceSentences   = "evidenceSentences"
+	KeyEvidenceMaxWords    = "evidenceMaxWords"
 	KeyOffset              = "offset"
 	KeyWidenTo             = "widenTo"
 )
+
+// Evidence modes (the evidence key): whole chunks, cards when the budget is
+// tight for the pool (selectors/evidence.Auto), or cards always.
+const (
+	EvidenceOff   = "off"
+	EvidenceAuto  = "auto"
+	EvidenceCards = "cards"
+)
+
+// Defaults of the card size keys (evidence: cards): the lead sentence and
+// the two best, within 80 words (docs/quality.md, evidence cards).
+const (
+	DefaultEvidenceSentences = 3
+	DefaultEvidenceMaxWords  = 80
+)
+
+// EvidenceModes lists evidence's allowed values.
+var EvidenceModes = []string{EvidenceOff, EvidenceAuto, EvidenceCards}
 
 // The values of multiVector: how candidates are compared on a multi-vector
 // target (simcache.MultiEngine, simcache.MeanPool).
@@ -99,6 +120,9 @@ type Settings struct {
 	Order               selectors.Order
 	DedupThreshold      float64
 	Query               string
+	Evidence            string
+	EvidenceSentences   int
+	EvidenceMaxWords    int
 	Offset              int
 	WidenTo             int
 }
@@ -148,6 +172,15 @@ var Keys = []Key{
 	{Name: KeyQuery, Kind: KindString, Default: "nearText concepts, or the bm25/hybrid query", QueryOnly: true,
 		Allowed: "text", Doc: "query text for the strategies that read it",
 		field: func(s *Settings) any { return &s.Query }},
+	{Name: KeyEvidence, Kind: KindString, Enum: func() []string { return EvidenceModes }, emptyUnset: true, Default: "`off`",
+		Allowed: "`off`, `auto`, `cards`", Doc: `evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards")`,
+		field: func(s *Settings) any { return &s.Evidence }},
+	{Name: KeyEvidenceSentences, Kind: KindInt, Min: 1, Max: 64, Note: "sentences per card, the lead sentence included", Default: "3",
+		Allowed: "integer in [1, 64]", Doc: "most sentences of a card with `evidence: cards` (the first sentence and the best by query overlap)",
+		field: func(s *Settings) any { return &s.EvidenceSentences }},
+	{Name: KeyEvidenceMaxWords, Kind: KindInt, Max: 100000, Note: "0 = no limit", Default: "80",
+		Allowed: "integer in [0, 100000]", Doc: "most words of a card with `evidence: cards` (0 = no limit)",
+		field: func(s *Settings) any { return &s.EvidenceMaxWords }},
 	{Name: KeyOffset, Kind: KindInt, Max: selectors.MaxCandidates, Note: "the number of results the earlier pages showed",
 		Default: "0, or the query's `offset`", QueryOnly: true,
 		Allowed: "integer >= 0", Doc: "the page after this many results: the selection continues the earlier pages (see Pages)",

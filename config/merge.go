@@ -24,6 +24,7 @@ type Effective struct {
 func Merge(m Module, class, query *Overrides) (*Effective, error) {
 	e := &Effective{Settings: m.Settings}
 	e.Order = selectors.OrderSelection
+	e.Evidence, e.EvidenceSentences, e.EvidenceMaxWords = EvidenceOff, DefaultEvidenceSentences, DefaultEvidenceMaxWords
 	e.MultiVector = MultiVectorMaxSim
 	params := map[string]any{}
 	for _, o := range []*Overrides{class, query} {

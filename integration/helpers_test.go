@@ -47,6 +47,8 @@ type DS struct {
 	Removed         int
 	Beta            *float64
 	Stats           []Stat
+	// Evidence is the evidence card (asked for by the evidence tests only).
+	Evidence *string
 }
 
 // Stat returns a calibrated parameter by name.

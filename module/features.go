@@ -39,16 +39,13 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 // get returns the candidate's token count (when needTokens) and its terms
 // (when the strategy uses them; nil otherwise).
 func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) (n int, terms []string) {
-	useCache := f.cache != nil && res.Updated > 0 && ((needTokens && f.cacheTokens) || f.wantTerms)
 	var key simcache.FeatureKey
 	var cached *simcache.Features
+	useCache := (needTokens && f.cacheTokens) || f.wantTerms
 	if useCache {
-		tenant := res.Tenant
-		if tenant == "" {
-			tenant = f.tenant
+		if key, useCache = f.key(res); useCache {
+			cached, _ = f.cache.Get(key)
 		}
-		key = simcache.FeatureKey{Class: res.ClassName, Tenant: tenant, ID: res.ID, Updated: res.Updated, Spec: f.spec}
-		cached, _ = f.cache.Get(key)
 	}
 	computed := false
 	if needTokens {
@@ -62,10 +59,7 @@ func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) 
 		if cached != nil && cached.Terms != nil {
 			terms = cached.Terms
 		} else {
-			if f.an == nil {
-				f.an = text.NewAnalyzer()
-			}
-			terms, computed = f.an.Terms([]string{}, txt.get()), true
+			terms, computed = f.analyzer().Terms([]string{}, txt.get()), true
 		}
 	}
 	if useCache && computed {
@@ -77,6 +71,7 @@ func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) 
 			if next.Terms == nil {
 				next.Terms = cached.Terms
 			}
+			next.Evidence = cached.Evidence
 		}
 		if !f.cacheTokens {
 			next.Tokens = 0
@@ -84,4 +79,17 @@ func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) 
 		f.cache.Put(key, next)
 	}
 	return n, terms
+}
+
+// key is the candidate's feature cache key; false when the cache is off or
+// the object has no update time to tell versions apart.
+func (f *featureSource) key(res *search.Result) (simcache.FeatureKey, bool) {
+	if f.cache == nil || res.Updated <= 0 {
+		return simcache.FeatureKey{}, false
+	}
+	tenant := res.Tenant
+	if tenant == "" {
+		tenant = f.tenant
+	}
+	return simcache.FeatureKey{Class: res.ClassName, Tenant: tenant, ID: res.ID, Updated: res.Updated, Spec: f.spec}, true
 }

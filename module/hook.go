@@ -11,6 +11,7 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/evidence"
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
@@ -32,7 +33,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	}
 	defer release() // after the engine's Release below (defers run last first)
 	start := time.Now()
-	problem, source, err := m.problem(p, in)
+	problem, source, cards, err := m.problem(p, in)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +63,11 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	stats := statsList(res.Stats)
 	for k, it := range res.Items {
 		o := in[it.Index]
+		var card any // null without cards, and for an object without text
+		if cards != nil && cards[it.Index].Text != "" {
+			card = cards[it.Index].Text
+			o.Schema = withCard(o.Schema, p.textProps, cards[it.Index].Text)
+		}
 		ap := models.AdditionalProperties{}
 		for key, v := range o.AdditionalProperties {
 			ap[key] = v
@@ -73,6 +79,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"relevanceSource": source.String(),
 			"redundancy":      finite(it.Redundancy),
 			"tokens":          it.Tokens,
+			"evidence":        card,
 			"strategy":        res.Strategy,
 			"objective":       finite(res.Objective),
 			"tokensUsed":      res.TokensUsed,
@@ -99,11 +106,12 @@ func candidateCapError(n, limit int) error {
 }
 
 // problem turns the candidate list into a selection problem, and tells
-// where the candidates' relevance came from.
-func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, relevanceSource, error) {
+// where the candidates' relevance came from; with evidence cards it returns
+// every candidate's card (see applyCards).
+func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
 	counter, err := m.counter(pl.eff.Tokenizer)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	needVectors := pl.needsVectors()
 	p := &selectors.Problem{
@@ -145,7 +153,7 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 		if needVectors && !pl.multiVector {
 			v, err := vectorOf(*res, pl.target)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			c.Vector = v
 		}
@@ -153,7 +161,7 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 	}
 	if needVectors && pl.multiVector {
 		if err := m.setMultiVectors(pl, in, p); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 	} else if needVectors {
 		// The SIMD engine, its buffers pooled across queries; mismatched or
@@ -164,7 +172,8 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 		}
 		p.Similarities = simcache.New(vecs)
 	}
-	return p, source, nil
+	cards := applyCards(pl, p, in, features, text)
+	return p, source, cards, nil
 }
 
 // vectorOf is the vector of res the strategy compares (target: a named

@@ -6,6 +6,8 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/maypok86/otter/v2"
 	"github.com/maypok86/otter/v2/stats"
+
+	"github.com/diverse-select/diverse-select/selectors/evidence"
 )
 
 // FeatureKey identifies one object's text features. Updated (the object's
@@ -27,6 +29,9 @@ type Features struct {
 	Tokens int
 	// Terms are the analysed terms (text.Terms); nil = not cached.
 	Terms []string
+	// Evidence is the object's text split into sentences with their token
+	// counts and terms, for evidence cards; nil = not cached.
+	Evidence *evidence.Analysed
 }
 
 // bytes estimates the memory an entry holds: the key's strings and header,
@@ -38,6 +43,9 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)) +
 		uint64(unsafe.Sizeof(*f)) + entryOverhead
 	n += uint64(len(f.Terms)) * uint64(unsafe.Sizeof(""))
+	if f.Evidence != nil {
+		n += uint64(f.Evidence.Bytes())
+	}
 	for _, t := range f.Terms {
 		n += uint64(len(t))
 	}

@@ -42,6 +42,10 @@ type Analysed struct {
 	Spans []Span
 	// Words and Tokens per sentence; Tokens is nil when Analyse had no counter.
 	Words, Tokens []int
+	// terms are the analysed terms of every sentence, in text order;
+	// sentence i's are terms[termEnds[i-1]:termEnds[i]] (termEnds[-1] = 0).
+	terms    []string
+	termEnds []int
 	// termHashes is every distinct term of the chunk (by hash), ascending;
 	// termSentences[k] the sentences holding term k (bit i = sentence i).
 	termHashes, termSentences []uint64
@@ -56,23 +60,24 @@ func Analyse(chunk string, a *text.Analyzer, count func(string) int) *Analysed {
 		a = text.NewAnalyzer()
 	}
 	spans := Sentences(chunk)
-	x := &Analysed{Text: chunk, Spans: spans, Words: make([]int, len(spans))}
+	x := &Analysed{Text: chunk, Spans: spans, Words: make([]int, len(spans)), termEnds: make([]int, len(spans))}
 	if count != nil {
 		x.Tokens = make([]int, len(spans))
 	}
 	masks := map[uint64]uint64{}
-	var terms []string
 	for i, s := range spans {
 		sentence := chunk[s.Start:s.End]
 		x.Words[i] = len(strings.Fields(sentence))
 		if count != nil {
 			x.Tokens[i] = count(sentence)
 		}
+		from := len(x.terms)
+		x.terms = a.Terms(x.terms, sentence)
+		x.termEnds[i] = len(x.terms)
 		if i >= maxScored {
 			continue
 		}
-		terms = a.Terms(terms[:0], sentence)
-		for _, t := range terms {
+		for _, t := range x.terms[from:] {
 			masks[hash(t)] |= 1 << i
 		}
 	}
@@ -86,6 +91,31 @@ func Analyse(chunk string, a *text.Analyzer, count func(string) int) *Analysed {
 		x.termSentences[k] = masks[h]
 	}
 	return x
+}
+
+// Terms appends the analysed terms (text.Terms) of the given sentences to
+// dst, in the order given: a card's terms without analysing its text again.
+func (x *Analysed) Terms(dst []string, sentences []int) []string {
+	for _, i := range sentences {
+		from := 0
+		if i > 0 {
+			from = x.termEnds[i-1]
+		}
+		dst = append(dst, x.terms[from:x.termEnds[i]]...)
+	}
+	return dst
+}
+
+// Bytes estimates the memory x holds (for a memory-bounded cache): the
+// text, the per-sentence figures, the terms and the term index.
+func (x *Analysed) Bytes() int {
+	const word, str = 8, 16
+	n := len(x.Text) + len(x.Spans)*2*word + (len(x.Words)+len(x.Tokens)+len(x.termEnds))*word +
+		(len(x.termHashes)+len(x.termSentences))*word + len(x.terms)*str
+	for _, t := range x.terms {
+		n += len(t)
+	}
+	return n
 }
 
 // sentencesWith returns the sentences holding the term with hash h.
@@ -324,4 +354,24 @@ func Entities(chunk string, a *text.Analyzer) []string {
 		}
 	}
 	return out
+}
+
+// Auto is the card rule of the module's `evidence: auto`, chosen on the
+// tuning half of HotpotQA on both encoders (docs/quality.md): when the
+// budget is tight for the pool - below 3.5 chunks of the pool's median
+// token count - every candidate becomes a card of its lead sentence and its
+// three best, within a third of the budget in words (so that at least two
+// or three cards fit); otherwise cards would drop answers that whole chunks
+// already bring, and ok is false: the chunks stay whole. A budget of 0 (none)
+// keeps chunks whole too.
+func Auto(budget int, chunkTokens []int) (o Options, ok bool) {
+	if budget <= 0 || len(chunkTokens) == 0 {
+		return Options{}, false
+	}
+	t := slices.Clone(chunkTokens)
+	slices.Sort(t)
+	if 2*budget >= 7*t[len(t)/2] {
+		return Options{}, false
+	}
+	return Options{Sentences: 4, MaxWords: max(budget/3, 1), Lead: true}, true
 }

@@ -91,3 +91,54 @@ func TestEntities(t *testing.T) {
 		t.Fatalf("Entities = %q, want %q", got, want)
 	}
 }
+
+// TestAnalysedTerms: a card's terms from the analysis are the terms of its
+// text, so the module needs no second analysis.
+func TestAnalysedTerms(t *testing.T) {
+	chunk := "Dr. Smith measured 3.5 mg doses. Muscle pains were reported by runners. \"Nobody quit,\" she said.\n\n- Follow-up: none."
+	a := text.NewAnalyzer()
+	x := Analyse(chunk, a, nil)
+	for _, sents := range [][]int{{0}, {1, 2}, {0, 3}, {0, 1, 2, 3}, {}} {
+		var parts []string
+		for _, i := range sents {
+			parts = append(parts, chunk[x.Spans[i].Start:x.Spans[i].End])
+		}
+		want := a.Terms([]string{}, strings.Join(parts, " "))
+		if got := x.Terms([]string{}, sents); !slices.Equal(got, want) {
+			t.Errorf("sentences %v: terms %q, want %q", sents, got, want)
+		}
+	}
+	if x.Bytes() < len(chunk) {
+		t.Errorf("Bytes %d is less than the text's %d", x.Bytes(), len(chunk))
+	}
+}
+
+// TestAuto: cards while the budget is under 3.5 median chunks, whole chunks
+// from there and without a budget; the word limit is a third of the budget.
+func TestAuto(t *testing.T) {
+	pool := []int{90, 100, 400, 110, 20} // median 100
+	for _, tc := range []struct {
+		budget int
+		want   Options
+		ok     bool
+	}{
+		{0, Options{}, false},
+		{150, Options{Sentences: 4, MaxWords: 50, Lead: true}, true},
+		{300, Options{Sentences: 4, MaxWords: 100, Lead: true}, true},
+		{349, Options{Sentences: 4, MaxWords: 116, Lead: true}, true},
+		{350, Options{}, false},
+		{600, Options{}, false},
+		{2, Options{Sentences: 4, MaxWords: 1, Lead: true}, true},
+	} {
+		got, ok := Auto(tc.budget, pool)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("Auto(%d): %+v %v, want %+v %v", tc.budget, got, ok, tc.want, tc.ok)
+		}
+	}
+	if _, ok := Auto(100, nil); ok {
+		t.Error("Auto on an empty pool makes cards")
+	}
+	if !slices.Equal(pool, []int{90, 100, 400, 110, 20}) {
+		t.Error("Auto reordered its input")
+	}
+}

@@ -33,16 +33,64 @@ type cardVariant struct {
 	// Bridge re-scores the selected chunks' cards with the names of the
 	// other selected chunks added to the query (second hop).
 	Bridge bool
+	// Mixed offers every chunk twice, whole and as its card (the same
+	// vector, so the near-copy rule keeps at most one of the two).
+	Mixed bool
+	// Grow > 0 selects the cards under Grow x the budget, then grows the
+	// selected cards sentence by sentence (lead first, then by score),
+	// round-robin in selection order, while the context fits the budget.
+	Grow float64
+	// Rule, when set, picks the options per budget from the pool (nil = whole).
+	Rule func(b int, cands []selectors.Candidate) *evidence.Options
 }
 
+// cardVariants are the context variants measured; evidence.Auto (the
+// module's evidence: auto) was chosen among them on the tuning half.
 var cardVariants = []cardVariant{
 	{Label: "whole chunks"},
 	{Label: "cards (2 sentences, 55 words)", Opts: &evidence.Defaults},
 	{Label: "cards + bridge entities", Opts: &evidence.Defaults, Bridge: true},
 	{Label: "cards (1 sentence, 55 words)", Opts: &evidence.Options{Sentences: 1, MaxWords: 55}},
-	{Label: "cards (lead + 1, 55 words)", Opts: &evidence.Options{Sentences: 2, MaxWords: 55, Lead: true}},
 	{Label: "cards (lead + 2, 80 words)", Opts: &evidence.Options{Sentences: 3, MaxWords: 80, Lead: true}},
-	{Label: "cards (3 sentences, 80 words)", Opts: &evidence.Options{Sentences: 3, MaxWords: 80}},
+	{Label: "whole or card (lead + 2, 80 words)", Opts: &evidence.Options{Sentences: 3, MaxWords: 80, Lead: true}, Mixed: true},
+	{Label: "cards at 0.7 B, grown", Opts: &evidence.Options{Sentences: 1, MaxWords: 55}, Grow: 0.7},
+	{Label: "cards (lead + 2, 80 words) below 3.5x median", Rule: belowMedian(3.5, evidence.Options{Sentences: 3, MaxWords: 80, Lead: true})},
+	{Label: "cards (lead + 3, B/3 words)", Rule: func(b int, _ []selectors.Candidate) *evidence.Options {
+		return &evidence.Options{Sentences: 4, MaxWords: b / 3, Lead: true}
+	}},
+	{Label: autoLabel, Rule: func(b int, cands []selectors.Candidate) *evidence.Options {
+		t := make([]int, len(cands))
+		for i, c := range cands {
+			t[i] = c.Tokens
+		}
+		if o, ok := evidence.Auto(b, t); ok {
+			return &o
+		}
+		return nil
+	}},
+}
+
+// autoLabel is the module's evidence: auto (the floors of eval-check).
+const autoLabel = "auto: cards (lead + 3, B/3 words) below 3.5x median, else whole"
+
+func medianTokens(cands []selectors.Candidate) int {
+	t := make([]int, len(cands))
+	for i, c := range cands {
+		t[i] = c.Tokens
+	}
+	slices.Sort(t)
+	return t[len(t)/2]
+}
+
+// belowMedian uses cards o while the budget is under k chunks of the pool's
+// median size, whole chunks from there.
+func belowMedian(k float64, o evidence.Options) func(int, []selectors.Candidate) *evidence.Options {
+	return func(b int, cands []selectors.Candidate) *evidence.Options {
+		if float64(b) >= k*float64(medianTokens(cands)) {
+			return nil
+		}
+		return &o
+	}
 }
 
 // textAnswers are each question's lower-cased gold answer spans; yes/no
@@ -63,6 +111,8 @@ func textAnswers(qs []hotpotQuestion) map[string][]string {
 // both-gold over the questions with a text answer, and mean tokens used.
 type cardsRow struct {
 	answer, both, tokens []float64
+	// answerHalf is answer recall on the tuning (0) and held-out (1) halves.
+	answerHalf [2][]float64
 }
 
 // runCards writes the card tables for every encoder of -encoders.
@@ -84,79 +134,171 @@ func runCards(ctx context.Context, o options, w io.Writer) error {
 
 func cardsForEncoder(ctx context.Context, o options, enc string) (string, error) {
 	t0 := time.Now()
-	e, err := newEnv(o, enc)
+	d, err := loadCards(o, enc)
 	if err != nil {
 		return "", err
 	}
-	hq, err := loadHotpot(o.dataDir)
-	if err != nil {
-		return "", err
-	}
-	answers := textAnswers(hq)
-	s := hotpotSuite(e, hq, cardsBudgets)
-	var insts []*instance
-	for _, in := range s.Insts {
-		if answers[in.ID] != nil {
-			insts = append(insts, in)
-		}
-	}
-	cfgs := []config{{Label: "coverage (default)", Strategy: "coverage"}, {Label: "topk", Strategy: "topk"}, {Label: "relcost", Strategy: "relcost"}}
+	cfgs := []config{{Label: defaultLabel, Strategy: "coverage"}, {Label: "topk", Strategy: "topk"}, {Label: "relcost", Strategy: "relcost"}}
 	for _, l := range mmrLambdas {
 		cfgs = append(cfgs, config{Label: fmt.Sprintf("mmr λ=%.1f", l), Strategy: "mmr", Params: map[string]any{"lambda": l}, Sweep: true})
 	}
-	// The candidates' vectors, and so their similarities, are the chunks' in
-	// every variant: one matrix per instance.
-	sims := make([]selectors.Similarities, len(insts))
-	for i, in := range insts {
-		sims[i] = selectors.NewDenseSimilarities(vectorsOf(in.Cands))
+	rows, err := d.rows(ctx, cfgs, cardVariants)
+	if err != nil {
+		return "", err
 	}
-	rows := map[string]*cardsRow{} // config label + "|" + variant label
-	for _, v := range cardVariants {
-		// Each instance's cards, once per variant for every strategy.
-		cands := make([][]selectors.Candidate, len(insts))
-		cardsOf := make([]*cardsOfInstance, len(insts))
-		for i, in := range insts {
-			cands[i], cardsOf[i] = cardCandidates(e, in, v)
+	return cardsReport(rows, cfgs, oracles(d.e, d.insts, d.answers), len(d.insts), time.Since(t0)), nil
+}
+
+const defaultLabel = "coverage (default)"
+
+// cardsData is one encoder's HotpotQA questions with a text answer.
+type cardsData struct {
+	e       *env
+	insts   []*instance
+	answers map[string][]string
+	// sims are each instance's chunk similarities: the candidates' vectors
+	// are the chunks' in every variant.
+	sims []selectors.Similarities
+}
+
+func loadCards(o options, enc string) (*cardsData, error) {
+	e, err := newEnv(o, enc)
+	if err != nil {
+		return nil, err
+	}
+	hq, err := loadHotpot(o.dataDir)
+	if err != nil {
+		return nil, err
+	}
+	d := &cardsData{e: e, answers: textAnswers(hq)}
+	for _, in := range hotpotSuite(e, hq, cardsBudgets).Insts {
+		if d.answers[in.ID] != nil {
+			d.insts = append(d.insts, in)
+		}
+	}
+	for _, in := range d.insts {
+		d.sims = append(d.sims, selectors.NewDenseSimilarities(vectorsOf(in.Cands)))
+	}
+	return d, nil
+}
+
+// rows runs every config on every variant: rows by config label + "|" +
+// variant label.
+func (d *cardsData) rows(ctx context.Context, cfgs []config, variants []cardVariant) (map[string]*cardsRow, error) {
+	e, insts, answers, sims := d.e, d.insts, d.answers, d.sims
+	rows := map[string]*cardsRow{}
+	for _, v := range variants {
+		// Each instance's candidates per card options, built once for every strategy.
+		type built struct {
+			cands []selectors.Candidate
+			sims  selectors.Similarities
+			ci    *cardsOfInstance
+		}
+		memo := make([]map[evidence.Options]*built, len(insts))
+		candsFor := func(ii, b int) *built {
+			in := insts[ii]
+			opts := v.Opts
+			if v.Rule != nil {
+				opts = v.Rule(b, in.Cands)
+			}
+			if opts == nil {
+				return &built{cands: in.Cands, sims: sims[ii]}
+			}
+			if memo[ii] == nil {
+				memo[ii] = map[evidence.Options]*built{}
+			}
+			if x := memo[ii][*opts]; x != nil {
+				return x
+			}
+			cands, ci := cardCandidates(e, in, opts)
+			x := &built{cands: cands, sims: sims[ii], ci: ci}
+			if v.Mixed {
+				x.cands = append(slices.Clone(in.Cands), cands...)
+				x.sims = selectors.NewDenseSimilarities(vectorsOf(x.cands))
+			}
+			memo[ii][*opts] = x
+			return x
 		}
 		for _, c := range cfgs {
 			sel, err := selectors.New(c.Strategy, c.Params)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
-			row := &cardsRow{answer: make([]float64, len(cardsBudgets)), both: make([]float64, len(cardsBudgets)), tokens: make([]float64, len(cardsBudgets))}
+			nb := len(cardsBudgets)
+			row := &cardsRow{answer: make([]float64, nb), both: make([]float64, nb), tokens: make([]float64, nb),
+				answerHalf: [2][]float64{make([]float64, nb), make([]float64, nb)}}
 			rows[c.Label+"|"+v.Label] = row
 			for ii, in := range insts {
-				cands := cands[ii]
 				for bi, b := range cardsBudgets {
-					res, err := sel.Run(ctx, &selectors.Problem{Candidates: cands, Budget: b, Query: in.Query, Similarities: sims[ii]})
+					x := candsFor(ii, b)
+					cands := x.cands
+					sb := b
+					if v.Grow > 0 {
+						sb = int(v.Grow * float64(b))
+					}
+					res, err := sel.Run(ctx, &selectors.Problem{Candidates: cands, Budget: sb, Query: in.Query, Similarities: x.sims})
 					if err != nil {
-						return "", fmt.Errorf("%s %s %s: %w", c.Label, v.Label, in.ID, err)
+						return nil, fmt.Errorf("%s %s %s: %w", c.Label, v.Label, in.ID, err)
 					}
 					idx := res.Indices()
 					ctxTexts := make([]string, len(idx))
 					used := 0
 					for k, i := range idx {
 						ctxTexts[k], used = cands[i].Text, used+cands[i].Tokens
+						idx[k] = i % len(in.Cands) // a mixed pool's card is its chunk
 					}
 					if v.Bridge {
-						ctxTexts, used = bridgeCards(e, cardsOf[ii], idx, b, ctxTexts, used)
+						ctxTexts, used = bridgeCards(e, x.ci, idx, b, ctxTexts, used)
+					}
+					if v.Grow > 0 {
+						ctxTexts, used = growCards(e, x.ci, idx, b, ctxTexts, used)
 					}
 					if containsAnswer(strings.ToLower(strings.Join(ctxTexts, "\n")), answers[in.ID]) {
 						row.answer[bi]++
+						row.answerHalf[in.Half][bi]++
 					}
 					row.both[bi] += allHit(idx, in.Labels, in.NLabels)
 					row.tokens[bi] += float64(used)
 				}
 			}
+			var inHalf [2]float64
+			for _, in := range insts {
+				inHalf[in.Half]++
+			}
 			for bi := range cardsBudgets {
 				n := float64(len(insts))
+				row.answerHalf[0][bi] /= inHalf[0]
+				row.answerHalf[1][bi] /= inHalf[1]
 				row.answer[bi] /= n
 				row.both[bi] /= n
 				row.tokens[bi] /= n
 			}
 		}
 	}
-	return cardsReport(rows, cfgs, oracles(e, insts, answers), len(insts), time.Since(t0)), nil
+	return rows, nil
+}
+
+// cardsFigures are the eval-check figures of evidence: auto with the
+// default, in points: its answer recall per budget, and its gain over whole
+// chunks (a floor at 0 means "never lower").
+func cardsFigures(ctx context.Context, o options, enc string) ([]threshold, error) {
+	d, err := loadCards(o, enc)
+	if err != nil {
+		return nil, err
+	}
+	whole, auto := cardVariants[0], cardVariants[slices.IndexFunc(cardVariants, func(v cardVariant) bool { return v.Label == autoLabel })]
+	rows, err := d.rows(ctx, []config{{Label: defaultLabel, Strategy: "coverage"}}, []cardVariant{whole, auto})
+	if err != nil {
+		return nil, err
+	}
+	w, a := rows[defaultLabel+"|"+whole.Label], rows[defaultLabel+"|"+auto.Label]
+	var out []threshold
+	for bi, b := range cardsBudgets {
+		out = append(out,
+			threshold{Name: fmt.Sprintf("cards: HotpotQA answer recall B=%d (evidence auto)", b), Value: 100 * a.answer[bi]},
+			threshold{Name: fmt.Sprintf("cards: HotpotQA answer recall gain over whole chunks B=%d (evidence auto)", b), Value: 100 * (a.answer[bi] - w.answer[bi])})
+	}
+	return out, nil
 }
 
 // cardsOfInstance holds what the bridge pass needs: the query and each
@@ -170,19 +312,16 @@ type cardsOfInstance struct {
 // cardCandidates returns the instance's candidates as the variant sends them
 // to the selection: the whole chunk, or its card (its text and token cost;
 // the vector stays the chunk's).
-func cardCandidates(e *env, in *instance, v cardVariant) ([]selectors.Candidate, *cardsOfInstance) {
-	if v.Opts == nil {
-		return in.Cands, nil
-	}
+func cardCandidates(e *env, in *instance, opts *evidence.Options) ([]selectors.Candidate, *cardsOfInstance) {
 	a := text.NewAnalyzer()
-	ci := &cardsOfInstance{queryTerms: a.Terms(nil, in.Query), opts: *v.Opts}
+	ci := &cardsOfInstance{queryTerms: a.Terms(nil, in.Query), opts: *opts}
 	for _, c := range in.Cands {
 		ci.analysed = append(ci.analysed, evidence.Analyse(c.Text, a, nil))
 	}
 	q := evidence.NewQuery(ci.queryTerms, ci.analysed)
 	out := slices.Clone(in.Cands)
 	for i := range out {
-		card := q.Card(i, *v.Opts)
+		card := q.Card(i, *opts)
 		out[i].Text, out[i].Tokens, out[i].Terms = card.Text, max(e.count(card.Text), 1), nil
 	}
 	return out, ci
@@ -208,6 +347,31 @@ func bridgeCards(e *env, ci *cardsOfInstance, idx []int, b int, texts []string, 
 			continue
 		}
 		texts[k], used = card.Text, used-old+t
+	}
+	return texts, used
+}
+
+// growCards grows the selected cards one sentence at a time, round-robin in
+// selection order, while the context fits b.
+func growCards(e *env, ci *cardsOfInstance, idx []int, b int, texts []string, used int) ([]string, int) {
+	q := evidence.NewQuery(ci.queryTerms, ci.analysed)
+	level := make([]int, len(idx))
+	for k, i := range idx {
+		level[k] = len(q.Card(i, ci.opts).Sentences)
+	}
+	for grown := true; grown; {
+		grown = false
+		for k, i := range idx {
+			if level[k] >= len(ci.analysed[i].Spans) {
+				continue
+			}
+			card := q.Card(i, evidence.Options{Sentences: level[k] + 1, Lead: true})
+			t, old := max(e.count(card.Text), 1), max(e.count(texts[k]), 1)
+			if used-old+t > b {
+				continue
+			}
+			texts[k], used, level[k], grown = card.Text, used-old+t, level[k]+1, true
+		}
 	}
 	return texts, used
 }
@@ -285,12 +449,15 @@ func cardsReport(rows map[string]*cardsRow, cfgs []config, or cardOracle, n int,
 		{"Answer recall (%)", func(r *cardsRow) []float64 { return r.answer }, pct},
 		{"Both supporting paragraphs selected (%)", func(r *cardsRow) []float64 { return r.both }, pct},
 		{"Tokens used (mean)", func(r *cardsRow) []float64 { return r.tokens }, func(v float64) string { return fmt.Sprintf("%.0f", v) }},
+		{"Answer recall, tuning half (%)", func(r *cardsRow) []float64 { return r.answerHalf[0] }, pct},
+		{"Answer recall, held-out half (%)", func(r *cardsRow) []float64 { return r.answerHalf[1] }, pct},
 	} {
+		halves := strings.HasPrefix(m.name, "Answer recall, ")
 		fmt.Fprintf(&b, "#### %s\n\n", m.name)
 		var trs [][]string
 		for _, v := range cardVariants {
 			for _, c := range cfgs {
-				if c.Sweep {
+				if c.Sweep || halves && c.Strategy != "coverage" {
 					continue
 				}
 				r := []string{c.Label, v.Label}
@@ -298,6 +465,9 @@ func cardsReport(rows map[string]*cardsRow, cfgs []config, or cardOracle, n int,
 					r = append(r, m.fmt(m.get(rows[c.Label+"|"+v.Label])[bi]))
 				}
 				trs = append(trs, r)
+			}
+			if halves {
+				continue
 			}
 			r := []string{"mmr (λ with the best answer recall per column)", v.Label}
 			for bi := range cardsBudgets {

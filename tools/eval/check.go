@@ -78,7 +78,11 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 		if err != nil {
 			return err
 		}
-		for _, f := range checkFigures(r, def) {
+		cards, err := cardsFigures(ctx, o, enc)
+		if err != nil {
+			return err
+		}
+		for _, f := range append(checkFigures(r, def), cards...) {
 			got = append(got, threshold{Name: enc + ": " + f.Name, Value: f.Value})
 		}
 		for _, s := range suites {

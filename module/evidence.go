@@ -1,0 +1,129 @@
+package diverseselect
+
+import (
+	"maps"
+
+	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/evidence"
+	"github.com/diverse-select/diverse-select/selectors/text"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+// Evidence cards (the evidence key): each candidate is compressed to its
+// lead sentence and its best sentences for the query (selectors/evidence),
+// and the selection prices it at its card's tokens, so the budget admits more
+// distinct chunks. Relevance and redundancy stay the chunk's vector's; the
+// text strategies read the card's terms and text. The selected objects are
+// returned with the card in place of their text (so that generate reads the
+// cards, and gRPC clients get them in the properties); the stored objects are
+// never touched.
+
+// cardOptions decides whether the query uses cards, and their size: off,
+// cards always (the evidenceSentences and evidenceMaxWords keys, lead
+// sentence kept), or auto (evidence.Auto from the budget and the pool's
+// token counts).
+func cardOptions(eff *config.Effective, cands []selectors.Candidate) (evidence.Options, bool) {
+	switch eff.Evidence {
+	case config.EvidenceCards:
+		return evidence.Options{Sentences: eff.EvidenceSentences, MaxWords: eff.EvidenceMaxWords, Lead: true}, true
+	case config.EvidenceAuto:
+		counts := make([]int, len(cands))
+		for i, c := range cands {
+			counts[i] = c.Tokens
+		}
+		return evidence.Auto(eff.TokenBudget, counts)
+	}
+	return evidence.Options{}, false
+}
+
+// applyCards turns the problem's candidates into their cards when the plan
+// asks for them, and returns the cards (nil = whole chunks). Each
+// candidate's sentence analysis comes from the feature cache.
+func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *featureSource, txt *lazyText) []evidence.Card {
+	opts, ok := cardOptions(pl.eff, p.Candidates)
+	if !ok {
+		return nil
+	}
+	analysed := make([]*evidence.Analysed, len(in))
+	for i := range in {
+		props, _ := in[i].Schema.(map[string]any)
+		txt.reset(props)
+		analysed[i] = features.analysed(&in[i], txt)
+	}
+	queryTerms := features.analyzer().Terms(nil, pl.queryText)
+	if len(queryTerms) == 0 {
+		// No query text to score sentences by (nearVector without the query
+		// argument): a card is the chunk's leading sentences, not the lead alone.
+		opts.Lead = false
+	}
+	q := evidence.NewQuery(queryTerms, analysed)
+	wantTerms := pl.eff.Selector.UsesTerms()
+	cards := make([]evidence.Card, len(in))
+	for i := range in {
+		card := q.Card(i, opts)
+		cards[i] = card
+		c := &p.Candidates[i]
+		c.Tokens = max(card.Tokens, 1)
+		if wantTerms {
+			c.Terms = analysed[i].Terms([]string{}, card.Sentences)
+		}
+		if c.Text != "" {
+			c.Text = card.Text
+		}
+	}
+	return cards
+}
+
+// withCard returns the object's properties for the output with the card
+// in place of its text: the first text property the selection read holds
+// the card, the others are left out. The map is a copy: the object as
+// stored (and as Weaviate may hold it elsewhere) is not changed.
+func withCard(schema any, textProps []string, card string) any {
+	props, ok := schema.(map[string]any)
+	if !ok || len(textProps) == 0 {
+		return schema
+	}
+	out := maps.Clone(props)
+	for _, name := range textProps[1:] {
+		delete(out, name)
+	}
+	switch out[textProps[0]].(type) {
+	case []string, []any:
+		out[textProps[0]] = []string{card}
+	default:
+		out[textProps[0]] = card
+	}
+	return out
+}
+
+// analysed returns the candidate's sentence analysis, from the feature cache
+// when the object was seen before under the same text properties and
+// tokenizer.
+func (f *featureSource) analysed(res *search.Result, txt *lazyText) *evidence.Analysed {
+	key, useCache := f.key(res)
+	var cached *simcache.Features
+	if useCache {
+		if cached, _ = f.cache.Get(key); cached != nil && cached.Evidence != nil {
+			return cached.Evidence
+		}
+	}
+	x := evidence.Analyse(txt.get(), f.analyzer(), f.counter.Count)
+	if useCache {
+		next := &simcache.Features{Evidence: x}
+		if cached != nil {
+			next.Tokens, next.Terms = cached.Tokens, cached.Terms
+		}
+		f.cache.Put(key, next)
+	}
+	return x
+}
+
+func (f *featureSource) analyzer() *text.Analyzer {
+	if f.an == nil {
+		f.an = text.NewAnalyzer()
+	}
+	return f.an
+}
