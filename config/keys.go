@@ -28,6 +28,8 @@ const (
 	KeyEvidence            = "evidence"
 	KeyEvidenceSentences   = "evidenceSentences"
 	KeyEvidenceMaxWords    = "evidenceMaxWords"
+	KeyOffset              = "offset"
+	KeyWidenTo             = "widenTo"
 )
 
 // Evidence modes (the evidence key): whole chunks, cards when the budget is
@@ -121,6 +123,8 @@ type Settings struct {
 	Evidence            string
 	EvidenceSentences   int
 	EvidenceMaxWords    int
+	Offset              int
+	WidenTo             int
 }
 
 // Keys are the common keys, in documentation order.
@@ -177,6 +181,14 @@ var Keys = []Key{
 	{Name: KeyEvidenceMaxWords, Kind: KindInt, Max: 100000, Note: "0 = no limit", Default: "80",
 		Allowed: "integer in [0, 100000]", Doc: "most words of a card with `evidence: cards` (0 = no limit)",
 		field: func(s *Settings) any { return &s.EvidenceMaxWords }},
+	{Name: KeyOffset, Kind: KindInt, Max: selectors.MaxCandidates, Note: "the number of results the earlier pages showed",
+		Default: "0, or the query's `offset`", QueryOnly: true,
+		Allowed: "integer >= 0", Doc: "the page after this many results: the selection continues the earlier pages (see Pages)",
+		field: func(s *Settings) any { return &s.Offset }},
+	{Name: KeyWidenTo, Kind: KindInt, Note: "0 = off; above the pool", Default: "0 = off",
+		Allowed: "0, or an integer above the pool, at most `DIVERSE_SELECT_MAX_CANDIDATES`",
+		Doc:     "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)",
+		field:   func(s *Settings) any { return &s.WidenTo }},
 }
 
 // CommonKeys lists the keys every strategy accepts, in documentation order.

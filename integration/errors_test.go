@@ -37,7 +37,12 @@ func TestBadArguments(t *testing.T) {
 		{name: "unknown targetVector", diverse: `targetVector: "v"`, want: []string{`"targetVector"`, "named vector"}},
 		{name: "candidates 0", diverse: `candidates: 0`, want: []string{`"candidates"`, "[1, 2000]"}, argOnly: true},
 		{name: "candidates above the cap", diverse: `candidates: 5000`, want: []string{`"candidates"`, "2000"}, argOnly: true},
-		{name: "offset", diverse: `strategy: "mmr"`, search: healthNear(5) + ", offset: 2", want: []string{"offset", "tokenBudget, maxResults or limit"}},
+		{name: "negative offset", diverse: `strategy: "mmr"`, search: healthNear(5) + ", offset: -2", want: []string{"offset", ">= 0"}},
+		{name: "offset given twice", diverse: `strategy: "mmr", offset: 1`, search: healthNear(5) + ", offset: 2", want: []string{`"offset"`, "twice", "once"}},
+		{name: "offset with a strategy that cannot page", diverse: `strategy: "knapsack", enumerate: 3`, search: healthNear(5) + ", offset: 1",
+			want: []string{`"enumerate"`, "offset", "enumerate 0"}},
+		{name: "widenTo not above the pool", diverse: `widenTo: 5`, search: healthNear(5), want: []string{`"widenTo"`, "above the pool"}},
+		{name: "widenTo with offset", diverse: `widenTo: 100`, search: healthNear(5) + ", offset: 1", want: []string{`"widenTo"`, "offset", "widenTo: 0"}},
 		{name: "groupBy", diverse: `strategy: "mmr"`, search: healthNear(5) + `, groupBy: {path: ["grp"], groups: 2, objectsPerGroup: 2}`, want: []string{"groupBy"}},
 		{name: "unknown argument", diverse: `strategy: "mmr", budget: 10`, want: []string{"budget"}},
 	}

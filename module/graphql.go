@@ -128,6 +128,10 @@ func additionalField(className string) *graphql.Field {
 				"removed":    &graphql.Field{Type: graphql.Int, Description: "candidates removed by dedupThreshold"},
 				"beta":       &graphql.Field{Type: graphql.Float, Description: "calibrated redundancy weight (adagres)"},
 				"stats":      &graphql.Field{Type: graphql.NewList(stat), Description: "the strategy's calibrated parameters"},
+				"offset": &graphql.Field{Type: graphql.Int,
+					Description: "results the earlier pages showed: this page continues after them"},
+				"exhausted": &graphql.Field{Type: graphql.Boolean,
+					Description: "with an offset given (even 0): true when the next page is empty, the pool is spent; null without offset"},
 			},
 		}),
 	}

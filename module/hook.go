@@ -40,9 +40,20 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if e, ok := problem.Similarities.(interface{ Release() }); ok {
 		defer e.Release() // the output below keeps nothing of the engine
 	}
-	res, err := m.runSelection(ctx, p, problem)
+	page, err := m.runSelection(ctx, p, problem)
 	if err != nil {
 		return nil, err
+	}
+	res := page.Result
+	if m.maybeWiden(ctx, p, in, problem, res) {
+		return nil, errWidening // the glue searches again with the wider pool
+	}
+	if from := wideningFrom(ctx).widenedFrom(); from > 0 {
+		res.Stats["widenedFrom"] = float64(from) // the pool the first selection spent on near-copies
+	}
+	var exhausted *bool // only computed when the query pages
+	if p.paged {
+		exhausted = &page.Exhausted
 	}
 	out := make([]search.Result, len(res.Items))
 	var beta *float64
@@ -78,6 +89,8 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"removed":         res.Removed,
 			"beta":            beta,
 			"stats":           stats,
+			"offset":          page.Shown,
+			"exhausted":       exhausted,
 		}
 		o.AdditionalProperties = ap
 		out[k] = o

@@ -12,7 +12,7 @@ import (
 // request: a disconnect or a query timeout cancels it) and the module's time
 // cap DIVERSE_SELECT_MAX_SELECT_TIME; the strategies check the context in
 // their loops. A cancelled selection is logged, so the stop is observable.
-func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Result, error) {
+func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
 	limit := m.defaults.MaxSelectTime
 	runCtx := ctx
 	if limit > 0 {
@@ -20,7 +20,7 @@ func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 		runCtx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
 	}
-	res, err := r.eff.Selector.Run(runCtx, p)
+	res, err := r.eff.Selector.RunPage(runCtx, p, r.offset, r.paged)
 	if err == nil {
 		return res, nil
 	}

@@ -41,7 +41,7 @@ var (
 	// errCapExceeded marks a refusal by the module's candidate cap.
 	errCapExceeded = errors.New("candidate cap exceeded")
 	// errRefused marks a query the module refuses outside config.Parse
-	// (offset, groupBy, after): counted as invalid_argument like a
+	// (groupBy, after): counted as invalid_argument like a
 	// config.Error.
 	errRefused = errors.New("query refused")
 )
@@ -232,7 +232,7 @@ func (m *Module) countingErrors(route string, hook modulecapabilities.Additional
 		args map[string]any, cfg moduletools.ClassConfig,
 	) ([]search.Result, error) {
 		out, err := hook(ctx, in, params, limit, args, cfg)
-		if err != nil {
+		if err != nil && !errors.Is(err, errWidening) { // widening is not a failure
 			at := route
 			if r, ok := params.(*Request); ok && r != nil {
 				at = r.route()

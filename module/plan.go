@@ -35,6 +35,15 @@ type plan struct {
 	// threshold is the search's certainty or distance, applied to the pool
 	// before the selection (see threshold.keep).
 	threshold threshold
+	// offset is the number of results earlier pages showed: the selection
+	// is the page after them (selectors.RunPage). paged is set when the
+	// query gives an offset, even 0: then the response says whether the
+	// pool is spent (exhausted).
+	offset int
+	paged  bool
+	// pool is the pool the search was asked for (0 = unknown): widening
+	// helps only when the search returned all of it.
+	pool int
 }
 
 // settings are the merged configuration of one query on one class and the
@@ -56,6 +65,9 @@ type searchFacts struct {
 	threshold threshold
 	limit     int // the query limit, when it caps the output (top-level form)
 	tenant    string
+	// offset is the query's own offset (GraphQL), paged whether it gave one.
+	offset int
+	paged  bool
 }
 
 // configName is the moduleConfig key each route reads the class config from.
@@ -84,6 +96,13 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold}
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
+	}
+	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
+		return nil, err
+	}
+	if p.paged && st.eff.WidenTo > 0 {
+		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
+			"is %d and the query pages (offset): pages need one fixed pool; give widenTo: 0 with offset, or raise candidates", st.eff.WidenTo)}
 	}
 	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
 	if err != nil {
@@ -203,4 +222,22 @@ func resolveTarget(class *models.Class, query *config.Overrides, st *settings, s
 		}
 	}
 	return target, metric, nil
+}
+
+// pageOffset is the query's offset: the diverse-select setting offset (the
+// rerank route's place for it) or the query's own offset (GraphQL); giving
+// both with different values is an error rather than a guess.
+func pageOffset(query *config.Overrides, s searchFacts) (offset int, paged bool, err error) {
+	if s.offset < 0 {
+		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
+			"is %d; allowed: an integer >= 0, the number of results the earlier pages showed", s.offset)}
+	}
+	if !query.Has(config.KeyOffset) {
+		return s.offset, s.paged, nil
+	}
+	if s.paged && s.offset != query.Offset {
+		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
+			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", query.Offset, s.offset)}
+	}
+	return query.Offset, true, nil
 }

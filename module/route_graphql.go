@@ -85,13 +85,15 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 				"selection works on one flat candidate list", unsupported)}
 		}
 	}
-	if pagination != nil && pagination.Offset != 0 {
-		return nil, &markedError{mark: errRefused, err: fmt.Errorf("cannot be combined with offset (got %d): "+
-			"a selection is a set, not a page of a ranking; to get more results raise tokenBudget, maxResults or limit",
-			pagination.Offset)}
-	}
 	s := searchFromArgs(args)
 	s.tenant = tenant
+	if pagination != nil {
+		// The offset pages the selection (selectors.RunPage), not the
+		// search: the pool is always the same retrieval from its first
+		// result, so the search below runs with offset 0.
+		_, s.paged = args["offset"]
+		s.offset = pagination.Offset
+	}
 	if r.form == formArgument && pagination != nil && pagination.Limit > 0 {
 		s.limit = pagination.Limit // the top-level form: the query limit caps the output
 	}
@@ -113,9 +115,23 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 		}
 	}
 	r.plan = p
+	if r.form == formField && pagination != nil {
+		p.pool = pagination.Limit
+	} else if r.form == formArgument {
+		p.pool = p.eff.Candidates
+	}
+	if p.eff.WidenTo > 0 && p.pool > 0 && p.eff.WidenTo <= p.pool {
+		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
+			"is %d, not above the pool of %d (candidates, or the field form's limit): it widens to a larger pool", p.eff.WidenTo, p.pool)}
+	}
 	if r.form == formField {
 		if pagination != nil && pagination.Limit > r.m.defaults.MaxCandidates {
 			return nil, candidateCapError(pagination.Limit, r.m.defaults.MaxCandidates) // before the search runs
+		}
+		if pagination != nil && pagination.Offset != 0 {
+			pool := *pagination
+			pool.Offset = 0
+			return &pool, nil
 		}
 		return pagination, nil
 	}

@@ -70,6 +70,18 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 			ap[k] = v
 		}
 		ap[rerankProperty] = []*rankmodels.RankResult{{Score: &s}}
+		if ex, ok := ap[ArgName].(map[string]any); ok {
+			// gRPC replies carry no _additional.diverseSelect: the page's
+			// figures go to explainScore (rerank_pages.go).
+			rank, _ := ex["rank"].(int)
+			offset, _ := ex["offset"].(int)
+			exhausted, _ := ex["exhausted"].(*bool)
+			page := explainPage(rank, offset, exhausted)
+			if prev := out[i].ExplainScore; prev != "" {
+				page = prev + "\n" + page
+			}
+			out[i].ExplainScore = page
+		}
 		out[i].AdditionalProperties = ap
 	}
 	return out, nil
@@ -101,6 +113,8 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 		return nil, err
 	}
 	s := searchFromModuleParams(argumentModuleParams, in)
+	s.offset = rerankOffset(ctx) // the gRPC search's offset (rerank_pages.go)
+	s.paged = s.offset > 0
 	s.tenant = in[0].Tenant
 	if s.tenant == "" {
 		s.tenant = TenantFromContext(ctx)

@@ -47,20 +47,31 @@ func NewCopyGuard(p *Problem) *CopyGuard {
 	return g
 }
 
-// CopyOf reports whether d is a near-copy of an item of sel (d itself excluded).
+// CopyOf reports whether d is a near-copy of an item of sel or of a
+// preselected candidate (Problem.Preselected: what earlier pages showed);
+// d itself excluded.
 func (g *CopyGuard) CopyOf(sel []int, d int) bool {
 	for _, s := range sel {
 		if g.pair(s, d) {
 			return true
 		}
 	}
-	return false
+	return g.copyOfPreselected(d)
 }
 
 // CopyOfItems is CopyOf for a selection held as items.
 func (g *CopyGuard) CopyOfItems(items []Item, d int) bool {
 	for _, it := range items {
 		if g.pair(it.Index, d) {
+			return true
+		}
+	}
+	return g.copyOfPreselected(d)
+}
+
+func (g *CopyGuard) copyOfPreselected(d int) bool {
+	for _, s := range g.p.Preselected {
+		if g.pair(s, d) {
 			return true
 		}
 	}
@@ -189,4 +200,38 @@ func NormalizedTextHash(s string) uint64 {
 		h.Write(buf[:n])
 	}
 	return h.Sum64()
+}
+
+// SpentOnCopies reports whether a selection left room that the pool cannot
+// fill with anything new: fewer than K items and budget left for some
+// candidate not selected, yet every such candidate that fits is a near-copy
+// of a selected (or preselected) one. A caller that can retrieve more (the
+// module's widenTo) then widens the pool and selects again.
+func SpentOnCopies(p *Problem, res *Result) bool {
+	if len(res.Items) >= p.K() {
+		return false
+	}
+	taken := make([]bool, len(p.Candidates))
+	sel := make([]int, 0, len(res.Items)+len(p.Preselected))
+	used := 0
+	for _, it := range res.Items {
+		taken[it.Index] = true
+		sel = append(sel, it.Index)
+		used += it.Tokens
+	}
+	for _, i := range p.Preselected {
+		taken[i] = true
+	}
+	g := NewCopyGuard(p)
+	fits := false
+	for d, c := range p.Candidates {
+		if taken[d] || !p.Fits(used, c.Tokens) {
+			continue
+		}
+		fits = true
+		if !g.CopyOf(sel, d) {
+			return false // something new that fits: the strategy chose not to take it
+		}
+	}
+	return fits
 }

@@ -62,3 +62,42 @@ func TestWordPairs(t *testing.T) {
 	assert.Len(t, WordPairs("word"), 1)
 	assert.Empty(t, WordPairs(" ,;"))
 }
+
+func TestSpentOnCopies(t *testing.T) {
+	v := func(x, y float32) []float32 { return []float32{x, y} }
+	p := &Problem{Candidates: []Candidate{
+		{Relevance: 0.9, Tokens: 10, Vector: v(1, 0)},
+		{Relevance: 0.8, Tokens: 10, Vector: v(1, 0.01)}, // a copy of 0
+		{Relevance: 0.7, Tokens: 10, Vector: v(0, 1)},
+		{Relevance: 0.6, Tokens: 10, Vector: v(0.01, 1)}, // a copy of 2
+	}}
+	sel := func(idx ...int) *Result {
+		r := &Result{}
+		for _, i := range idx {
+			r.Items = append(r.Items, Item{Index: i, Tokens: 10})
+		}
+		return r
+	}
+	tests := []struct {
+		name   string
+		budget int
+		k      int
+		res    *Result
+		want   bool
+	}{
+		{"only copies left", 0, 0, sel(0, 2), true},
+		{"something new left", 0, 0, sel(0), false},
+		{"K reached", 0, 2, sel(0, 2), false},
+		{"no room in the budget", 20, 0, sel(0, 2), false},
+		{"everything selected", 0, 0, sel(0, 1, 2, 3), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := *p
+			q.Budget, q.MaxResults = tc.budget, tc.k
+			if got := SpentOnCopies(&q, tc.res); got != tc.want {
+				t.Errorf("SpentOnCopies = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

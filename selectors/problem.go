@@ -92,6 +92,15 @@ type Problem struct {
 	// form (facility location); 0 = no cap. Run refuses a problem above it
 	// with an error naming the need and the cap, before any work.
 	MaxMatrixBytes int64
+	// Preselected lists candidates already shown to the user (the earlier
+	// pages of a paged selection), in the order they were selected. They
+	// are not selected again; Budget and MaxResults bound the new picks
+	// only. A strategy whose Definition says Continues counts them as
+	// selected - their coverage and redundancy shape its new picks, and its
+	// near-copy guard refuses copies of them; for the others Run selects
+	// from the rest of the pool (see Definition.Continues). Page runs the
+	// pages of a selection on it.
+	Preselected []int
 }
 
 // K is the effective cardinality limit.
@@ -209,6 +218,16 @@ func (p *Problem) Validate() error {
 				return invalid("candidate %d has a non-finite vector component", i)
 			}
 		}
+	}
+	seen := make(map[int]bool, len(p.Preselected))
+	for _, i := range p.Preselected {
+		if i < 0 || i >= len(p.Candidates) {
+			return invalid("preselected index %d is out of range: %d candidates", i, len(p.Candidates))
+		}
+		if seen[i] {
+			return invalid("preselected index %d is listed twice", i)
+		}
+		seen[i] = true
 	}
 	if p.Similarities != nil && p.Similarities.Len() != len(p.Candidates) {
 		return invalid("similarities cover %d candidates, problem has %d", p.Similarities.Len(), len(p.Candidates))

@@ -44,6 +44,13 @@ type Definition struct {
 	NeedsVectors bool
 	// NeedsText is true when the strategy reads candidate texts.
 	NeedsText bool
+	// Continues is true when Select honours Problem.Preselected: it counts
+	// those candidates as already selected (their coverage and redundancy,
+	// the near-copy guard) and selects the best continuation, so that paged
+	// selections continue one greedy run. For a strategy without it, Run
+	// removes the preselected candidates and selects from the rest of the
+	// pool as if they had never been there.
+	Continues bool
 	// New builds the strategy from validated parameters.
 	New func(p Params) (Strategy, error)
 	// Unavailable, when set, is why the strategy cannot run (an external

@@ -37,12 +37,19 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 			}
 		}()
 	}
-	work, kept := p, []int(nil)
+	work, kept, removed := p, []int(nil), 0
 	if p.DedupThreshold > 0 {
 		work, kept = dedup(p)
+		removed = len(p.Candidates) - len(kept)
+	}
+	if len(work.Preselected) > 0 && !s.Def.Continues {
+		// The strategy knows nothing of earlier pages: it selects from the rest.
+		var rest []int
+		work, rest = work.without(work.Preselected)
+		kept = compose(kept, rest)
 	}
 	if len(work.Candidates) == 0 {
-		return &Result{Strategy: s.Def.Name, Items: []Item{}, Budget: p.Budget, Removed: len(p.Candidates), Stats: map[string]float64{}}, nil
+		return &Result{Strategy: s.Def.Name, Items: []Item{}, Budget: p.Budget, Removed: removed, Stats: map[string]float64{}}, nil
 	}
 	res, err = s.impl.Select(ctx, work)
 	if err != nil {
@@ -55,8 +62,8 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 		for i := range res.Items {
 			res.Items[i].Index = kept[res.Items[i].Index]
 		}
-		res.Removed = len(p.Candidates) - len(kept)
 	}
+	res.Removed = removed
 	res.Strategy = s.Def.Name
 	res.Budget = p.Budget
 	res.TokensUsed = 0
@@ -97,14 +104,17 @@ func CheckSelection(p *Problem, res *Result) error {
 	if len(res.Items) > p.K() {
 		return fmt.Errorf("%d items selected, more than maxResults %d", len(res.Items), p.K())
 	}
-	seen := make(map[int]bool, len(res.Items))
+	seen := make(map[int]bool, len(res.Items)+len(p.Preselected))
+	for _, i := range p.Preselected {
+		seen[i] = true
+	}
 	used := 0
 	for _, it := range res.Items {
 		if it.Index < 0 || it.Index >= n {
 			return fmt.Errorf("index %d is out of range: %d candidates, indices 0 to %d", it.Index, n, n-1)
 		}
 		if seen[it.Index] {
-			return fmt.Errorf("index %d selected twice", it.Index)
+			return fmt.Errorf("index %d selected twice (or preselected)", it.Index)
 		}
 		seen[it.Index] = true
 		used += p.Candidates[it.Index].Tokens
@@ -137,16 +147,61 @@ func dedup(p *Problem) (*Problem, []int) {
 			kept = append(kept, i)
 		}
 	}
+	return p.subset(kept, sims), kept
+}
+
+// subset is the problem restricted to the candidates kept (ascending
+// indices), reusing sims when it can be subset; Preselected is mapped onto
+// the kept indices (a preselected candidate not kept is dropped).
+func (p *Problem) subset(kept []int, sims Similarities) *Problem {
 	q := *p
 	q.Candidates = make([]Candidate, len(kept))
+	pos := make(map[int]int, len(kept))
 	for k, i := range kept {
 		q.Candidates[k] = p.Candidates[i]
+		pos[i] = k
 	}
 	q.Similarities = nil
 	if sub, ok := sims.(Subsetter); ok {
 		q.Similarities = sub.Subset(kept)
 	}
-	return &q, kept
+	q.Preselected = nil
+	for _, i := range p.Preselected {
+		if k, ok := pos[i]; ok {
+			q.Preselected = append(q.Preselected, k)
+		}
+	}
+	return &q
+}
+
+// without is the problem without the candidates drop, and the original
+// indices of the rest.
+func (p *Problem) without(drop []int) (*Problem, []int) {
+	out := make([]bool, len(p.Candidates))
+	for _, i := range drop {
+		out[i] = true
+	}
+	rest := make([]int, 0, len(p.Candidates)-len(drop))
+	for i := range p.Candidates {
+		if !out[i] {
+			rest = append(rest, i)
+		}
+	}
+	q := p.subset(rest, p.Similarities)
+	q.Preselected = nil
+	return q, rest
+}
+
+// compose maps indices through two successive subsets (outer nil = identity).
+func compose(outer, inner []int) []int {
+	if outer == nil {
+		return inner
+	}
+	out := make([]int, len(inner))
+	for k, i := range inner {
+		out[k] = outer[i]
+	}
+	return out
 }
 
 // ByRelevance returns candidate indices by decreasing relevance, ties broken

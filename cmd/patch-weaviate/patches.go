@@ -54,9 +54,10 @@ var Patches = []Patch{
 		GlueName: "zz_diverse_select_search.go",
 		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
 			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
-			"context and, for a rerank on a collection that configures the module, asks the search for the vector the " +
+			"context; for a rerank on a collection that configures the module, it asks the search for the vector the " +
 			"selection compares (removed again from the reply unless the request asked for it), so the hook does not read " +
-			"the candidates a second time by id.",
+			"the candidates a second time by id, and it moves the search's offset to the selection, so the offset pages " +
+			"the selection over the same pool instead of skipping the pool's first results.",
 	},
 	{
 		ID:       "hook-order",
@@ -71,6 +72,18 @@ var Patches = []Patch{
 			"generate could run over the whole candidate pool before the selection dropped most of it. With more than one hook, " +
 			"this runs them one at a time in the RAG pipeline's order (package hookorder): rerankers, diverse selection, other hooks, " +
 			"generate - on every route (both GraphQL forms, gRPC rerank and generative search).",
+	},
+	{
+		ID:       "widen",
+		File:     "usecases/traverser/explorer.go",
+		Func:     "GetClass",
+		Anchor:   "searchStartTime := time.Now()",
+		Insert:   "if out, handled, err := widenDiverseSelectPool(ctx, e, params); handled {\n\treturn out, err\n}",
+		Glue:     "explorer_widen.go.txt",
+		GlueName: "zz_diverse_select_widen.go",
+		Why: "A result hook cannot search again. With widenTo set, when the selection spent its pool on near-copies " +
+			"with room left, this runs the search once more with widenTo candidates and returns the selection on that pool " +
+			"(every route: both GraphQL forms and gRPC rerank); searches without module hooks pass straight through.",
 	},
 }
 

@@ -101,8 +101,8 @@ func run(m *testing.M) int {
 }
 
 // TestCluster runs in order: the cluster formed, the class is spread over
-// it, every node selects as the single node does, and still does with one
-// node stopped.
+// it, every node selects as the single node does and returns the same
+// pages, and still selects alike with one node stopped.
 func TestCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -146,6 +146,7 @@ func TestCluster(t *testing.T) {
 		}
 		t.Logf("%d queries x 4 deployments; %d selections differ from the nearText head", len(queries()), differs)
 	})
+	t.Run("same pages on every node", func(t *testing.T) { testSamePages(ctx, t) })
 	t.Run("one node stopped, consistency ONE", func(t *testing.T) {
 		stopped := len(cl.Nodes) - 1
 		// Stopped cleanly and, at the end, started again on its data, so

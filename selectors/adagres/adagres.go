@@ -18,6 +18,10 @@
 // not the (kbar-1) its derivation in equation 6 would give. A fixed beta
 // parameter disables the calibration.
 //
+// Pages (Problem.Preselected): the earlier pages' items start the
+// selection (their redundancy counts); beta is calibrated for the page's own
+// budget, as for the first page, so a fixed beta makes the pages one run.
+//
 // Guarantee: F is modular minus supermodular, so greedy has no unconditional
 // bound; the paper shows F is epsilon-approximately submodular when pairwise
 // similarities are small relative to relevance, giving (1-1/e-epsilon).
@@ -55,6 +59,7 @@ func init() {
 		Name:         Name,
 		Doc:          "AdaGReS: relevance minus pairwise redundancy, greedy under the token budget, adaptive beta",
 		NeedsVectors: true,
+		Continues:    true,
 		Params: []selectors.ParamSpec{
 			{Name: "beta", Kind: selectors.KindFloat, Min: 0, Max: inf,
 				Doc: "fixed redundancy weight; absent = calibrated from the pool (adaptive beta)"},
@@ -139,6 +144,20 @@ func greedy(ctx context.Context, p *selectors.Problem, sims selectors.Similariti
 		alive[i] = true
 	}
 	row := make([]float32, n)
+	addRedundancy := func(d int) {
+		sims.Row(d, row)
+		for i, a := range alive {
+			if a && row[i] > 0 {
+				red[i] += float64(row[i])
+			}
+		}
+	}
+	for _, d := range p.Preselected { // earlier pages start the selection
+		alive[d] = false
+	}
+	for _, d := range p.Preselected {
+		addRedundancy(d)
+	}
 	guard := selectors.NewCopyGuard(p)
 	items := make([]selectors.Item, 0, min(k, 64))
 	used := 0
@@ -174,12 +193,7 @@ func greedy(ctx context.Context, p *selectors.Problem, sims selectors.Similariti
 		if len(items) == k {
 			break
 		}
-		sims.Row(best, row)
-		for i, a := range alive {
-			if a && row[i] > 0 {
-				red[i] += float64(row[i])
-			}
-		}
+		addRedundancy(best)
 	}
 	return items, nil
 }

@@ -133,6 +133,23 @@ func FuzzAllStrategies(f *testing.F) {
 				continue
 			}
 			checkValid(t, q, res)
+			// Page 2 never repeats page 1 and never panics.
+			pg, err := s.RunPage(context.Background(), clone(p), len(res.Items), true)
+			if err != nil {
+				if strings.Contains(err.Error(), "panicked") {
+					t.Fatalf("%s params %v, page 2: %v", name, raw, err)
+				}
+				continue
+			}
+			first := map[int]bool{}
+			for _, it := range res.Items {
+				first[it.Index] = true
+			}
+			for _, it := range pg.Items {
+				if first[it.Index] {
+					t.Fatalf("%s params %v: candidate %d on pages 1 and 2", name, raw, it.Index)
+				}
+			}
 		}
 	})
 }

@@ -68,6 +68,13 @@
 // filled by relevance per token, so the budget is not left unused while a
 // candidate fits.
 //
+// Pages (Problem.Preselected): the earlier pages' items are in the state
+// before the first round, so the greedy, the guard and the fill continue
+// from them (the guard compares gains given them). kappa is calibrated for
+// the page's own budget, like the first page's; with queryCoverage, hop
+// and parts 0 it plays no part and, without fill and under maxResults, the
+// pages are one greedy run.
+//
 // Guarantee: F is monotone submodular (facility location with a
 // non-negative kernel plus weighted coverage): greedy under a cardinality
 // constraint >= (1-1/e) OPT; density greedy with the best-single guard
@@ -110,6 +117,7 @@ func init() {
 			"density greedy under the token budget",
 		NeedsVectors: true,
 		NeedsText:    true,
+		Continues:    true,
 		Params: []selectors.ParamSpec{
 			{Name: "lexicalWeight", Kind: selectors.KindFloat, Default: 0.5, Min: 0, Max: 1,
 				Doc: "share of the lexical query match in the relevance (0 = the dense relevance only)"},
@@ -179,14 +187,14 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	items, single, err := o.lazyGreedy(ctx, p)
+	items, single, first, err := o.lazyGreedy(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	res := &selectors.Result{Stats: map[string]float64{"kappa": o.kappa, "queryTerms": float64(o.queryTerms)}}
 	if p.Budget > 0 {
 		var guarded bool
-		items, guarded = guardBestSingle(p.Candidates, single, items)
+		items, guarded = guardBestSingle(p.Candidates, first, items)
 		if guarded {
 			res.Stats["singleGuard"] = 1
 		}

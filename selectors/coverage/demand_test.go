@@ -92,7 +92,7 @@ func TestPartDemandInObjective(t *testing.T) {
 	for d := range p.Candidates {
 		assert.InDelta(t, off.gain(d)+o.parts.gain(d), o.gain(d), 1e-12)
 	}
-	items, _, err := o.lazyGreedy(t.Context(), p)
+	items, _, _, err := o.lazyGreedy(t.Context(), p)
 	require.NoError(t, err)
 	var sum float64
 	var sel []int

@@ -18,8 +18,13 @@ import (
 // the top with a gain computed for the current selection.
 //
 // It also returns single[d] = F({d}) (NaN for items that never fit), for
-// the best-single guard and the redundancy explanation.
-func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]selectors.Item, []float64, error) {
+// minNovelty and the redundancy explanation, and first[d], the gains of the
+// first round, for the best-single guard: single without earlier pages,
+// else the gains given them (NaN also for their near-copies).
+//
+// Earlier pages (p.Preselected) are added to the state before the first
+// round, so the greedy continues from them.
+func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items []selectors.Item, single, first []float64, err error) {
 	c := p.Candidates
 	n, k := len(c), p.K()
 	density := p.Budget > 0
@@ -31,23 +36,41 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]sel
 	}
 	fresh := make([]int, n) // fresh[d] == len(items)+1 when d's queue entry is current
 	q := lazyheap.New(c, n)
-	single := make([]float64, n)
+	single = make([]float64, n)
 	latest := make([]float64, n) // the gain of d's newest queue entry
+	out := make([]bool, n)       // selected or dropped: entries left in the queue are ignored
 	for d := range c {
 		single[d] = math.NaN()
 		if p.Fits(0, c[d].Tokens) {
-			g := o.gain(d)
-			single[d], latest[d] = g, g
+			single[d] = o.gain(d)
+		}
+	}
+	first = single
+	if len(p.Preselected) > 0 {
+		for _, d := range p.Preselected {
+			o.add(d)
+			out[d] = true
+		}
+		first = make([]float64, n)
+		for d := range c {
+			first[d] = math.NaN()
+			if !out[d] && !math.IsNaN(single[d]) && !o.guard.CopyOf(nil, d) {
+				first[d] = o.gain(d)
+			}
+		}
+	}
+	for d := range c {
+		if g := first[d]; !out[d] && !math.IsNaN(g) {
+			latest[d] = g
 			q.Push(lazyheap.Entry{Key: key(d, g), Gain: g, Index: d})
 			fresh[d] = 1
 		}
 	}
-	items := make([]selectors.Item, 0, min(k, 64))
+	items = make([]selectors.Item, 0, min(k, 64))
 	used := 0
-	out := make([]bool, n) // selected or dropped: entries left in the queue are ignored
 	for len(items) < k && q.Len() > 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		top := q.Pop()
 		d := top.Index
@@ -91,7 +114,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) ([]sel
 			}
 		}
 	}
-	return items, single, nil
+	return items, single, first, nil
 }
 
 // guardBestSingle returns the best single fitting item instead of the
@@ -137,6 +160,10 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 	}
 	o.reset()
 	in := make([]bool, len(c))
+	for _, d := range p.Preselected { // earlier pages
+		o.add(d)
+		in[d] = true
+	}
 	used := 0
 	for _, it := range items {
 		o.add(it.Index)

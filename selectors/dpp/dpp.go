@@ -17,6 +17,10 @@
 // gains sum to Result.Objective = log det L_S); Item.Redundancy = 1 - dk_i^2,
 // the share of the item's unit self-similarity already spanned by S.
 //
+// Pages (Problem.Preselected): the earlier pages' items condition the
+// process (their Cholesky columns come first), so a page is the greedy MAP
+// continued: it maximises log det L_{S0+S} - log det L_{S0}.
+//
 // Guarantee: log det is submodular but not monotone, so greedy MAP has no
 // constant-factor bound in general; it is the standard, effective heuristic.
 //
@@ -45,6 +49,7 @@ func init() {
 		Name:         Name,
 		Doc:          "DPP: greedy MAP of a quality x diversity determinantal point process (fast incremental Cholesky)",
 		NeedsVectors: true,
+		Continues:    true,
 		Params: []selectors.ParamSpec{{
 			Name: "theta", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: math.Inf(1),
 			Doc: "quality sharpness: q_i = exp(theta * relevance); 0 = diversity only",
@@ -73,6 +78,44 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	row := make([]float32, n)
 	guard := selectors.NewCopyGuard(p)
 	var cols [][]float64 // Cholesky columns: cols[t][i] = c_i[t]
+	// condition adds the selected item best to the Cholesky factor: the
+	// residuals d2 of the live candidates shrink by what it spans.
+	condition := func(best int) {
+		// New Cholesky column: e_i = (K(best,i) - <c_best, c_i>) / dk_best.
+		sims.Row(best, row)
+		e := make([]float64, n)
+		for i, a := range alive {
+			if a {
+				e[i] = float64(min(max(row[i], 0), 1))
+			}
+		}
+		for _, col := range cols {
+			cb := col[best]
+			if cb == 0 {
+				continue
+			}
+			for i, a := range alive {
+				if a {
+					e[i] -= cb * col[i]
+				}
+			}
+		}
+		inv := 1 / math.Sqrt(d2[best])
+		for i, a := range alive {
+			if a {
+				e[i] *= inv
+				d2[i] -= e[i] * e[i]
+			}
+		}
+		cols = append(cols, e)
+	}
+	// Earlier pages (p.Preselected) condition the process, as if selected.
+	for _, d := range p.Preselected {
+		alive[d] = false // later ones stay alive until their turn: their column entries are needed
+		if d2[d] > 0 {
+			condition(d)
+		}
+	}
 	res := &selectors.Result{Items: make([]selectors.Item, 0, min(k, 64))}
 	used := 0
 	for len(res.Items) < k {
@@ -111,33 +154,7 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		if len(res.Items) == k {
 			break
 		}
-		// New Cholesky column: e_i = (K(best,i) - <c_best, c_i>) / dk_best.
-		sims.Row(best, row)
-		e := make([]float64, n)
-		for i, a := range alive {
-			if a {
-				e[i] = float64(min(max(row[i], 0), 1))
-			}
-		}
-		for _, col := range cols {
-			cb := col[best]
-			if cb == 0 {
-				continue
-			}
-			for i, a := range alive {
-				if a {
-					e[i] -= cb * col[i]
-				}
-			}
-		}
-		inv := 1 / math.Sqrt(d2[best])
-		for i, a := range alive {
-			if a {
-				e[i] *= inv
-				d2[i] -= e[i] * e[i]
-			}
-		}
-		cols = append(cols, e)
+		condition(best)
 	}
 	return res, nil
 }

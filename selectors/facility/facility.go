@@ -20,6 +20,10 @@
 // best gain is <= 0. Item.Redundancy is the part of the item's own coverage
 // already covered: w2 * sum_u min(k(a,u), max_{s in S} k(s,u)).
 //
+// Pages (Problem.Preselected): the earlier pages' items are in the
+// coverage state before the first round, so the greedy continues from them
+// (the best-single guard compares gains given them).
+//
 // Guarantee: f is monotone submodular (a modular non-negative term plus
 // facility location with a non-negative kernel): greedy under a cardinality
 // constraint reaches >= (1-1/e) OPT (Nemhauser, Wolsey, Fisher 1978); density
@@ -49,6 +53,7 @@ func init() {
 	inf := math.Inf(1)
 	selectors.Register(selectors.Definition{
 		Name:         Name,
+		Continues:    true,
 		Doc:          "DRAG: weighted relevance + facility location coverage of the pool, lazy (density) greedy",
 		NeedsVectors: true,
 		Params: []selectors.ParamSpec{

@@ -18,8 +18,10 @@ import (
 // that order. Floating-point gains are monotone too (each term
 // max(0, k-cur) only shrinks as cur grows), so bounds stay valid.
 //
-// It also returns single[i] = f({i}) (the first-round gains, NaN for items
-// that never fit), which the best-single guard needs.
+// It also returns the first-round gains (NaN for items that never fit),
+// which the best-single guard needs: f({i}), or, after earlier pages
+// (p.Preselected, added to the state before the first round so the greedy
+// continues from them), the gains given those.
 func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]selectors.Item, []float64, error) {
 	c := p.Candidates
 	n, k := len(c), p.K()
@@ -34,9 +36,14 @@ func lazyGreedy(ctx context.Context, p *selectors.Problem, o *objective) ([]sele
 	fresh := make([]int, n) // fresh[i] == len(items)+1 when i's entry is current
 	h := lazyheap.New(c, n)
 	single := make([]float64, n)
+	taken := make([]bool, n)
+	for _, i := range p.Preselected {
+		o.k.update(i, cur)
+		taken[i] = true
+	}
 	for i := range c {
 		single[i] = math.NaN()
-		if p.Fits(0, c[i].Tokens) {
+		if !taken[i] && p.Fits(0, c[i].Tokens) {
 			g := o.gain(i, cur)
 			single[i] = g
 			h.Push(lazyheap.Entry{Key: key(i, g), Gain: g, Index: i})

@@ -103,6 +103,47 @@ func (in *instance) greedyWithGuard(ctx context.Context, stats map[string]float6
 	return sel
 }
 
+// continueWithGuard extends the earlier pages' selection pre (their
+// concepts covered, their tokens not counted) by the lazy greedy, and
+// returns the new picks, or the best single new item when its gain given
+// pre is larger.
+func (in *instance) continueWithGuard(ctx context.Context, pre []int, stats map[string]float64) []int {
+	covered := make([]bool, len(in.w))
+	for _, d := range pre {
+		in.cover(d, covered)
+	}
+	k := in.k
+	in.k += len(pre) // greedy counts the seed in its limit
+	sel := in.greedy(ctx, slices.Clone(pre), covered, 0, &queue{})[len(pre):]
+	in.k = k
+	stats["singleGuard"] = 0
+	if k < 1 {
+		return sel
+	}
+	clear(covered)
+	for _, d := range pre {
+		in.cover(d, covered)
+	}
+	var greedyGain float64
+	for _, it := range in.items(append(slices.Clone(pre), sel...))[len(pre):] {
+		greedyGain += it.Gain
+	}
+	best, bestV := -1, 0.0
+	for d := range in.c {
+		if !in.fits(0, d) || slices.Contains(pre, d) || in.guard.CopyOf(nil, d) {
+			continue
+		}
+		if v := in.gain(d, covered); best < 0 || v > bestV || (v == bestV && selectors.Better(in.c, d, best)) {
+			best, bestV = d, v
+		}
+	}
+	if best >= 0 && bestV > greedyGain {
+		stats["singleGuard"] = 1
+		return []int{best}
+	}
+	return sel
+}
+
 // value is f(S), summed over the universe in id order so that every
 // evaluation of the same set gives the same float.
 func (in *instance) value(sel []int) float64 {

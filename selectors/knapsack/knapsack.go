@@ -24,6 +24,11 @@
 // the theoretical variant: the best of all feasible sets of size <= 2 and of
 // the greedy completions of every feasible 3-item seed (N <= 30 only).
 //
+// Pages (Problem.Preselected): the concepts of the earlier pages' items
+// count as covered, the lazy greedy continues from them and the best-single
+// guard compares gains given them; Result.Objective is then f(S0+S) - f(S0).
+// enumerate 3 cannot page (an error names it).
+//
 // Guarantee: density greedy with the best-single guard >= (1-1/e)/2 of the
 // knapsack optimum; plain greedy without a budget >= 1-1/e of the
 // cardinality optimum; enumerate 3 >= 1-1/e (Sviridenko 2004).
@@ -42,6 +47,7 @@ package knapsack
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -66,6 +72,7 @@ func init() {
 		},
 		// Texts for terms and ngrams; clusters checks its vectors in Select.
 		NeedsText: true,
+		Continues: true,
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			e := p.Int("enumerate")
 			if e != 0 && e != 3 {
@@ -100,6 +107,23 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	in, stats, err := build(ctx, p, s.concepts, s.pool)
 	if err != nil {
 		return nil, err
+	}
+	if len(p.Preselected) > 0 {
+		if s.enumerate {
+			return nil, &selectors.ParamError{Strategy: Name, Param: "enumerate",
+				Msg: "enumerate 3 searches whole sets and cannot continue earlier pages (offset); use enumerate 0 to page"}
+		}
+		pre := p.Preselected
+		sel := in.continueWithGuard(ctx, pre, stats)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		all := append(slices.Clone(pre), sel...)
+		res := &selectors.Result{Items: in.items(all)[len(pre):], Stats: stats}
+		for _, it := range res.Items {
+			res.Objective += it.Gain // f(S0+S) - f(S0)
+		}
+		return res, nil
 	}
 	sel := in.greedyWithGuard(ctx, stats)
 	if s.enumerate {

@@ -14,6 +14,10 @@
 // range is 0; "zsigmoid" z-score (z = 0 when the deviation is 0), logistic,
 // then scaled to sum 1. Similarity map: "cos" or "half" (cos+1)/2.
 //
+// Pages (Problem.Preselected): the earlier pages' items start the selection,
+// so a page is the MMR run continued; the first pick of a later page is
+// scored by MMR, not by relevance alone.
+//
 // Guarantee: none (MMR is a heuristic). Complexity: O(K*N) similarity
 // evaluations: one Row per selected item and a running max per candidate.
 package mmr
@@ -33,6 +37,7 @@ func init() {
 		Name:         Name,
 		Doc:          "Maximal Marginal Relevance: lambda*relevance - (1-lambda)*max similarity to the selection",
 		NeedsVectors: true,
+		Continues:    true,
 		Params: []selectors.ParamSpec{
 			{Name: "lambda", Kind: selectors.KindFloat, Default: 0.5, Min: 0, Max: 1,
 				Doc: "weight of relevance against redundancy (1 = relevance only)"},
@@ -66,13 +71,20 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		alive[i] = true
 	}
 	row := make([]float32, n)
+	// Earlier pages (p.Preselected) are the start of the selection.
+	for _, d := range p.Preselected {
+		alive[d] = false
+	}
+	for k, d := range p.Preselected {
+		s.addRedundancy(sims, d, row, alive, maxSim, k == 0)
+	}
 	res := &selectors.Result{Items: make([]selectors.Item, 0, min(k, 64))}
 	used := 0
 	for len(res.Items) < k {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		first := len(res.Items) == 0
+		first := len(res.Items) == 0 && len(p.Preselected) == 0
 		best, bestScore := -1, 0.0
 		for i := 0; i < n; i++ {
 			if !alive[i] {
@@ -111,21 +123,27 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		if len(res.Items) == k {
 			break
 		}
-		sims.Row(best, row)
-		for i, a := range alive {
-			if !a {
-				continue
-			}
-			v := float64(row[i])
-			if s.half {
-				v = (v + 1) / 2
-			}
-			if first || v > maxSim[i] {
-				maxSim[i] = v
-			}
-		}
+		s.addRedundancy(sims, best, row, alive, maxSim, first)
 	}
 	return res, nil
+}
+
+// addRedundancy updates the running max similarity of the live candidates
+// to the selection with the selected item d (first: the selection was empty).
+func (s strategy) addRedundancy(sims selectors.Similarities, d int, row []float32, alive []bool, maxSim []float64, first bool) {
+	sims.Row(d, row)
+	for i, a := range alive {
+		if !a {
+			continue
+		}
+		v := float64(row[i])
+		if s.half {
+			v = (v + 1) / 2
+		}
+		if first || v > maxSim[i] {
+			maxSim[i] = v
+		}
+	}
 }
 
 // Normalize returns the relevances under the named normalisation
