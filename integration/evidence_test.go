@@ -60,12 +60,8 @@ func cardsCorpus(t testing.TB) {
 func cardsCorpusWith(t testing.TB, class string, generative map[string]any) {
 	t.Helper()
 	ensure(t, class, func(t testing.TB) {
-		mc := withReranker(cardsSelection)
-		mc["diverse-select"] = cardsSelection
-		for k, v := range generative {
-			mc[k] = v
-		}
-		createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps()})
+		createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers",
+			ModuleConfig: selectionWith(cardsSelection, generative), Properties: bodyProps()})
 		importDocs(t, class, cardsDocs)
 	})
 }

@@ -44,13 +44,21 @@ const ragSelectionArgs = `strategy: "adagres", tokenBudget: 80, textProperty: "b
 // reranker and the given generative module config.
 func ragClass(t testing.TB, class string, generative map[string]any) {
 	t.Helper()
-	mc := withReranker(ragSelection)
-	mc["diverse-select"] = ragSelection
+	createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers",
+		ModuleConfig: selectionWith(ragSelection, generative), Properties: bodyProps()})
+	importDocs(t, class, healthDocs)
+}
+
+// selectionWith is a class's module config: the selection for both
+// diverse-select modules (GraphQL and the gRPC reranker) and the given
+// generative module.
+func selectionWith(selection, generative map[string]any) map[string]any {
+	mc := withReranker(selection)
+	mc["diverse-select"] = selection
 	for k, v := range generative {
 		mc[k] = v
 	}
-	createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps()})
-	importDocs(t, class, healthDocs)
+	return mc
 }
 
 // A run's prompts carry its tag, so the recorder's calls of one run are found
