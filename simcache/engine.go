@@ -96,7 +96,7 @@ func New(vectors [][]float32) *Engine {
 	}
 	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
 	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
-	e.unit = grow(e.unit, e.rows*e.stride)
+	e.unit = growVectors(e.unit, e.rows*e.stride)
 	clear(e.unit)
 	e.hasMat = false
 	e.nonFinite = -1
@@ -147,9 +147,43 @@ func (e *Engine) Release() {
 	}
 	e.cross, e.tpack = e.cross[:0], e.tpack[:0]
 	if cap(e.unit) > maxPooledFloats {
+		keepLargeVectors(e.unit)
 		e.unit = nil
 	}
 	engines.Put(e)
+}
+
+// largeVectors keeps a few packed-vector buffers above maxPooledFloats (a
+// pool of 2000 candidates at d = 768 packs 6 MiB) for the next large-pool
+// query: allocating and faulting them in afresh doubled mmr's and adagres's
+// time at N = 2000. One per core at most - selection is CPU-bound, so more
+// concurrent large queries gain nothing from more buffers - which bounds
+// what idle engines hold to GOMAXPROCS buffers, unlike the sync.Pool.
+var largeVectors = make(chan []float32, runtime.GOMAXPROCS(0))
+
+// keepLargeVectors offers b to largeVectors; dropped when it is full.
+func keepLargeVectors(b []float32) {
+	select {
+	case largeVectors <- b[:0]:
+	default:
+	}
+}
+
+// growVectors is grow for the packed vectors: a buffer too small is
+// replaced by a kept large one when one is big enough.
+func growVectors(b []float32, n int) []float32 {
+	if cap(b) >= n || n <= maxPooledFloats {
+		return grow(b, n)
+	}
+	select {
+	case big := <-largeVectors:
+		if cap(big) >= n {
+			return big[:n]
+		}
+		keepLargeVectors(big) // too small for this query: another may use it
+	default:
+	}
+	return make([]float32, n)
 }
 
 // maxPooledFloats bounds the buffers a released engine keeps for the next

@@ -281,6 +281,35 @@ func TestEngineReleaseDropsLargeBuffers(t *testing.T) {
 	}
 }
 
+// TestEngineKeepsLargeVectors: the packed vectors of a large pool, dropped
+// from the released engine, are kept in largeVectors (one per core at most)
+// and reused by the next large pool, whose similarities stay right.
+func TestEngineKeepsLargeVectors(t *testing.T) {
+	for len(largeVectors) > 0 { // what other tests left
+		<-largeVectors
+	}
+	rng := rand.New(rand.NewPCG(10, 11))
+	const n, dim = 1100, 1024 // 1100 x 1024 floats: above maxPooledFloats
+	engs := make([]*Engine, cap(largeVectors)+2)
+	for i := range engs {
+		engs[i] = New(randomVectors(rng, n, dim))
+	}
+	for _, e := range engs {
+		e.Release()
+	}
+	require.Len(t, largeVectors, cap(largeVectors), "kept: one per core, the rest dropped")
+
+	vecs := randomVectors(rng, n, dim)
+	e := New(vecs)
+	defer e.Release()
+	require.Len(t, largeVectors, cap(largeVectors)-1, "the new engine took a kept buffer")
+	require.InDelta(t, naiveCos(vecs[3], vecs[1000]), e.At(3, 1000), 2e-5)
+
+	small := New(randomVectors(rng, 10, dim)) // small pools never take one
+	defer small.Release()
+	require.Len(t, largeVectors, cap(largeVectors)-1)
+}
+
 // TestEngineCross: Cross agrees with At for the whole pool in order (the
 // upper-triangle path), part of it, an unsorted subset with a repeat, and
 // a pool large enough to be split over the cores, on every kernel; it leaves
