@@ -266,6 +266,46 @@ func (e *MultiEngine) Matrix() []float32 {
 	return e.mat
 }
 
+// Cross implements selectors.Crosser. When the targets are the whole pool
+// (coverage on pools up to its target count) the block is the matrix with
+// its columns in target order, computed as Matrix computes it - each pair
+// once, rows shared among cores - straight into the caller's buffer; a
+// MaxSim row costs as much as a matrix row, so the rows-per-target fallback
+// would compute every pair twice on one core. Fewer targets: their rows.
+func (e *MultiEngine) Cross(targets []int) ([]float32, int) {
+	n, m := e.n, len(targets)
+	col := make([]int, n) // candidate -> its column, for a permutation of the pool
+	for i := range col {
+		col[i] = -1
+	}
+	whole := m == n
+	for t, i := range targets {
+		if !whole || col[i] >= 0 {
+			whole = false
+			break
+		}
+		col[i] = t
+	}
+	out := make([]float32, n*m)
+	if !whole || e.hasMat {
+		row := make([]float32, n)
+		for t, i := range targets {
+			e.Row(i, row)
+			for j, x := range row {
+				out[j*m+t] = x
+			}
+		}
+		return out, m
+	}
+	e.upperRows(func(i int, row []float32) {
+		for j := i; j < n; j++ {
+			out[i*m+col[j]] = row[j-i]
+			out[j*m+col[i]] = row[j-i]
+		}
+	})
+	return out, m
+}
+
 // PositivePairSum implements selectors.PositivePairSummer: the sum of
 // max(0, sim) over the pairs of idx, row by row without forming the matrix
 // (on an engine over idx when idx is not the whole pool); each row's sum is

@@ -111,6 +111,22 @@ func TestMultiEngineMatchesNaive(t *testing.T) {
 						}
 					}
 				}
+				// Cross before the matrix exists: a permutation of the whole
+				// pool (the symmetric path), and a subset with a repeat (rows).
+				perm := rng.Perm(tc.n)
+				crossTargets := [][]int{perm}
+				if tc.n > 0 {
+					crossTargets = append(crossTargets, append(perm[:tc.n/2:tc.n/2], perm[0]))
+				}
+				for _, targets := range crossTargets {
+					block, ld := e.Cross(targets)
+					require.GreaterOrEqual(t, ld, len(targets))
+					for i := range tc.n {
+						for c, j := range targets {
+							require.InDelta(t, want[i][j], block[i*ld+c], tol, "cross %d target %d", i, j)
+						}
+					}
+				}
 				m := e.Matrix()
 				for i := range tc.n {
 					for j := range tc.n {
