@@ -85,6 +85,13 @@ func Cross(s Similarities, targets []int) ([]float32, int) {
 	if c, ok := s.(Crosser); ok {
 		return c.Cross(targets)
 	}
+	return CrossFromRows(s, targets)
+}
+
+// CrossFromRows is Cross read from the engine's rows, one per target (the
+// cosine is symmetric), in a fresh buffer: for engines without a blocked
+// kernel, and for a Crosser's own fallback.
+func CrossFromRows(s Similarities, targets []int) ([]float32, int) {
 	n, m := s.Len(), len(targets)
 	out := make([]float32, n*m)
 	row := make([]float32, n)

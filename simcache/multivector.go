@@ -286,17 +286,10 @@ func (e *MultiEngine) Cross(targets []int) ([]float32, int) {
 		}
 		col[i] = t
 	}
-	out := make([]float32, n*m)
 	if !whole || e.hasMat {
-		row := make([]float32, n)
-		for t, i := range targets {
-			e.Row(i, row)
-			for j, x := range row {
-				out[j*m+t] = x
-			}
-		}
-		return out, m
+		return selectors.CrossFromRows(e, targets)
 	}
+	out := make([]float32, n*m)
 	e.upperRows(func(i int, row []float32) {
 		for j := i; j < n; j++ {
 			out[i*m+col[j]] = row[j-i]
