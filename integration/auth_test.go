@@ -328,10 +328,8 @@ func (a *authEnv) setup() {
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	for _, r := range res {
-		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-			t.Fatalf("import: %s", r.Result.Errors.Error[0].Message)
-		}
+	if err := stack.BatchError(res); err != nil {
+		t.Fatalf("import: %v", err)
 	}
 	readData := func(class, tenant string) map[string]any {
 		return map[string]any{"action": "read_data", "data": map[string]any{"collection": class, "tenant": tenant, "object": "*"}}

@@ -174,10 +174,8 @@ func (r *rollServer) setup() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, x := range res {
-		if x.Result != nil && x.Result.Errors != nil && len(x.Result.Errors.Error) > 0 {
-			t.Fatalf("import: %s", x.Result.Errors.Error[0].Message)
-		}
+	if err := stack.BatchError(res); err != nil {
+		t.Fatalf("import: %v", err)
 	}
 }
 

@@ -159,10 +159,8 @@ func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, bud
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	for _, r := range resp {
-		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-			return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
-		}
+	if err := stack.BatchError(resp); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Fprintf(w, "imported %d demo chunks in %s\n\n", len(objs), time.Since(start).Round(time.Millisecond))
 	return nil

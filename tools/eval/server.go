@@ -446,10 +446,8 @@ func importParas(ctx context.Context, client *weaviate.Client, rt serverRoute, p
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		for _, r := range resp {
-			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-				return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
-			}
+		if err := stack.BatchError(resp); err != nil {
+			return fmt.Errorf("import: %w", err)
 		}
 	}
 	return nil

@@ -152,10 +152,8 @@ func (c *check) importCorpus() error {
 	if err != nil {
 		return err
 	}
-	for _, r := range res {
-		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-			return fmt.Errorf("import: %s", r.Result.Errors.Error[0].Message)
-		}
+	if err := stack.BatchError(res); err != nil {
+		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Printf("imagetest: %d objects imported\n", len(objs))
 	return nil

@@ -180,10 +180,8 @@ func (l *load) importBatch(ctx context.Context, class string, docs []doc) error 
 	if err != nil {
 		return fmt.Errorf("import into %s: %w", class, err)
 	}
-	for _, r := range res {
-		if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
-			return fmt.Errorf("import into %s: %s", class, r.Result.Errors.Error[0].Message)
-		}
+	if err := stack.BatchError(res); err != nil {
+		return fmt.Errorf("import into %s: %w", class, err)
 	}
 	return nil
 }
