@@ -215,11 +215,7 @@ func render(res *results, previous map[string]float64) (map[string]string, map[s
 	sort.Strings(sl)
 	nl, dl := atoiSort(ns), atoiSort(ds)
 	for _, d := range dl {
-		fmt.Fprintf(&b, "d = %s, K = 10, budget 1500 tokens; each cell: time per query · B/op · allocs/op.\n\n| strategy |", d)
-		for _, n := range nl {
-			fmt.Fprintf(&b, " N = %s |", n)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(nl)) + "\n")
+		gridHeader(&b, fmt.Sprintf("d = %s, K = 10, budget 1500 tokens; each cell: time per query · B/op · allocs/op.", d), "strategy", nl)
 		for _, s := range sl {
 			fmt.Fprintf(&b, "| %s |", s)
 			for _, n := range nl {
@@ -239,11 +235,7 @@ func render(res *results, previous map[string]float64) (map[string]string, map[s
 	// Engine memory per query.
 	b.Reset()
 	for _, d := range dl {
-		fmt.Fprintf(&b, "d = %s: memory the similarity engine holds for one query (engine-B; pooled buffers, reused across queries).\n\n| strategy |", d)
-		for _, n := range nl {
-			fmt.Fprintf(&b, " N = %s |", n)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(nl)) + "\n")
+		gridHeader(&b, fmt.Sprintf("d = %s: memory the similarity engine holds for one query (engine-B; pooled buffers, reused across queries).", d), "strategy", nl)
 		for _, s := range sl {
 			any := false
 			row := fmt.Sprintf("| %s |", s)
@@ -285,12 +277,8 @@ func render(res *results, previous map[string]float64) (map[string]string, map[s
 	sort.Strings(il)
 	gnl, gdl := atoiSort(gns), atoiSort(gds)
 	for _, d := range gdl {
-		fmt.Fprintf(&b, "d = %s: GFLOP/s (useful flops of the symmetric Gram matrix, 2d per distinct pair), wall clock; "+
-			"in parentheses, percent of the single-core FMA peak; for the single-core runs, the rate over thread CPU time too.\n\n| kernel |", d)
-		for _, n := range gnl {
-			fmt.Fprintf(&b, " N = %s |", n)
-		}
-		b.WriteString("\n|---|" + strings.Repeat("---:|", len(gnl)) + "\n")
+		gridHeader(&b, fmt.Sprintf("d = %s: GFLOP/s (useful flops of the symmetric Gram matrix, 2d per distinct pair), wall clock; "+
+			"in parentheses, percent of the single-core FMA peak; for the single-core runs, the rate over thread CPU time too.", d), "kernel", gnl)
 		for _, i := range il {
 			fmt.Fprintf(&b, "| %s |", i)
 			for _, n := range gnl {
@@ -370,4 +358,14 @@ func splice(file string, sections map[string]string) error {
 		return fmt.Errorf("%s has no <!-- BEGIN section --> markers", file)
 	}
 	return os.WriteFile(file, []byte(s), 0o644)
+}
+
+// gridHeader writes a grid table's caption, then its header row - the row
+// label's column and one right-aligned column per pool size N.
+func gridHeader(b *strings.Builder, caption, label string, ns []string) {
+	fmt.Fprintf(b, "%s\n\n| %s |", caption, label)
+	for _, n := range ns {
+		fmt.Fprintf(b, " N = %s |", n)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(ns)) + "\n")
 }
