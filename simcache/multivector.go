@@ -274,20 +274,18 @@ func (e *MultiEngine) Matrix() []float32 {
 // would compute every pair twice on one core. Fewer targets: their rows.
 func (e *MultiEngine) Cross(targets []int) ([]float32, int) {
 	n, m := e.n, len(targets)
-	col := make([]int, n) // candidate -> its column, for a permutation of the pool
+	if m != n || e.hasMat {
+		return selectors.CrossFromRows(e, targets)
+	}
+	col := make([]int, n) // candidate -> its column
 	for i := range col {
 		col[i] = -1
 	}
-	whole := m == n
 	for t, i := range targets {
-		if !whole || col[i] >= 0 {
-			whole = false
-			break
+		if col[i] >= 0 { // a repeat: not a permutation of the pool
+			return selectors.CrossFromRows(e, targets)
 		}
 		col[i] = t
-	}
-	if !whole || e.hasMat {
-		return selectors.CrossFromRows(e, targets)
 	}
 	out := make([]float32, n*m)
 	e.upperRows(func(i int, row []float32) {

@@ -118,6 +118,9 @@ func TestMultiEngineMatchesNaive(t *testing.T) {
 				if tc.n > 0 {
 					crossTargets = append(crossTargets, append(perm[:tc.n/2:tc.n/2], perm[0]))
 				}
+				if tc.n > 1 { // as many targets as candidates, one repeated
+					crossTargets = append(crossTargets, append(perm[:tc.n-1:tc.n-1], perm[0]))
+				}
 				for _, targets := range crossTargets {
 					block, ld := e.Cross(targets)
 					require.GreaterOrEqual(t, ld, len(targets))
