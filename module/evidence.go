@@ -49,9 +49,8 @@ func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *fe
 	}
 	analysed := make([]*evidence.Analysed, len(in))
 	for i := range in {
-		props, _ := in[i].Schema.(map[string]any)
-		txt.reset(props)
-		analysed[i] = features.analysed(&in[i], txt)
+		txt.reset(&in[i])
+		analysed[i] = features.analysed(txt)
 	}
 	queryTerms := features.analyzer().Terms(nil, pl.queryText)
 	if len(queryTerms) == 0 {
@@ -102,21 +101,18 @@ func withCard(schema any, textProps []string, card string) any {
 // analysed returns the candidate's sentence analysis, from the feature cache
 // when the object was seen before under the same text properties and
 // tokenizer.
-func (f *featureSource) analysed(res *search.Result, txt *lazyText) *evidence.Analysed {
-	key, useCache := f.key(res)
-	var cached *simcache.Features
-	if useCache {
-		if cached, _ = f.cache.Get(key); cached != nil && cached.Evidence != nil {
-			return cached.Evidence
-		}
+func (f *featureSource) analysed(t *lazyText) *evidence.Analysed {
+	if c := t.cached; c != nil && c.Evidence != nil {
+		return c.Evidence
 	}
-	x := evidence.Analyse(txt.get(), f.analyzer(), f.counter.Count)
-	if useCache {
-		next := &simcache.Features{Evidence: x}
-		if cached != nil {
-			next.Tokens, next.Terms = cached.Tokens, cached.Terms
+	x := evidence.Analyse(t.get(), f.analyzer(), f.counter.Count)
+	if t.keyed {
+		next := &simcache.Features{Evidence: x, Text: t.get(), HasText: true}
+		if c := t.cached; c != nil {
+			next.Tokens, next.Terms = c.Tokens, c.Terms
 		}
-		f.cache.Put(key, next)
+		f.cache.Put(t.key, next)
+		t.cached = next
 	}
 	return x
 }

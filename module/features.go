@@ -10,16 +10,16 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// featureSource gives one query's candidates their token counts and, for
-// the strategies that read them, their analysed terms, from the module's
-// feature cache when the object (same class, tenant, id and update time,
-// same text properties and tokenizer) was seen before.
+// featureSource gives one query's candidates their token counts, for the
+// strategies that read them their analysed terms, and their text, from the
+// module's feature cache when the object (same class, tenant, id and update
+// time, same text properties and tokenizer) was seen before.
 type featureSource struct {
 	cache       *simcache.FeatureCache
 	counter     tokens.Counter
 	spec        string
 	tenant      string
-	cacheTokens bool // the tokenizer is worth caching (see simcache.FeatureCache)
+	cacheTokens bool // the tokenizer's counts are worth caching (see simcache.FeatureCache)
 	wantTerms   bool
 	an          *text.Analyzer // for this query's misses
 }
@@ -37,48 +37,54 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 }
 
 // get returns the candidate's token count (when needTokens) and its terms
-// (when the strategy uses them; nil otherwise).
-func (f *featureSource) get(res *search.Result, txt *lazyText, needTokens bool) (n int, terms []string) {
-	var key simcache.FeatureKey
-	var cached *simcache.Features
-	useCache := (needTokens && f.cacheTokens) || f.wantTerms
-	if useCache {
-		if key, useCache = f.key(res); useCache {
-			cached, _ = f.cache.Get(key)
-		}
-	}
+// (when the strategy uses them; nil otherwise), from the cache entry t looked
+// up or computed from its text; what it computes goes into the cache with the
+// text, so that the next query can defer the candidate's properties.
+func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string) {
+	c := t.cached
 	computed := false
 	if needTokens {
-		if cached != nil && cached.Tokens > 0 {
-			n = cached.Tokens
+		if c != nil && c.Tokens > 0 {
+			n = c.Tokens
 		} else {
-			n, computed = f.counter.Count(txt.get()), true
+			n, computed = f.counter.Count(t.get()), true
 		}
 	}
 	if f.wantTerms {
-		if cached != nil && cached.Terms != nil {
-			terms = cached.Terms
+		if c != nil && c.Terms != nil {
+			terms = c.Terms
 		} else {
-			terms, computed = f.analyzer().Terms([]string{}, txt.get()), true
+			terms, computed = f.analyzer().Terms([]string{}, t.get()), true
 		}
 	}
-	if useCache && computed {
-		next := &simcache.Features{Tokens: n, Terms: terms}
-		if cached != nil { // keep what another strategy or tokenizer-free query cached
-			if next.Tokens == 0 && f.cacheTokens {
-				next.Tokens = cached.Tokens
+	if t.keyed && (computed || c == nil || !c.HasText) {
+		next := &simcache.Features{Tokens: n, Terms: terms, Text: t.get(), HasText: true}
+		if c != nil { // keep what another strategy or tokenizer-free query cached
+			if next.Tokens == 0 {
+				next.Tokens = c.Tokens
 			}
 			if next.Terms == nil {
-				next.Terms = cached.Terms
+				next.Terms = c.Terms
 			}
-			next.Evidence = cached.Evidence
+			next.Evidence = c.Evidence
 		}
 		if !f.cacheTokens {
 			next.Tokens = 0
 		}
-		f.cache.Put(key, next)
+		f.cache.Put(t.key, next)
+		t.cached = next
 	}
 	return n, terms
+}
+
+// lookup returns the candidate's cache entry, nil when there is none.
+func (f *featureSource) lookup(res *search.Result) *simcache.Features {
+	key, ok := f.key(res)
+	if !ok {
+		return nil
+	}
+	c, _ := f.cache.Get(key)
+	return c
 }
 
 // key is the candidate's feature cache key; false when the cache is off or

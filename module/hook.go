@@ -21,11 +21,20 @@ import (
 // _additional.diverseSelect.
 func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan) ([]search.Result, error) {
 	in = p.threshold.filter(in)
-	if len(in) == 0 {
-		return in, nil
-	}
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
+	}
+	deferred := propertiesDeferred(ctx)
+	var uncached int                 // deferred candidates read by id for their text
+	var entries []*simcache.Features // their feature cache entries, looked up once
+	if deferred {
+		var err error
+		if in, entries, uncached, err = m.loadUncached(ctx, p, in); err != nil {
+			return nil, err
+		}
+	}
+	if len(in) == 0 {
+		return in, nil
 	}
 	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, in), len(in))
 	if err != nil {
@@ -33,7 +42,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	}
 	defer release() // after the engine's Release below (defers run last first)
 	start := time.Now()
-	problem, source, cards, err := m.problem(p, in)
+	problem, source, cards, err := m.problem(p, in, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -55,13 +64,28 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if p.paged {
 		exhausted = &page.Exhausted
 	}
-	out := make([]search.Result, len(res.Items))
+	out := make([]search.Result, 0, len(res.Items))
 	var beta *float64
 	if b, ok := res.Stats["beta"]; ok {
 		beta = &b
 	}
 	stats := statsList(res.Stats)
-	for k, it := range res.Items {
+	var gone map[int]bool // selected objects deleted since the search
+	if deferred {
+		selected := make([]int, len(res.Items))
+		for k, it := range res.Items {
+			selected[k] = it.Index
+		}
+		var read int
+		if gone, read, err = m.loadSelected(ctx, p, in, selected); err != nil {
+			return nil, err
+		}
+		m.metrics.deferredSelection(uncached, read)
+	}
+	for _, it := range res.Items {
+		if gone[it.Index] {
+			continue
+		}
 		o := in[it.Index]
 		var card any // null without cards, and for an object without text
 		if cards != nil && cards[it.Index].Text != "" {
@@ -93,7 +117,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"exhausted":       exhausted,
 		}
 		o.AdditionalProperties = ap
-		out[k] = o
+		out = append(out, o)
 	}
 	m.observeSelection(p, len(in), res, time.Since(start))
 	return out, nil
@@ -107,8 +131,9 @@ func candidateCapError(n, limit int) error {
 
 // problem turns the candidate list into a selection problem, and tells
 // where the candidates' relevance came from; with evidence cards it returns
-// every candidate's card (see applyCards).
-func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
+// every candidate's card (see applyCards). entries are the candidates'
+// feature cache entries when already looked up (nil: look them up).
+func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
 	counter, err := m.counter(pl.eff.Tokenizer)
 	if err != nil {
 		return nil, 0, nil, err
@@ -129,15 +154,19 @@ func (m *Module) problem(pl *plan, in []search.Result) (*selectors.Problem, rele
 	propNames := propertyParams(pl.eff)
 	relevance, source := relevances(pl, in)
 	features := m.featureSource(pl, counter)
-	text := &lazyText{names: pl.textProps}
+	text := &lazyText{names: pl.textProps, features: features}
 	for i := range in {
 		res := &in[i]
 		props, _ := res.Schema.(map[string]any)
-		text.reset(props)
+		if entries != nil {
+			text.resetWith(res, entries[i])
+		} else {
+			text.reset(res)
+		}
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
 		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
 		var n int
-		n, c.Terms = features.get(res, text, c.Tokens == 0)
+		n, c.Terms = features.get(text, c.Tokens == 0)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}
@@ -222,28 +251,62 @@ func tokenCount(props map[string]any, name string) int {
 	return int(n)
 }
 
-// lazyText joins one object's text properties only when something needs
-// the text: with its token count (and terms) cached, a strategy that reads no
-// text never builds it.
+// lazyText is one candidate's text and its feature cache entry (looked up
+// once): the text is joined from its text properties only when something
+// needs it - with its token count (and terms) cached, a strategy that reads
+// no text never builds it - and taken from the cache when the search
+// deferred the properties (deferred.go).
 type lazyText struct {
-	names []string
-	props map[string]any
-	b     strings.Builder
-	s     string
-	built bool
+	names    []string
+	features *featureSource
+	props    map[string]any
+	key      simcache.FeatureKey
+	keyed    bool               // the cache applies to this candidate
+	cached   *simcache.Features // its entry, nil = none
+	b        strings.Builder
+	s        string
+	built    bool
 }
 
-func (t *lazyText) reset(props map[string]any) { t.props, t.built = props, false }
+func (t *lazyText) reset(res *search.Result) {
+	t.resetWith(res, nil)
+	if t.keyed {
+		t.cached, _ = t.features.cache.Get(t.key)
+	}
+}
+
+// resetWith is reset with the cache entry already looked up (nil: none).
+func (t *lazyText) resetWith(res *search.Result, cached *simcache.Features) {
+	t.props, _ = res.Schema.(map[string]any)
+	t.built, t.cached = false, cached
+	t.key, t.keyed = t.features.key(res)
+}
 
 func (t *lazyText) get() string {
-	if !t.built {
-		t.b.Reset()
-		for _, name := range t.names {
-			appendText(&t.b, t.props[name])
-		}
-		t.s, t.built = t.b.String(), true
+	if t.built {
+		return t.s
 	}
+	if t.cached != nil && t.cached.HasText && !t.hasText() {
+		t.s, t.built = t.cached.Text, true
+		return t.s
+	}
+	t.b.Reset()
+	for _, name := range t.names {
+		appendText(&t.b, t.props[name])
+	}
+	t.s, t.built = t.b.String(), true
 	return t.s
+}
+
+// hasText reports whether the properties hold any of the text properties
+// (not so when the search deferred them).
+func (t *lazyText) hasText() bool {
+	for _, name := range t.names {
+		if _, ok := t.props[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func appendText(b *strings.Builder, v any) {

@@ -97,6 +97,10 @@ type metrics struct {
 	budgetUse  *prometheus.HistogramVec
 	errors     *prometheus.CounterVec
 	degraded   *prometheus.CounterVec
+	// deferred counts selections over a pool loaded without properties,
+	// deferredReads the objects they read by id (deferred.go).
+	deferred      prometheus.Counter
+	deferredReads *prometheus.CounterVec
 }
 
 // newMetrics registers the collectors with reg; cache reads the feature
@@ -131,8 +135,17 @@ func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*m
 			Name: "diverse_select_degraded_total",
 			Help: "Selections that took a slower or fallback path, by reason (refetch, single_guard).",
 		}, []string{"reason"}),
+		deferred: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "diverse_select_deferred_selections_total",
+			Help: "Selections over a pool the search loaded without properties (the text from the feature cache).",
+		}),
+		deferredReads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "diverse_select_deferred_reads_total",
+			Help: "Objects of deferred selections read by id: uncached (the feature cache did not hold their text) or selected (for the response).",
+		}, []string{"reason"}),
 	}
 	collectors := []prometheus.Collector{m.duration, m.candidates, m.selected, m.budgetUse, m.errors, m.degraded,
+		m.deferred, m.deferredReads,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "diverse_select_feature_cache_hits_total",
 			Help: "Feature cache lookups that found an object's token count or terms.",
@@ -166,6 +179,16 @@ func (m *metrics) selection(strategy, route string, candidates int, res *selecto
 func (m *metrics) failure(route string, err error) {
 	if m != nil && err != nil {
 		m.errors.WithLabelValues(errorKind(err), route).Inc()
+	}
+}
+
+// deferredSelection records a selection over a pool without properties and
+// the objects it read by id.
+func (m *metrics) deferredSelection(uncached, selected int) {
+	if m != nil {
+		m.deferred.Inc()
+		m.deferredReads.WithLabelValues("uncached").Add(float64(uncached))
+		m.deferredReads.WithLabelValues("selected").Add(float64(selected))
 	}
 }
 

@@ -75,7 +75,8 @@ type MultiGetFunc func(ctx context.Context, ids []multi.Identifier, addl additio
 type Weaviate struct {
 	// ClassByName reads a class from the live schema.
 	ClassByName ClassByName
-	// MultiGet loads what a gRPC search did not (the rerank route).
+	// MultiGet loads by id what a search did not: the properties of deferred
+	// candidates (deferred.go), what a gRPC search left out (the rerank route).
 	MultiGet MultiGetFunc
 	// IsReranker tells Weaviate's reranker modules apart (nil: by the
 	// "reranker-" name prefix).
@@ -91,8 +92,12 @@ type Module struct {
 	countersMu sync.Mutex
 	counters   map[string]tokens.Counter
 
-	// features caches token counts and analysed terms per object (nil = off).
+	// features caches token counts, analysed terms and the text per object
+	// (nil = off).
 	features *simcache.FeatureCache
+	// multiGet reads objects by id (nil: no database at hand, unit tests):
+	// the properties the search deferred (deferred.go).
+	multiGet MultiGetFunc
 	// metrics records selections when Weaviate's monitoring is on (nil = off).
 	metrics *metrics
 	// inflight bounds the memory of all concurrent selections (inflight.go).
@@ -120,6 +125,7 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 	}
 	var out []modulecapabilities.Module
 	engine := New(w.ClassByName)
+	engine.multiGet = w.MultiGet
 	if enabled[Name] {
 		out = append(out, engine)
 	}

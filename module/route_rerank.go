@@ -95,20 +95,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
-	raw, text, err := parseRerankQuery(p.GetQuery())
-	if err != nil {
-		return nil, err
-	}
-	if raw == nil {
-		raw = map[string]any{}
-	}
-	if prop := p.GetProperty(); prop != "" {
-		raw[config.KeyTextProperty] = prop
-	}
-	if text != "" {
-		raw[config.KeyQuery] = text
-	}
-	query, err := config.Parse(raw, rr.m.defaults.MaxCandidates)
+	query, st, err := rr.rerankSettings(class, p.GetProperty(), p.GetQuery())
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +106,36 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 	if s.tenant == "" {
 		s.tenant = TenantFromContext(ctx)
 	}
-	return rr.m.newPlan(class, routeRerank, query, s)
+	return planFrom(class, routeRerank, query, st, s)
+}
+
+// rerankSettings reads a rerank call's settings: the settings the rerank
+// query starts with (rerank_syntax.go), the rerank property as textProperty
+// and the rest of the query as query text, merged over the class's
+// reranker-diverse-select config.
+func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
+	raw, text, err := parseRerankQuery(rerankQuery)
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if property != "" {
+		raw[config.KeyTextProperty] = property
+	}
+	if text != "" {
+		raw[config.KeyQuery] = text
+	}
+	query, err := config.Parse(raw, rr.m.defaults.MaxCandidates)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := rr.m.settingsFor(class, routeRerank, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return query, st, nil
 }
 
 // load fetches, in one batched read, what the selection needs and the search
@@ -128,7 +144,10 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 // hybrid, and over gRPC only the rerank property of the text.
 func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error {
 	needVector := r.needsVectors()
-	props := r.propertiesToExtract()
+	var props []string
+	if !propertiesDeferred(ctx) { // else selectResults reads what the feature cache does not hold
+		props = r.propertiesToExtract()
+	}
 	var missing []int
 	for i := range in {
 		if needVector && !hasVector(in[i], r.target) || !hasProps(in[i], props) {

@@ -9,8 +9,6 @@ import (
 	"github.com/weaviate/weaviate/entities/modelsext"
 	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
-
-	"github.com/diverse-select/diverse-select/config"
 )
 
 // Vectors with the search. On the gRPC rerank route the selection runs as a
@@ -81,24 +79,7 @@ func (rr *Reranker) searchVector(req *pb.SearchRequest) (legacy bool, named stri
 	if class == nil || classConfig(class, RerankerName) == nil {
 		return false, "", false
 	}
-	raw, text, err := parseRerankQuery(req.GetRerank().GetQuery())
-	if err != nil {
-		return false, "", false
-	}
-	if raw == nil {
-		raw = map[string]any{}
-	}
-	if prop := req.GetRerank().GetProperty(); prop != "" {
-		raw[config.KeyTextProperty] = prop
-	}
-	if text != "" {
-		raw[config.KeyQuery] = text
-	}
-	query, err := config.Parse(raw, rr.m.defaults.MaxCandidates)
-	if err != nil {
-		return false, "", false
-	}
-	st, err := rr.m.settingsFor(class, routeRerank, query)
+	query, st, err := rr.rerankSettings(class, req.GetRerank().GetProperty(), req.GetRerank().GetQuery())
 	if err != nil || !st.needsVectors() {
 		return false, "", false
 	}

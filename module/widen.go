@@ -94,11 +94,10 @@ func (m *Module) maybeWiden(ctx context.Context, p *plan, in []search.Result, pr
 	}
 	// The near-copy test reads the texts, which a strategy that does not
 	// read them was not given.
-	text := &lazyText{names: p.textProps}
+	text := &lazyText{names: p.textProps, features: m.featureSource(p, nil)}
 	for i := range in {
 		if prob.Candidates[i].Text == "" {
-			props, _ := in[i].Schema.(map[string]any)
-			text.reset(props)
+			text.reset(&in[i])
 			prob.Candidates[i].Text = text.get()
 		}
 	}

@@ -32,6 +32,11 @@ type Features struct {
 	// Evidence is the object's text split into sentences with their token
 	// counts and terms, for evidence cards; nil = not cached.
 	Evidence *evidence.Analysed
+	// Text is the object's text as the selection reads it (its text
+	// properties joined), so that a candidate whose properties the search
+	// deferred needs no second read; HasText tells an empty text from none.
+	Text    string
+	HasText bool
 }
 
 // bytes estimates the memory an entry holds: the key's strings and header,
@@ -40,7 +45,7 @@ type Features struct {
 // about 96 bytes in otter v2).
 func (k FeatureKey) bytes(f *Features) uint32 {
 	const entryOverhead = 96
-	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)) +
+	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)+len(f.Text)) +
 		uint64(unsafe.Sizeof(*f)) + entryOverhead
 	n += uint64(len(f.Terms)) * uint64(unsafe.Sizeof(""))
 	if f.Evidence != nil {

@@ -92,7 +92,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.profilePool, "profile-pool", 1000, "profile the server while it answers the default strategy at this pool (0 = no profile)")
 	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
 	flag.StringVar(&o.profileOut, "profile-out", "", "also write the raw CPU profile to this file (for go tool pprof)")
-	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the default strategy's variant to profile: GraphQL or gRPC (the rerank route)")
+	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), or MMR (Weaviate's, for comparison)")
 	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
 	if *short {

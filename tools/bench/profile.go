@@ -47,12 +47,13 @@ func (c *clients) profileDefault(ctx context.Context, o options) (string, error)
 	v := c.variants(o.profilePool, nil, o.profileProtocol == "gRPC")
 	var run func(ctx context.Context, q string) (time.Duration, error)
 	for _, x := range v {
-		if x.series == seriesDefault && x.protocol == o.profileProtocol {
+		if o.profileProtocol == "MMR" && x.series == seriesMMR ||
+			x.series == seriesDefault && x.protocol == o.profileProtocol {
 			run = x.run
 		}
 	}
 	if run == nil {
-		return "", fmt.Errorf("-profile-protocol %q: want GraphQL or gRPC", o.profileProtocol)
+		return "", fmt.Errorf("-profile-protocol %q: want GraphQL, gRPC or MMR", o.profileProtocol)
 	}
 	fmt.Fprintf(os.Stderr, "bench: profiling the default strategy at pool %d for %s\n", o.profilePool, o.profileTime)
 	type result struct {

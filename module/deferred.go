@@ -1,0 +1,234 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/multi"
+	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+// Deferred properties. Weaviate decodes every candidate's properties when it
+// loads the pool - at a pool of 1000 the largest share of the query's CPU
+// (docs/performance.md) - while the selection reads only their vectors and
+// what the feature cache holds per object version (token counts, terms and
+// the text itself), and returns a few of them. For a search whose selection is
+// the only reader of the pool's properties, the "widen" glue in Weaviate's
+// explorer calls PrepareSearch before the search runs: the pool comes
+// without properties (Weaviate's own NoProps), the selection takes each
+// candidate's text from the feature cache and reads the candidates the cache
+// does not hold again by id, in one batch, and the selected objects' properties
+// are read by id before they leave the hook, so the response and the hooks
+// after the selection (generate) see whole objects.
+
+type deferredKey struct{}
+
+// PrepareSearch is called by the "widen" glue before a search with result
+// hooks runs. It hands the search's tenant to the hooks (results of vector
+// and hybrid searches do not name it, and the hooks read by id from it), and
+// it marks ctx for deferred properties and sets params to load the pool
+// without them when that is safe: every result hook of the search is a
+// diverse selection (or runs after it: generate and other non-reranker
+// hooks), the selection reads no property but its text properties, and
+// nothing between the search and the hooks reads properties
+// (cross-references, groupBy, boost, a TTL on a date property).
+func PrepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
+	ctx = WithTenant(ctx, params.Tenant)
+	if !deferrable(params) {
+		return ctx
+	}
+	params.AdditionalProperties.NoProps = true
+	return context.WithValue(ctx, deferredKey{}, true)
+}
+
+func propertiesDeferred(ctx context.Context) bool {
+	d, _ := ctx.Value(deferredKey{}).(bool)
+	return d
+}
+
+func deferrable(params *dto.GetParams) bool {
+	addl := params.AdditionalProperties
+	if addl.NoProps || len(addl.ModuleParams) == 0 || params.GroupBy != nil ||
+		(params.Boost != nil && params.Boost.Weight > 0) {
+		return false
+	}
+	for _, p := range params.Properties {
+		if len(p.Refs) > 0 {
+			return false
+		}
+	}
+	var m *Module
+	var class *models.Class
+	selections := 0
+	for name, v := range addl.ModuleParams {
+		var st *settings
+		switch x := v.(type) {
+		case *Request:
+			if x.err != nil {
+				return false // the hook reports it
+			}
+			m, st = x.m, x.settings
+			if x.plan != nil {
+				st = &x.plan.settings
+			}
+		case *rank.Params:
+			rr := serverReranker.Load()
+			if rr == nil {
+				return false
+			}
+			if class == nil {
+				class = rr.m.classByName(params.ClassName)
+			}
+			if class == nil || classConfig(class, RerankerName) == nil {
+				return false // another reranker reads the pool's text before the selection
+			}
+			var err error
+			if _, st, err = rr.rerankSettings(class, x.GetProperty(), x.GetQuery()); err != nil {
+				return false
+			}
+			m = rr.m
+		default:
+			if name == "rerank" {
+				return false
+			}
+			continue // hooks that run after the selection (hookorder)
+		}
+		if st == nil || !st.readsOnlyText() {
+			return false
+		}
+		selections++
+	}
+	if selections == 0 || m == nil || m.features == nil || m.multiGet == nil {
+		return false
+	}
+	if class == nil {
+		class = m.classByName(params.ClassName)
+	}
+	return class != nil && !filtersExpiredOnProperty(class)
+}
+
+// readsOnlyText reports whether the selection reads no property but its
+// text properties, whose text the feature cache can stand in for.
+func (s *settings) readsOnlyText() bool {
+	e := s.eff
+	return e.TokenProperty == "" && e.SourceProperty == "" && len(propertyParams(e)) == 0 && len(s.textProps) > 0
+}
+
+// filtersExpiredOnProperty: Weaviate drops expired objects by a date
+// property after the hooks, so the selection could pick one that is then
+// dropped.
+func filtersExpiredOnProperty(class *models.Class) bool {
+	t := class.ObjectTTLConfig
+	return t != nil && t.Enabled && t.FilterExpiredObjects &&
+		t.DeleteOn != "" && t.DeleteOn[0] != '_'
+}
+
+// loadUncached looks every deferred candidate up in the feature cache and
+// reads by id, in one batch, the properties of those whose text it does not
+// hold, so that every candidate has its text from one or the other. It
+// returns the pool without the candidates deleted since the search, each
+// candidate's cache entry (nil: none; the problem reuses them instead of
+// looking them up again) and how many it read.
+func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
+	features := m.featureSource(p, nil)
+	entries = make([]*simcache.Features, len(in))
+	var missing []int
+	for i := range in {
+		entries[i] = features.lookup(&in[i])
+		if (entries[i] == nil || !entries[i].HasText) && !hasAnyText(in[i], p.textProps) {
+			missing = append(missing, i)
+		}
+	}
+	gone, err := m.loadProperties(ctx, p, in, missing)
+	for _, i := range missing {
+		entries[i] = nil // read again: the version may have changed
+	}
+	if err != nil || len(gone) == 0 {
+		return in, entries, len(missing), err
+	}
+	kept, keptEntries := in[:0], entries[:0]
+	for i, r := range in {
+		if !gone[i] {
+			kept, keptEntries = append(kept, r), append(keptEntries, entries[i])
+		}
+	}
+	return kept, keptEntries, len(missing), nil
+}
+
+// loadSelected reads by id the properties of the selected candidates
+// (indexes into in) that the search deferred, for the response and the hooks
+// after the selection; it reports the ones deleted since the search.
+func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, selected []int) (gone map[int]bool, read int, err error) {
+	var missing []int
+	for _, i := range selected {
+		if !propertiesLoaded(in[i]) {
+			missing = append(missing, i)
+		}
+	}
+	gone, err = m.loadProperties(ctx, p, in, missing)
+	return gone, len(missing), err
+}
+
+// loadProperties reads the properties of in[missing] by id in one batch and
+// puts them in place; the version read is the current one (its update time
+// replaces the search's, so the cache keys its text by the version read). It
+// reports the candidates whose object is gone.
+func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int) (gone map[int]bool, err error) {
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	if m.multiGet == nil {
+		return nil, fmt.Errorf("the search deferred the properties of %d candidates and no database is at hand to read them", len(missing))
+	}
+	ids := make([]multi.Identifier, len(missing))
+	for k, i := range missing {
+		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
+	}
+	tenant := p.tenant
+	if tenant == "" {
+		tenant = TenantFromContext(ctx)
+	}
+	got, err := m.multiGet(ctx, ids, additional.Properties{}, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
+	}
+	for k, i := range missing {
+		if k >= len(got) || got[k].ID != in[i].ID {
+			if gone == nil {
+				gone = map[int]bool{}
+			}
+			gone[i] = true
+			continue
+		}
+		in[i].Schema, in[i].Updated = got[k].Schema, got[k].Updated
+	}
+	return gone, nil
+}
+
+// propertiesLoaded: a result loaded without properties holds only its id
+// (and, from hybrid's vector half, its _additional).
+func propertiesLoaded(r search.Result) bool {
+	props, _ := r.Schema.(map[string]any)
+	for k := range props {
+		if k != "id" && k != "_additional" {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyText(r search.Result, names []string) bool {
+	props, _ := r.Schema.(map[string]any)
+	for _, n := range names {
+		if _, ok := props[n]; ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,177 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/multi"
+	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/entities/searchparams"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
+// store stands in for Weaviate's DB.MultiGet in this package's tests: it
+// serves whole objects by id and records every batch asked for.
+type store struct {
+	objects map[string]search.Result
+	batches [][]string
+}
+
+func newStore(in []search.Result) *store {
+	s := &store{objects: map[string]search.Result{}}
+	for _, r := range in {
+		s.objects[r.ID.String()] = r
+	}
+	return s
+}
+
+func (s *store) multiGet(_ context.Context, ids []multi.Identifier, _ additional.Properties, _ string) ([]search.Result, error) {
+	out := make([]search.Result, len(ids))
+	batch := make([]string, len(ids))
+	for i, id := range ids {
+		batch[i] = id.ID
+		out[i] = s.objects[id.ID] // the zero result for a deleted object, as Weaviate's
+	}
+	s.batches = append(s.batches, batch)
+	return out, nil
+}
+
+// withoutProperties is the pool as a search with NoProps returns it.
+func withoutProperties(in []search.Result) []search.Result {
+	out := make([]search.Result, len(in))
+	for i, r := range in {
+		r.Schema = map[string]any{"id": r.ID}
+		out[i] = r
+	}
+	return out
+}
+
+// TestDeferredSelection: a pool loaded without properties selects exactly
+// what the whole pool selects and returns the selected objects whole: the
+// first time every candidate's text is read by id in one batch, once the
+// cache holds the texts only the selected objects are; a selected object
+// deleted since the search is left out.
+func TestDeferredSelection(t *testing.T) {
+	class := docClass()
+	byName := func(string) *models.Class { return class }
+	deferred := context.WithValue(context.Background(), deferredKey{}, true)
+	for _, args := range []map[string]any{
+		{"tokenBudget": 300}, // the default, coverage
+		{"strategy": "mmr", "tokenBudget": 300},
+		{"strategy": "adagres", "tokenBudget": 300, "tokenizer": "chars"},
+		{"strategy": "knapsack", "tokenBudget": 300},
+		{"strategy": "ngram", "tokenBudget": 300},
+		{"tokenBudget": 300, "evidence": "cards", "query": "statins liver"},
+	} {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			whole := results(60, 1000)
+			want, err := runHook(t, New(byName), whole, args)
+			require.NoError(t, err)
+			require.NotEmpty(t, want)
+
+			m := New(byName)
+			db := newStore(results(60, 1000))
+			m.multiGet = db.multiGet
+			run := func() []search.Result {
+				r := &Request{m: m, form: formArgument}
+				r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+				require.NoError(t, r.err)
+				got, err := m.selectHook(deferred, withoutProperties(results(60, 1000)), r, nil, nil, nil)
+				require.NoError(t, err)
+				return got
+			}
+			cold := run()
+			require.Equal(t, ids(want), ids(cold))
+			require.Len(t, db.batches, 1, "one batch for the uncached texts, none for the selected (read with them)")
+			require.Len(t, db.batches[0], 60)
+			for i := range want {
+				require.Equal(t, want[i].Schema, cold[i].Schema, "the selected objects are whole")
+			}
+
+			db.batches = nil
+			warm := run()
+			require.Equal(t, ids(want), ids(warm))
+			require.Len(t, db.batches, 1, "the texts from the cache: only the selected are read")
+			require.Len(t, db.batches[0], len(want))
+			for i := range want {
+				require.Equal(t, want[i].Schema, warm[i].Schema)
+			}
+
+			delete(db.objects, want[0].ID.String())
+			gone := run()
+			require.Equal(t, ids(want)[1:], ids(gone), "the deleted object is left out")
+		})
+	}
+}
+
+// TestPrepareSearch: the pool is loaded without properties only when the
+// selection is the sole reader of its properties.
+func TestPrepareSearch(t *testing.T) {
+	class := docClass()
+	class.Properties = append(class.Properties, &models.Property{Name: "ntok", DataType: []string{"int"}},
+		&models.Property{Name: "author", DataType: []string{"Person"}})
+	m := New(func(string) *models.Class { return class })
+	m.multiGet = newStore(nil).multiGet
+	request := func(args map[string]any) *Request {
+		r := &Request{m: m, form: formArgument}
+		r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+		require.NoError(t, r.err)
+		r.settings, r.err = m.settingsFor(class, routeArgument, r.query)
+		require.NoError(t, r.err)
+		return r
+	}
+	params := func(edit func(*dto.GetParams)) dto.GetParams {
+		p := dto.GetParams{ClassName: "Doc", Properties: search.SelectProperties{{Name: "body", IsPrimitive: true}}}
+		p.AdditionalProperties.ModuleParams = map[string]any{ArgName: request(map[string]any{})}
+		if edit != nil {
+			edit(&p)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		p    dto.GetParams
+		want bool
+	}{
+		{"the default selection", params(nil), true},
+		{"with generate after it", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["generate"] = struct{}{} }), true},
+		{"no module hook", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams = nil }), false},
+		{"another reranker first", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["rerank"] = struct{}{} }), false},
+		{"a reranker the class does not configure as ours", params(func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams["rerank"] = &rank.Params{}
+		}), false},
+		{"a cross-reference asked for", params(func(p *dto.GetParams) {
+			p.Properties = append(p.Properties, search.SelectProperty{Name: "author", Refs: []search.SelectClass{{ClassName: "Person"}}})
+		}), false},
+		{"groupBy", params(func(p *dto.GetParams) { p.GroupBy = &searchparams.GroupBy{Property: "body"} }), false},
+		{"boost", params(func(p *dto.GetParams) { p.Boost = &filters.Boost{Weight: 0.5} }), false},
+		{"tokenProperty", params(func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"tokenProperty": "ntok"})
+		}), false},
+		{"a request the hook will refuse", params(func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams[ArgName] = &Request{m: m, err: fmt.Errorf("bad")}
+		}), false},
+		{"already without properties", params(func(p *dto.GetParams) { p.AdditionalProperties.NoProps = true }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.p
+			before := p.AdditionalProperties.NoProps
+			ctx := PrepareSearch(context.Background(), &p)
+			require.Equal(t, tc.want, propertiesDeferred(ctx))
+			require.Equal(t, tc.want || before, p.AdditionalProperties.NoProps)
+		})
+	}
+	t.Run("no database at hand", func(t *testing.T) {
+		m.multiGet = nil
+		p := params(nil)
+		require.False(t, propertiesDeferred(PrepareSearch(context.Background(), &p)))
+	})
+}
