@@ -117,7 +117,7 @@ func deferrable(params *dto.GetParams) bool {
 // text properties, whose text the feature cache can stand in for.
 func (s *settings) readsOnlyText() bool {
 	e := s.eff
-	return e.TokenProperty == "" && e.SourceProperty == "" && len(propertyParams(e)) == 0 && len(s.textProps) > 0
+	return e.TokenProperty == "" && !s.readsSources() && len(propertyParams(e)) == 0 && len(s.textProps) > 0
 }
 
 // filtersExpiredOnProperty: Weaviate drops expired objects by a date

@@ -156,6 +156,12 @@ func TestPrepareSearch(t *testing.T) {
 		{"tokenProperty", params(func(p *dto.GetParams) {
 			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"tokenProperty": "ntok"})
 		}), false},
+		{"sourceProperty, which the default strategy does not read", params(func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"sourceProperty": "body"})
+		}), true},
+		{"sourceProperty with ngram, which reads it", params(func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"sourceProperty": "body", "strategy": "ngram"})
+		}), false},
 		{"a request the hook will refuse", params(func(p *dto.GetParams) {
 			p.AdditionalProperties.ModuleParams[ArgName] = &Request{m: m, err: fmt.Errorf("bad")}
 		}), false},

@@ -173,7 +173,7 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 		if pl.eff.Selector.Def.NeedsText {
 			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
 		}
-		if pl.eff.SourceProperty != "" {
+		if pl.readsSources() {
 			c.Source = fmt.Sprint(valueOr(props[pl.eff.SourceProperty], ""))
 		}
 		if len(propNames) > 0 {

@@ -157,12 +157,19 @@ func (s *settings) needsVectors() bool {
 // Weaviate loads them even when the query does not select them.
 func (s *settings) propertiesToExtract() []string {
 	props := append([]string{}, s.textProps...)
-	for _, p := range []string{s.eff.TokenProperty, s.eff.SourceProperty} {
-		if p != "" {
-			props = append(props, p)
-		}
+	if s.eff.TokenProperty != "" {
+		props = append(props, s.eff.TokenProperty)
+	}
+	if s.readsSources() {
+		props = append(props, s.eff.SourceProperty)
 	}
 	return append(props, propertyParams(s.eff)...)
+}
+
+// readsSources reports whether the selection reads the sourceProperty: set,
+// and the strategy reads sources.
+func (s *settings) readsSources() bool {
+	return s.eff.SourceProperty != "" && s.eff.Selector.Def.NeedsSources
 }
 
 // resolveTarget picks the vector compared between candidates and its metric:

@@ -44,6 +44,9 @@ type Definition struct {
 	NeedsVectors bool
 	// NeedsText is true when the strategy reads candidate texts.
 	NeedsText bool
+	// NeedsSources is true when the strategy reads candidate sources
+	// (Candidate.Source): the module reads the sourceProperty only then.
+	NeedsSources bool
 	// Continues is true when Select honours Problem.Preselected: it counts
 	// those candidates as already selected (their coverage and redundancy,
 	// the near-copy guard) and selects the best continuation, so that paged

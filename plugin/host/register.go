@@ -80,6 +80,7 @@ func (p *Plugin) register(startErr error) {
 		def.Params = p.desc.Params
 		def.NeedsVectors = p.desc.NeedsVectors
 		def.NeedsText = p.desc.NeedsText
+		def.NeedsSources = true // the protocol sends every candidate's source
 		def.New = func(params selectors.Params) (selectors.Strategy, error) {
 			return &strategy{p: p, params: params}, nil
 		}

@@ -61,7 +61,8 @@ func init() {
 			{Name: "gamma", Kind: selectors.KindFloat, Default: 0.2, Min: 0, Max: inf, Doc: "weight of source novelty 1/(1+items from the same host)"},
 			{Name: "k", Kind: selectors.KindInt, Default: 24, Min: 1, Max: selectors.MaxCandidates, Doc: "most items selected (caps maxResults)"},
 		},
-		NeedsText: true,
+		NeedsText:    true,
+		NeedsSources: true,
 		New: func(p selectors.Params) (selectors.Strategy, error) {
 			return strategy{alpha: p.Float("alpha"), beta: p.Float("beta"), gamma: p.Float("gamma"), k: p.Int("k")}, nil
 		},
