@@ -2,6 +2,8 @@ package coverage
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -20,71 +22,162 @@ import (
 // kernel 0 with every candidate, itself included, as it has cosine 0
 // everywhere.
 func kernel(sims selectors.Similarities, targets []int, center bool, power float64) ([]float32, int) {
+	out, ld, _ := kernelGains(sims, targets, nil, center, power)
+	return out, ld
+}
+
+// kernelGains is kernel, and with weights w (one per target) also each
+// candidate's facility-location gain on the empty selection,
+// base[i] = sum_t w_t s(i, targets[t]), summed in the order gain sums it
+// (so the first gains are the same to the last bit). The rows are turned
+// into the kernel and summed while they are in cache, split over the cores
+// for large blocks.
+func kernelGains(sims selectors.Similarities, targets []int, w []float64, center bool, power float64) ([]float32, int, []float64) {
 	n := sims.Len()
 	out, ld := selectors.Cross(sims, targets)
 	m := len(targets)
-	var rm, inv []float32 // per candidate: m_i and 1/|v_i - mu|
-	var shift []float32   // per candidate: m - m_i, rounded once from float64
+	k := kernelRows{out: out, ld: ld, m: m, power: power, w: w, center: center}
 	if center {
 		rowMean, mean := rowMeans(sims, targets, out, ld)
-		shift = make([]float32, n)
-		rm, inv = make([]float32, n), make([]float32, n)
+		k.shift = make([]float32, n)
+		k.inv = make([]float32, n)
 		for i := range n {
-			rm[i] = float32(rowMean[i])
 			// 1 for a unit vector, 0 for a zero vector (from the block when
 			// it holds the diagonal: the same rounding as the other cosines).
 			self := float64(sims.At(i, i))
 			if m == n {
 				self = float64(out[i*ld+i])
 			}
-			shift[i] = float32(mean - rowMean[i])
+			k.shift[i] = float32(mean - rowMean[i])
 			if d2 := self - 2*rowMean[i] + mean; self > 0 && d2 > 1e-12 {
-				inv[i] = float32(1 / math.Sqrt(d2))
+				k.inv[i] = float32(1 / math.Sqrt(d2))
 			}
 		}
-	}
-	// The targets' m_j and 1/|v_j - mu|, contiguous for the inner loop.
-	trm, tinv := make([]float32, m), make([]float32, m)
-	for t, j := range targets {
-		if center {
-			trm[t], tinv[t] = rm[j], inv[j]
-		}
-	}
-	// float32 from here: the N x M loop is the strategy's main cost after
-	// the cosines, and the kernel is stored as float32 anyway.
-	for i := range n {
-		oi := out[i*ld : i*ld+m]
-		if center {
-			a, ii := shift[i], inv[i]
-			trm, tinv := trm[:len(oi)], tinv[:len(oi)]
-			for t, x := range oi {
-				// min/max rather than branches: the sign is unpredictable.
-				oi[t] = min(max((x+a-trm[t])*ii*tinv[t], 0), 1)
-			}
-		} else {
-			for t, x := range oi {
-				oi[t] = min(max(x, 0), 1)
-			}
-		}
-		switch power {
-		case 1:
-		case 2: // the default: a multiply, not math.Pow
-			for t, x := range oi {
-				oi[t] = x * x
-			}
-		default:
-			for t, x := range oi {
-				if x > 0 {
-					oi[t] = float32(math.Pow(float64(x), power))
-				}
-			}
+		// The targets' m_j and 1/|v_j - mu|, contiguous for the inner loop.
+		k.trm, k.tinv = make([]float32, m), make([]float32, m)
+		for t, j := range targets {
+			k.trm[t], k.tinv[t] = float32(rowMean[j]), k.inv[j]
 		}
 	}
 	// A chunk covers itself fully, whatever its vector.
-	for t, j := range targets {
-		out[j*ld+t] = 1
+	k.self = make([]int32, n)
+	for i := range k.self {
+		k.self[i] = -1
 	}
-	return out, ld
+	for t, j := range targets {
+		k.self[j] = int32(t)
+	}
+	if w != nil {
+		k.base = make([]float64, n)
+	}
+	workers := 1
+	if n*m >= parallelKernel {
+		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers)
+	}
+	if workers <= 1 {
+		k.rows(0, n)
+		return out, ld, k.base
+	}
+	// Contiguous shares of whole 4-row groups.
+	per := (n + workers - 1) / workers
+	per = (per + 3) / 4 * 4
+	var wg sync.WaitGroup
+	for i0 := 0; i0 < n; i0 += per {
+		wg.Go(func() { k.rows(i0, min(n, i0+per)) })
+	}
+	wg.Wait()
+	return out, ld, k.base
+}
+
+const (
+	// parallelKernel is the block size (candidates x targets) from which
+	// the rows are turned into the kernel on several cores: 256 x 256 takes
+	// about 0.1 ms on one, well above the hand-off.
+	parallelKernel   = 1 << 16
+	maxKernelWorkers = 4
+)
+
+// kernelRows turns the block of cosines into the kernel, row by row.
+type kernelRows struct {
+	out        []float32
+	ld, m      int
+	power      float64
+	center     bool
+	shift, inv []float32 // per candidate: m - m_i (rounded once from float64) and 1/|v_i - mu|
+	trm, tinv  []float32 // per target: m_j and 1/|v_j - mu|
+	self       []int32   // per candidate, its target index or -1
+	w, base    []float64 // the targets' weights; the first gains (nil: not asked)
+}
+
+// rows turns rows [i0, i1) into the kernel and sums their first gains.
+func (k *kernelRows) rows(i0, i1 int) {
+	for i := i0; i < i1; i++ {
+		k.row(i)
+	}
+	if k.base == nil {
+		return
+	}
+	// Four rows at a time: each sum runs over t in order, as gain's does,
+	// but four independent sums keep the adder busy. An entry of 0 adds
+	// exactly nothing, so no branch is needed where gain tests k > 0.
+	w := k.w[:k.m]
+	i := i0
+	for ; i+4 <= i1; i += 4 {
+		r0 := k.out[i*k.ld : i*k.ld+len(w)]
+		r1 := k.out[(i+1)*k.ld : (i+1)*k.ld+len(w)]
+		r2 := k.out[(i+2)*k.ld : (i+2)*k.ld+len(w)]
+		r3 := k.out[(i+3)*k.ld : (i+3)*k.ld+len(w)]
+		var g0, g1, g2, g3 float64
+		for t, wt := range w {
+			g0 += wt * float64(r0[t])
+			g1 += wt * float64(r1[t])
+			g2 += wt * float64(r2[t])
+			g3 += wt * float64(r3[t])
+		}
+		k.base[i], k.base[i+1], k.base[i+2], k.base[i+3] = g0, g1, g2, g3
+	}
+	for ; i < i1; i++ {
+		var g float64
+		for t, x := range k.out[i*k.ld : i*k.ld+len(w)] {
+			g += w[t] * float64(x)
+		}
+		k.base[i] = g
+	}
+}
+
+// row turns row i of the block into the kernel, in float32: the N x M
+// loop is the strategy's main cost after the cosines, and the kernel is
+// stored as float32 anyway.
+func (k *kernelRows) row(i int) {
+	oi := k.out[i*k.ld : i*k.ld+k.m]
+	if k.center {
+		a, ii := k.shift[i], k.inv[i]
+		trm, tinv := k.trm[:len(oi)], k.tinv[:len(oi)]
+		for t, x := range oi {
+			// min/max rather than branches: the sign is unpredictable.
+			oi[t] = min(max((x+a-trm[t])*ii*tinv[t], 0), 1)
+		}
+	} else {
+		for t, x := range oi {
+			oi[t] = min(max(x, 0), 1)
+		}
+	}
+	switch k.power {
+	case 1:
+	case 2: // the default: a multiply, not math.Pow
+		for t, x := range oi {
+			oi[t] = x * x
+		}
+	default:
+		for t, x := range oi {
+			if x > 0 {
+				oi[t] = float32(math.Pow(float64(x), k.power))
+			}
+		}
+	}
+	if t := k.self[i]; t >= 0 {
+		oi[t] = 1
+	}
 }
 
 // rowMeans returns the mean cosine of each candidate with the pool (m_i =
@@ -124,4 +217,3 @@ func rowMeans(sims selectors.Similarities, targets []int, block []float32, ld in
 	}
 	return out, mean / (float64(n) * float64(n))
 }
-

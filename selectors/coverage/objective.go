@@ -22,8 +22,11 @@ type objective struct {
 	w       []float64
 	// s is the coverage kernel, row-major n x ld (row d: what d covers of
 	// each target): 1 where d is the target, max(0, k)^power elsewhere.
-	s     []float32
-	ld    int
+	s  []float32
+	ld int
+	// base is each candidate's facility-location gain on the empty
+	// selection (kernelGains), where its first gain starts.
+	base  []float64
 	terms [][]int32 // per candidate, the distinct query terms it contains
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
@@ -91,8 +94,8 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
-		o.s, o.ld = kernel(p.Sims(), o.targets, s.center, s.power)
 		o.w = targetWeights(o.rho, o.targets)
+		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
 	}
 	if links != nil {
 		if o.links = <-links; o.links != nil {
@@ -297,6 +300,16 @@ func (o *objective) gain(d int) float64 {
 			g += w[t] * (float64(k) - float64(c))
 		}
 	}
+	return o.gainBeyond(d, g)
+}
+
+// firstGain is gain on the empty selection (before the first add), from
+// the facility-location part kernelGains summed.
+func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d]) }
+
+// gainBeyond adds to g, d's gain in the facility-location term, its gains
+// in the other terms.
+func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
 			if !o.covered[t] {
