@@ -28,8 +28,18 @@ const maxTitleWords = 12
 
 // title returns the candidate's title line, if it has one.
 func title(c selectors.Candidate) (string, bool) {
-	head, rest, ok := strings.Cut(c.Text, "\n")
-	if !ok || strings.TrimSpace(rest) == "" || moreFields(head, maxTitleWords) {
+	head, ok := firstLine(c.Text)
+	if !ok || moreFields(head, maxTitleWords) {
+		return "", false
+	}
+	return head, true
+}
+
+// firstLine returns the text's first line when more text follows it: the
+// title line, if it is short enough (title).
+func firstLine(text string) (string, bool) {
+	head, rest, ok := strings.Cut(text, "\n")
+	if !ok || strings.TrimSpace(rest) == "" {
 		return "", false
 	}
 	return head, true
@@ -78,36 +88,44 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// each distinct title is matched against the text once.
 	var titles [][]string // per distinct title, its terms
 	group := make([]int32, len(c))
-	byTitle := map[string]int32{}
+	byHead := map[string]int32{}    // title line -> its group, or -1
+	byTitle := map[string]int32{}   // title terms -> group
 	byFirst := map[string][]int32{} // first term -> distinct titles
 	var first wordFilter
 	for u := range c {
 		group[u] = -1
-		head, ok := title(c[u])
+		head, ok := firstLine(c[u].Text)
 		if !ok {
 			continue
 		}
-		// The text's terms begin with its title line's (the analysed terms
-		// run in text order and a line break ends a word), so the title's
-		// are a prefix of them: counted, not stemmed again.
-		var t []string
-		if k := text.CountTerms(titleCore(head)); k <= len(all[u]) {
-			t = all[u][:k:k]
-		} else {
-			t = an.Terms(nil, titleCore(head))
-		}
-		if len(t) == 0 || allIn(t, qterms) {
+		if g, seen := byHead[head]; seen { // the same title line: the same terms
+			group[u] = g
 			continue
 		}
-		key := strings.Join(t, " ")
-		g, ok := byTitle[key]
-		if !ok {
-			g = int32(len(titles))
-			byTitle[key] = g
-			titles = append(titles, t)
-			byFirst[t[0]] = append(byFirst[t[0]], g)
-			first.add(t[0])
+		g := int32(-1)
+		if !moreFields(head, maxTitleWords) {
+			// The text's terms begin with its title line's (the analysed terms
+			// run in text order and a line break ends a word), so the title's
+			// are a prefix of them: counted, not stemmed again.
+			var t []string
+			if k := text.CountTerms(titleCore(head)); k <= len(all[u]) {
+				t = all[u][:k:k]
+			} else {
+				t = an.Terms(nil, titleCore(head))
+			}
+			if len(t) > 0 && !allIn(t, qterms) {
+				key := strings.Join(t, " ")
+				var known bool
+				if g, known = byTitle[key]; !known {
+					g = int32(len(titles))
+					byTitle[key] = g
+					titles = append(titles, t)
+					byFirst[t[0]] = append(byFirst[t[0]], g)
+					first.add(t[0])
+				}
+			}
 		}
+		byHead[head] = g
 		group[u] = g
 	}
 	if len(titles) == 0 {
