@@ -76,7 +76,7 @@ func anyTitle(c []selectors.Candidate) bool {
 // and u are linked when u's title occurs as a run of terms in d's analysed
 // terms (all, as the query-term coverage reads them: stemmed, stopwords
 // removed) or d's title in u's, unless more than max(3, N/20) chunks name
-// that title. One pass over the terms with a map from a title's first term,
+// that title. One pass over the terms with a map from a title's anchor term,
 // no pairwise text comparison, and no text pass of its own when the
 // candidates come with precomputed terms.
 func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
@@ -88,10 +88,10 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// each distinct title is matched against the text once.
 	var titles [][]string // per distinct title, its terms
 	group := make([]int32, len(c))
-	byHead := map[string]int32{}    // title line -> its group, or -1
-	byTitle := map[string]int32{}   // title terms -> group
-	byFirst := map[string][]int32{} // first term -> distinct titles
-	var first wordFilter
+	byHead := map[string]int32{}      // title line -> its group, or -1
+	byTitle := map[string]int32{}     // title terms -> group
+	byAnchor := map[string][]anchor{} // a title's anchor term -> the titles it anchors
+	var anchors wordFilter
 	for u := range c {
 		group[u] = -1
 		head, ok := firstLine(c[u].Text)
@@ -120,8 +120,9 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 					g = int32(len(titles))
 					byTitle[key] = g
 					titles = append(titles, t)
-					byFirst[t[0]] = append(byFirst[t[0]], g)
-					first.add(t[0])
+					a := anchorOf(t)
+					byAnchor[t[a]] = append(byAnchor[t[a]], anchor{title: g, at: int32(a)})
+					anchors.add(t[a])
 				}
 			}
 		}
@@ -136,17 +137,18 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	mentions := make([][]int32, len(titles))
 	for d, words := range all {
 		for i, w := range words {
-			if !first.mayHave(w) {
+			if !anchors.mayHave(w) {
 				continue
 			}
-			for _, g := range byFirst[w] {
-				t := titles[g]
-				m := mentions[g]
+			for _, a := range byAnchor[w] {
+				t := titles[a.title]
+				m := mentions[a.title]
+				start := i - int(a.at)
 				if (len(m) > 0 && m[len(m)-1] == int32(d)) ||
-					i+len(t) > len(words) || !equalWords(words[i:i+len(t)], t) {
+					start < 0 || start+len(t) > len(words) || !equalWords(words[start:start+len(t)], t) {
 					continue
 				}
-				mentions[g] = append(m, int32(d))
+				mentions[a.title] = append(m, int32(d))
 			}
 		}
 	}
@@ -182,6 +184,25 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 		}
 	}
 	return links
+}
+
+// anchor is where a title is looked for: its term at position at.
+type anchor struct {
+	title, at int32
+}
+
+// anchorOf picks the term a title is found by: its longest (the first of
+// the longest), which is rarer in the texts than a title's first term
+// tends to be (in a pool about statins, half the titles begin with
+// "statin"), so fewer words lead to a comparison.
+func anchorOf(t []string) int {
+	a := 0
+	for i, w := range t {
+		if len(w) > len(t[a]) {
+			a = i
+		}
+	}
+	return a
 }
 
 // titleCore drops a trailing parenthetical qualifier, which texts rarely

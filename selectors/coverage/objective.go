@@ -108,8 +108,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 }
 
 // parallelLinks is the pool size from which the title links are found on
-// another core, beside the query terms and the kernel.
-const parallelLinks = 64
+// another core, beside the query terms and the kernel. Below it the
+// hand-off costs more than it saves: on the 2-core development machine
+// the goroutine started 80-100 us after it was made (the idle core has
+// to be woken), about what the links of 150 candidates take, so at
+// N = 100 it ran only once the kernel was done and the query waited for it.
+const parallelLinks = 256
 
 // reset empties the selection state.
 func (o *objective) reset() {
