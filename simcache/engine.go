@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/diverse-select/diverse-select/selectors"
@@ -380,7 +381,7 @@ func (e *Engine) Cross(targets []int) ([]float32, int) {
 	for t, i := range targets {
 		copy(e.tpack[t*stride:(t+1)*stride], e.unit[i*stride:(i+1)*stride])
 	}
-	e.parallel(e.rows*ld*stride, func(w, workers int) { e.crossBlocks(ld, w, workers) })
+	e.crossBlocks(ld)
 	return e.cross[:e.n*ld], ld
 }
 
@@ -429,17 +430,59 @@ func (e *Engine) parallel(mac int, blocks func(w, workers int)) {
 	wg.Wait()
 }
 
-// crossBlocks computes the candidate row blocks w, w+workers, ... of Cross,
-// panel by panel of the packed targets.
-func (e *Engine) crossBlocks(ld, w, workers int) {
+// crossBlocks computes Cross's block, panel by panel of the packed
+// targets, in units of crossChunk candidate rows against one panel. The
+// units are handed out one at a time (panel by panel, so the cores work on
+// the same panel) to the calling goroutine and, for large blocks, to
+// helpers on the other cores: a helper that starts late - waking an idle
+// core took 80-100 us on the development machine - takes fewer units
+// instead of holding up the call with a fixed share.
+func (e *Engine) crossBlocks(ld int) {
 	stride := e.stride
 	panel := max(4, panelBytes/(stride*4)/4*4)
-	for p0 := 0; p0 < ld; p0 += panel {
+	panels := (ld + panel - 1) / panel
+	chunks := (e.rows + crossChunk - 1) / crossChunk
+	unit := func(u int) {
+		p0 := u / chunks * panel
 		p1 := min(ld, p0+panel)
-		for ib := 4 * w; ib < e.rows; ib += 4 * workers {
+		r0 := u % chunks * crossChunk
+		for ib := r0; ib < min(e.rows, r0+crossChunk); ib += 4 {
 			kern.gramStrip(e.rowPtr(ib), &e.tpack[p0*stride], p1-p0, stride, &e.cross[ib*ld+p0], nil, ld)
 		}
 	}
+	e.share(e.rows*ld*stride, panels*chunks, unit)
+}
+
+// crossChunk is the number of candidate rows in one unit of Cross's work
+// (with 168 targets of 768 floats to a panel, about 4 M multiply-adds).
+const crossChunk = 32
+
+// share runs unit(u) for every u < units: on the calling goroutine alone
+// unless the work (multiply-adds) is large enough to pay for helpers, which
+// then take the units from a shared counter alongside it.
+func (e *Engine) share(mac, units int, unit func(u int)) {
+	workers := 1
+	if mac >= parallelMinMAC {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers, units)
+	}
+	if workers <= 1 {
+		for u := range units {
+			unit(u)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for u := int(next.Add(1) - 1); u < units; u = int(next.Add(1) - 1) {
+			unit(u)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // gramBlocks computes the row blocks w, w+workers, ... of the padded matrix

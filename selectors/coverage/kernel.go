@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -70,21 +71,31 @@ func kernelGains(sims selectors.Similarities, targets []int, w []float64, center
 	if w != nil {
 		k.base = make([]float64, n)
 	}
+	units := (n + kernelChunk - 1) / kernelChunk
+	unit := func(u int) { k.rows(u*kernelChunk, min(n, (u+1)*kernelChunk)) }
 	workers := 1
 	if n*m >= parallelKernel {
-		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers)
+		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers, units)
 	}
 	if workers <= 1 {
-		k.rows(0, n)
+		for u := range units {
+			unit(u)
+		}
 		return out, ld, k.base
 	}
-	// Contiguous shares of whole 4-row groups.
-	per := (n + workers - 1) / workers
-	per = (per + 3) / 4 * 4
-	var wg sync.WaitGroup
-	for i0 := 0; i0 < n; i0 += per {
-		wg.Go(func() { k.rows(i0, min(n, i0+per)) })
+	// Chunks from a shared counter, the calling goroutine among the
+	// workers: a helper that starts late takes fewer.
+	var next atomic.Int64
+	work := func() {
+		for u := int(next.Add(1) - 1); u < units; u = int(next.Add(1) - 1) {
+			unit(u)
+		}
 	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	return out, ld, k.base
 }
@@ -95,6 +106,9 @@ const (
 	// about 0.1 ms on one, well above the hand-off.
 	parallelKernel   = 1 << 16
 	maxKernelWorkers = 4
+	// kernelChunk is the number of rows in one unit of that work (a
+	// multiple of 4, the rows summed together).
+	kernelChunk = 32
 )
 
 // kernelRows turns the block of cosines into the kernel, row by row.
