@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -46,8 +47,30 @@ func firstLine(text string) (string, bool) {
 }
 
 // moreFields reports whether s has more than n space-separated fields
-// (strings.Fields without building them).
+// (strings.Fields without building them), byte by byte while the text is
+// ASCII.
 func moreFields(s string, n int) bool {
+	fields, in := 0, false
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			return moreFieldsRunes(s, n)
+		}
+		if asciiSpace[b] {
+			in = false
+		} else if !in {
+			if in, fields = true, fields+1; fields > n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+func moreFieldsRunes(s string, n int) bool {
 	fields, in := 0, false
 	for _, r := range s {
 		if unicode.IsSpace(r) {
@@ -76,29 +99,28 @@ func anyTitle(c []selectors.Candidate) bool {
 // and u are linked when u's title occurs as a run of terms in d's analysed
 // terms (all, as the query-term coverage reads them: stemmed, stopwords
 // removed) or d's title in u's, unless more than max(3, N/20) chunks name
-// that title. One pass over the terms with a map from a title's anchor term,
-// no pairwise text comparison, and no text pass of its own when the
+// that title. One pass over the terms with an index of the titles' anchor
+// terms, no pairwise text comparison, and no text pass of its own when the
 // candidates come with precomputed terms.
 func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
 	qterms := map[string]bool{}
 	for _, t := range an.Terms(nil, query) {
 		qterms[t] = true
 	}
-	// Chunks of one document share its title: the titles are grouped, so
-	// each distinct title is matched against the text once.
-	var titles [][]string // per distinct title, its terms
+	// Chunks of one document share its title line: each distinct line is
+	// analysed and matched against the texts once. (Two lines with the same
+	// terms are two titles with the same mentions, hence the same links.)
+	var titles [][]string // per distinct title line, its terms
 	group := make([]int32, len(c))
-	byHead := map[string]int32{}      // title line -> its group, or -1
-	byTitle := map[string]int32{}     // title terms -> group
-	byAnchor := map[string][]anchor{} // a title's anchor term -> the titles it anchors
-	var anchors wordFilter
+	byHead := map[string]int32{} // title line -> its title, or -1
+	var index anchorIndex
 	for u := range c {
 		group[u] = -1
 		head, ok := firstLine(c[u].Text)
 		if !ok {
 			continue
 		}
-		if g, seen := byHead[head]; seen { // the same title line: the same terms
+		if g, seen := byHead[head]; seen {
 			group[u] = g
 			continue
 		}
@@ -114,16 +136,9 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 				t = an.Terms(nil, titleCore(head))
 			}
 			if len(t) > 0 && !allIn(t, qterms) {
-				key := strings.Join(t, " ")
-				var known bool
-				if g, known = byTitle[key]; !known {
-					g = int32(len(titles))
-					byTitle[key] = g
-					titles = append(titles, t)
-					a := anchorOf(t)
-					byAnchor[t[a]] = append(byAnchor[t[a]], anchor{title: g, at: int32(a)})
-					anchors.add(t[a])
-				}
+				g = int32(len(titles))
+				titles = append(titles, t)
+				index.add(t, g)
 			}
 		}
 		byHead[head] = g
@@ -132,63 +147,182 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	if len(titles) == 0 {
 		return nil
 	}
-	// mentions[g]: the chunks whose terms name title g (d ascending, so a
-	// repeat is the last element); a chunk with that title names it too.
-	mentions := make([][]int32, len(titles))
-	for d, words := range all {
-		for i, w := range words {
-			if !anchors.mayHave(w) {
-				continue
-			}
-			for _, a := range byAnchor[w] {
-				t := titles[a.title]
-				m := mentions[a.title]
-				start := i - int(a.at)
-				if (len(m) > 0 && m[len(m)-1] == int32(d)) ||
-					start < 0 || start+len(t) > len(words) || !equalWords(words[start:start+len(t)], t) {
-					continue
-				}
-				mentions[a.title] = append(m, int32(d))
-			}
-		}
-	}
+	index.build()
+	m := findMentions(all, titles, &index)
 	// A title many chunks name is the pool's topic, not an entity one chunk
 	// leads to (and linking it would cost O(N^2)): it gets no links.
+	// linked[u]: u's title is linked to the chunks that name it.
 	most := max(3, len(c)/20)
-	links := make([][]int32, len(c))
+	linked := make([]bool, len(c))
 	for u, g := range group {
-		if g < 0 {
-			continue
-		}
-		m := mentions[g]
-		others := len(m)
-		if _, self := slices.BinarySearch(m, int32(u)); self {
-			others--
-		}
-		if others > most {
-			continue
-		}
-		for _, d := range m {
-			if int(d) != u {
-				links[d] = append(links[d], int32(u))
-				links[u] = append(links[u], d)
+		if g >= 0 {
+			names := m.byTitle(g)
+			others := len(names)
+			if _, self := slices.BinarySearch(names, int32(u)); self {
+				others--
 			}
+			linked[u] = others <= most
 		}
 	}
-	// A pair can be linked both ways and through several chunks of one
-	// title: each list once, ascending (a set, not a scan per addition).
-	for d := range links {
-		if len(links[d]) > 1 {
-			slices.Sort(links[d])
-			links[d] = slices.Compact(links[d])
+	// Chunks by title, ascending.
+	members := make([][]int32, len(titles))
+	for u, g := range group {
+		if g >= 0 && linked[u] {
+			members[g] = append(members[g], int32(u))
+		}
+	}
+	// links[x]: the chunks that name x's title, and the chunks whose titles
+	// x names; each list once, ascending, in one array.
+	links := make([][]int32, len(c))
+	var to []int32
+	seen := make([]int32, len(c)) // seen[y] = x+1 once y is in links[x]
+	for x := range c {
+		from := len(to)
+		add := func(y int32) {
+			if int(y) != x && seen[y] != int32(x+1) {
+				seen[y] = int32(x + 1)
+				to = append(to, y)
+			}
+		}
+		if linked[x] {
+			for _, d := range m.byTitle(group[x]) {
+				add(d)
+			}
+		}
+		for _, g := range m.byChunk(x) {
+			for _, u := range members[g] {
+				add(u)
+			}
+		}
+		if len(to)-from > 1 {
+			slices.Sort(to[from:])
+		}
+		if len(to) > from {
+			links[x] = to[from:len(to):len(to)]
 		}
 	}
 	return links
 }
 
-// anchor is where a title is looked for: its term at position at.
-type anchor struct {
-	title, at int32
+// mentions are the chunks that name each title, and the titles each chunk
+// names.
+type mentions struct {
+	// byTitle(g) = chunks[titleStart[g]:titleStart[g+1]], ascending;
+	// byChunk(d) = titles[chunkStart[d]:chunkStart[d+1]].
+	chunks, titles         []int32
+	titleStart, chunkStart []int32
+}
+
+func (m *mentions) byTitle(g int32) []int32 { return m.chunks[m.titleStart[g]:m.titleStart[g+1]] }
+func (m *mentions) byChunk(d int) []int32   { return m.titles[m.chunkStart[d]:m.chunkStart[d+1]] }
+
+// findMentions finds where each title is named: a chunk names a title when
+// its terms hold the title's terms as a run (a chunk with that title names
+// it too).
+func findMentions(all [][]string, titles [][]string, index *anchorIndex) *mentions {
+	m := &mentions{chunkStart: make([]int32, len(all)+1)}
+	last := make([]int32, len(titles)) // last[g] = d+1 once d names g
+	for d, words := range all {
+		for i, w := range words {
+			for r := index.find(w); r >= 0; r = index.refs[r].next {
+				a := index.refs[r]
+				t := titles[a.title]
+				start := i - int(a.at)
+				if last[a.title] == int32(d+1) ||
+					start < 0 || start+len(t) > len(words) || !equalWords(words[start:start+len(t)], t) {
+					continue
+				}
+				last[a.title] = int32(d + 1)
+				m.titles = append(m.titles, a.title)
+			}
+		}
+		m.chunkStart[d+1] = int32(len(m.titles))
+	}
+	// The same mentions by title (a counting sort, stable: d ascending).
+	m.titleStart = make([]int32, len(titles)+1)
+	for _, g := range m.titles {
+		m.titleStart[g+1]++
+	}
+	for g := range titles {
+		m.titleStart[g+1] += m.titleStart[g]
+	}
+	m.chunks = make([]int32, len(m.titles))
+	fill := append([]int32(nil), m.titleStart[:len(titles)]...)
+	for d := range all {
+		for _, g := range m.byChunk(d) {
+			m.chunks[fill[g]] = int32(d)
+			fill[g]++
+		}
+	}
+	return m
+}
+
+// anchorIndex finds the titles anchored at a term: an open-addressing table
+// keyed by wordHash (the word compared only when the hash matches), behind
+// a wordFilter that turns most words away before the table is read.
+type anchorIndex struct {
+	filter wordFilter
+	refs   []anchorRef
+	words  []string // per ref, its anchor term
+	slots  []anchorSlot
+}
+
+// anchorRef is one title's anchor: title g is looked for at its term at;
+// next is the next title with the same anchor term, or -1.
+type anchorRef struct {
+	title, at, next int32
+}
+
+type anchorSlot struct {
+	hash  uint64
+	word  string
+	first int32 // refs index + 1; 0 = empty slot
+}
+
+// add records title g (terms t) under its anchor term (anchorOf).
+func (x *anchorIndex) add(t []string, g int32) {
+	a := anchorOf(t)
+	x.refs = append(x.refs, anchorRef{title: g, at: int32(a), next: -1})
+	x.words = append(x.words, t[a])
+}
+
+// build makes the table from the refs added.
+func (x *anchorIndex) build() {
+	size := 16
+	for size < 2*len(x.refs) {
+		size *= 2
+	}
+	x.slots = make([]anchorSlot, size)
+	for r, w := range x.words {
+		h := wordHash(w)
+		x.filter.addHash(h)
+		s := x.slot(h, w)
+		if s.first == 0 {
+			s.hash, s.word = h, w
+		}
+		x.refs[r].next = s.first - 1
+		s.first = int32(r + 1)
+	}
+}
+
+// slot is the slot of word w (hash h), or the empty slot where it belongs.
+func (x *anchorIndex) slot(h uint64, w string) *anchorSlot {
+	mask := uint64(len(x.slots) - 1)
+	for i := h >> 20 & mask; ; i = (i + 1) & mask {
+		s := &x.slots[i]
+		if s.first == 0 || (s.hash == h && s.word == w) {
+			return s
+		}
+	}
+}
+
+// find returns the first ref anchored at w, or -1.
+func (x *anchorIndex) find(w string) int32 {
+	h := wordHash(w)
+	if !x.filter.hasHash(h) {
+		return -1
+	}
+	return x.slot(h, w).first - 1
 }
 
 // anchorOf picks the term a title is found by: its longest (the first of
@@ -205,7 +339,7 @@ func anchorOf(t []string) int {
 	return a
 }
 
-// titleCore drops a trailing parenthetical qualifier, which texts rarely
+// titleCore drops// titleCore drops a trailing parenthetical qualifier, which texts rarely
 // repeat: "Mercury (planet)" is mentioned as "Mercury".
 func titleCore(head string) string {
 	h := strings.TrimSpace(head)

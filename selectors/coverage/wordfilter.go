@@ -10,13 +10,12 @@ package coverage
 // their titles' first terms).
 type wordFilter [64]uint64
 
-func (f *wordFilter) add(w string) {
-	h := wordHash(w)
-	f[h>>58] |= wordBits(h)
-}
+func (f *wordFilter) add(w string)          { f.addHash(wordHash(w)) }
+func (f *wordFilter) mayHave(w string) bool { return f.hasHash(wordHash(w)) }
 
-func (f *wordFilter) mayHave(w string) bool {
-	h := wordHash(w)
+func (f *wordFilter) addHash(h uint64) { f[h>>58] |= wordBits(h) }
+
+func (f *wordFilter) hasHash(h uint64) bool {
 	m := wordBits(h)
 	return f[h>>58]&m == m
 }
