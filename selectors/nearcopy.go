@@ -2,6 +2,7 @@ package selectors
 
 import (
 	"hash/fnv"
+	"math"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -90,7 +91,7 @@ func (g *CopyGuard) pair(s, d int) bool {
 	if len(a) == 0 || len(b) == 0 || float64(min(len(a), len(b))) < NearCopyOverlap*float64(max(len(a), len(b))) {
 		return false // too different in length to share enough
 	}
-	return overlap(a, b) >= NearCopyOverlap
+	return sharesAtLeast(a, b, NearCopyOverlap)
 }
 
 func (g *CopyGuard) shingle(d int) []uint64 {
@@ -162,22 +163,38 @@ func WordPairs(s string) []uint64 {
 	return slices.Compact(out)
 }
 
-// overlap is the share of the larger of two sorted sets found in the other.
-func overlap(a, b []uint64) float64 {
+// sharesAtLeast reports whether the share of the larger of two sorted sets
+// found in the other is at least share, stopping as soon as what is left
+// of the shorter cannot bring it there (most pairs of texts share few word
+// pairs, so the merge rarely runs to the end).
+func sharesAtLeast(a, b []uint64, share float64) bool {
+	larger := float64(max(len(a), len(b)))
+	// need: the fewest common elements that reach the share, as the
+	// comparison float64(both)/larger >= share decides it.
+	need := int(math.Ceil(share * larger))
+	for need > 0 && float64(need-1)/larger >= share {
+		need--
+	}
+	for float64(need)/larger < share {
+		need++
+	}
 	i, j, both := 0, 0, 0
 	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
+		if both+min(len(a)-i, len(b)-j) < need {
+			return false
+		}
+		x, y := a[i], b[j]
+		if x == y {
 			both++
+		}
+		if x <= y {
 			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
+		}
+		if y <= x {
 			j++
 		}
 	}
-	return float64(both) / float64(max(len(a), len(b)))
+	return both >= need
 }
 
 // NormalizedTextHash hashes a text after folding case and reducing every run

@@ -1,6 +1,8 @@
 package selectors
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,5 +101,33 @@ func TestSpentOnCopies(t *testing.T) {
 				t.Errorf("SpentOnCopies = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSharesAtLeast: the merge that stops early decides as the full count
+// of common elements would, at the threshold and around it.
+func TestSharesAtLeast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	set := func(n, universe int) []uint64 {
+		s := make([]uint64, 0, n)
+		for range n {
+			s = append(s, uint64(rng.IntN(universe)))
+		}
+		slices.Sort(s)
+		return slices.Compact(s)
+	}
+	for range 5000 {
+		universe := 5 + rng.IntN(200)
+		a, b := set(1+rng.IntN(60), universe), set(1+rng.IntN(60), universe)
+		both := 0
+		for _, x := range a {
+			if _, ok := slices.BinarySearch(b, x); ok {
+				both++
+			}
+		}
+		for _, share := range []float64{0, 0.3, NearCopyOverlap, 0.9, 1} {
+			want := float64(both)/float64(max(len(a), len(b))) >= share
+			assert.Equal(t, want, sharesAtLeast(a, b, share), "a=%v b=%v share=%v", a, b, share)
+		}
 	}
 }
