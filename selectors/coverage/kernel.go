@@ -164,21 +164,46 @@ func (k *kernelRows) rows(i0, i1 int) {
 // stored as float32 anyway.
 func (k *kernelRows) row(i int) {
 	oi := k.out[i*k.ld : i*k.ld+k.m]
-	if k.center {
-		a, ii := k.shift[i], k.inv[i]
-		trm, tinv := k.trm[:len(oi)], k.tinv[:len(oi)]
-		for t, x := range oi {
-			// min/max rather than branches: the sign is unpredictable.
-			oi[t] = min(max((x+a-trm[t])*ii*tinv[t], 0), 1)
-		}
+	if k.center && (k.power == 1 || k.power == 2) {
+		// The default: centred, clamped and squared in one pass.
+		centre(oi, k.shift[i], k.inv[i], k.trm, k.tinv, k.power == 2)
 	} else {
-		for t, x := range oi {
-			oi[t] = min(max(x, 0), 1)
+		if k.center {
+			centre(oi, k.shift[i], k.inv[i], k.trm, k.tinv, false)
+		} else {
+			for t, x := range oi {
+				oi[t] = min(max(x, 0), 1)
+			}
 		}
+		k.pow(oi)
 	}
+	if t := k.self[i]; t >= 0 {
+		oi[t] = 1
+	}
+}
+
+// centre turns a row of cosines x with candidate i into clamped centred
+// cosines, min(1, max(0, (x[t] + a - trm[t]) * ii * tinv[t])), squared when
+// square is set: eight lanes at a time where the CPU has them
+// (centreBlock, the same float32 operations in the same order), the rest
+// here.
+func centre(x []float32, a, ii float32, trm, tinv []float32, square bool) {
+	trm, tinv = trm[:len(x)], tinv[:len(x)]
+	for t := centreBlock(x, a, ii, trm, tinv, square); t < len(x); t++ {
+		// min/max rather than branches: the sign is unpredictable.
+		v := min(max((x[t]+a-trm[t])*ii*tinv[t], 0), 1)
+		if square {
+			v *= v
+		}
+		x[t] = v
+	}
+}
+
+// pow raises a row of clamped cosines to the kernel's power.
+func (k *kernelRows) pow(oi []float32) {
 	switch k.power {
 	case 1:
-	case 2: // the default: a multiply, not math.Pow
+	case 2: // a multiply, not math.Pow
 		for t, x := range oi {
 			oi[t] = x * x
 		}
@@ -188,9 +213,6 @@ func (k *kernelRows) row(i int) {
 				oi[t] = float32(math.Pow(float64(x), k.power))
 			}
 		}
-	}
-	if t := k.self[i]; t >= 0 {
-		oi[t] = 1
 	}
 }
 
