@@ -224,7 +224,11 @@ func findMentions(all [][]string, titles [][]string, index *anchorIndex) *mentio
 	last := make([]int32, len(titles)) // last[g] = d+1 once d names g
 	for d, words := range all {
 		for i, w := range words {
-			for r := index.find(w); r >= 0; r = index.refs[r].next {
+			h := wordHash(w)
+			if !index.filter.hasHash(h) {
+				continue // most words: no title is anchored at them
+			}
+			for r := index.slot(h, w).first - 1; r >= 0; r = index.refs[r].next {
 				a := index.refs[r]
 				t := titles[a.title]
 				start := i - int(a.at)
@@ -314,15 +318,6 @@ func (x *anchorIndex) slot(h uint64, w string) *anchorSlot {
 			return s
 		}
 	}
-}
-
-// find returns the first ref anchored at w, or -1.
-func (x *anchorIndex) find(w string) int32 {
-	h := wordHash(w)
-	if !x.filter.hasHash(h) {
-		return -1
-	}
-	return x.slot(h, w).first - 1
 }
 
 // anchorOf picks the term a title is found by: its longest (the first of

@@ -45,9 +45,11 @@ func kernelGains(sims selectors.Similarities, targets []int, w []float64, center
 		for i := range n {
 			// 1 for a unit vector, 0 for a zero vector (from the block when
 			// it holds the diagonal: the same rounding as the other cosines).
-			self := float64(sims.At(i, i))
+			var self float64
 			if m == n {
 				self = float64(out[i*ld+i])
+			} else {
+				self = float64(sims.At(i, i))
 			}
 			k.shift[i] = float32(mean - rowMean[i])
 			if d2 := self - 2*rowMean[i] + mean; self > 0 && d2 > 1e-12 {

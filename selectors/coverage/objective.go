@@ -209,7 +209,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 			terms = buf
 		}
 		for _, term := range terms {
-			if !filter.mayHave(term) {
+			if !filter.hasHash(wordHash(term)) {
 				continue
 			}
 			if t, ok := index[term]; ok && seen[t] != d+1 {

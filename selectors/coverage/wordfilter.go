@@ -10,11 +10,13 @@ package coverage
 // their titles' first terms).
 type wordFilter [64]uint64
 
-func (f *wordFilter) add(w string)          { f.addHash(wordHash(w)) }
-func (f *wordFilter) mayHave(w string) bool { return f.hasHash(wordHash(w)) }
+func (f *wordFilter) add(w string) { f.addHash(wordHash(w)) }
 
 func (f *wordFilter) addHash(h uint64) { f[h>>58] |= wordBits(h) }
 
+// hasHash reports whether the word of hash h (wordHash) may be in the set.
+// (Callers hash the word themselves: a method that did both would be too
+// large to inline.)
 func (f *wordFilter) hasHash(h uint64) bool {
 	m := wordBits(h)
 	return f[h>>58]&m == m
