@@ -393,11 +393,7 @@ func (e *Engine) RowMeans(dst []float64) float64 {
 		return 0
 	}
 	mu := make([]float64, e.dim)
-	for i := range e.n {
-		for k, x := range e.Unit(i) {
-			mu[k] += float64(x)
-		}
-	}
+	kern.sumRows(mu, e.unit, e.n, e.stride)
 	q := make([]float32, e.dim)
 	for k, x := range mu {
 		q[k] = float32(x / float64(e.n))

@@ -360,3 +360,23 @@ func TestEngineRowMeans(t *testing.T) {
 		e.Release()
 	}
 }
+
+// TestSumRowsExact: every kernel set's column sums are the Go loop's to
+// the bit (RowMeans's mean vector, hence coverage's centring, must not
+// depend on the CPU), for dimensions with and without a tail of fewer than
+// 32 components.
+func TestSumRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ n, dim int }{{1, 16}, {3, 32}, {7, 48}, {50, 768}, {33, 1536}, {9, 100}} {
+		vecs := randomVectors(rng, tc.n, tc.dim)
+		e := New(vecs)
+		want := make([]float64, tc.dim)
+		sumRowsGo(want, e.unit, e.n, e.stride)
+		for _, k := range availableKernels() {
+			got := make([]float64, tc.dim)
+			k.sumRows(got, e.unit, e.n, e.stride)
+			require.Equal(t, want, got, "%s n=%d d=%d", k.name, tc.n, tc.dim)
+		}
+		e.Release()
+	}
+}
