@@ -521,3 +521,27 @@ func anisotropic(rng *rand.Rand, n, dim int, offset float64) [][]float32 {
 	}
 	return vecs
 }
+
+// TestTopTargetsTies: the targets found from the limit-th largest weight
+// are those of sorting the candidates (weight descending, ties to the lower
+// index), with many ties and with weights that are not numbers.
+func TestTopTargetsTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		n := 1 + rng.IntN(60)
+		rho := make([]float64, n)
+		levels := 1 + rng.IntN(6)
+		for i := range rho {
+			rho[i] = float64(rng.IntN(levels)) / float64(levels)
+			if rng.IntN(40) == 0 {
+				rho[i] = math.NaN()
+			}
+		}
+		limit := rng.IntN(n + 2)
+		want := topTargetsSorted(rho, min(limit, n))
+		if limit <= 0 || limit >= n {
+			want = topTargets(rho, 0)
+		}
+		require.Equal(t, want, topTargets(rho, limit), "rho=%v limit=%d", rho, limit)
+	}
+}

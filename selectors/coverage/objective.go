@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -264,12 +265,42 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 // limit is 0 or not below the pool.
 func topTargets(rho []float64, limit int) []int {
 	n := len(rho)
-	idx := make([]int, n)
+	if limit <= 0 || limit >= n {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	// The limit-th largest weight from the sorted weights (a sort of plain
+	// floats, without a comparison function); the targets are the
+	// candidates above it and, in index order, as many of those equal to it
+	// as there is room for.
+	sorted := slices.Clone(rho)
+	slices.Sort(sorted)
+	least := sorted[n-limit]
+	if math.IsNaN(least) {
+		return topTargetsSorted(rho, limit)
+	}
+	ties := limit - (n - sort.Search(n, func(i int) bool { return sorted[i] > least }))
+	idx := make([]int, 0, limit)
+	for i, r := range rho {
+		if r > least || (r == least && ties > 0) {
+			if r == least {
+				ties--
+			}
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// topTargetsSorted is topTargets by sorting the candidates (for weights
+// that are not numbers).
+func topTargetsSorted(rho []float64, limit int) []int {
+	idx := make([]int, len(rho))
 	for i := range idx {
 		idx[i] = i
-	}
-	if limit <= 0 || limit >= n {
-		return idx
 	}
 	slices.SortFunc(idx, func(a, b int) int {
 		if c := cmp.Compare(rho[b], rho[a]); c != 0 {
