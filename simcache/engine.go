@@ -98,12 +98,12 @@ func New(vectors [][]float32) *Engine {
 	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
 	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
 	e.unit = growVectors(e.unit, e.rows*e.stride)
-	clear(e.unit)
+	clear(e.unit[e.n*e.stride:]) // the padding rows
 	e.hasMat = false
 	e.nonFinite = -1
 	for i, v := range vectors {
 		row := e.unit[i*e.stride : (i+1)*e.stride]
-		copy(row[:e.dim], v)
+		clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
 		if !normalise(row, e.stride) && e.nonFinite < 0 {
 			e.nonFinite = i
 		}

@@ -112,7 +112,7 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// terms are two titles with the same mentions, hence the same links.)
 	var titles [][]string // per distinct title line, its terms
 	group := make([]int32, len(c))
-	byHead := map[string]int32{} // title line -> its title, or -1
+	byHead := make(map[string]int32, len(c)) // title line -> its title, or -1
 	var index anchorIndex
 	for u := range c {
 		group[u] = -1
