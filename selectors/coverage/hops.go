@@ -3,6 +3,7 @@ package coverage
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -101,8 +102,9 @@ func anyTitle(c []selectors.Candidate) bool {
 // removed) or d's title in u's, unless more than max(3, N/20) chunks name
 // that title. One pass over the terms with an index of the titles' anchor
 // terms, no pairwise text comparison, and no text pass of its own when the
-// candidates come with precomputed terms.
-func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
+// candidates come with precomputed terms. The links live in b's memory
+// (until b is released).
+func titleLinks(b *linkBuffers, c []selectors.Candidate, an *text.Analyzer, all [][]string, query string) [][]int32 {
 	qterms := map[string]bool{}
 	for _, t := range an.Terms(nil, query) {
 		qterms[t] = true
@@ -110,10 +112,11 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 	// Chunks of one document share its title line: each distinct line is
 	// analysed and matched against the texts once. (Two lines with the same
 	// terms are two titles with the same mentions, hence the same links.)
-	var titles [][]string // per distinct title line, its terms
-	group := make([]int32, len(c))
-	byHead := make(map[string]int32, len(c)) // title line -> its title, or -1
-	var index anchorIndex
+	b.group = resize(b.group, len(c)) // per chunk, its title or -1
+	group, byHead := b.group, b.byHead
+	titles := b.titles[:0] // per distinct title line, its terms
+	index := &b.index
+	index.reset()
 	for u := range c {
 		group[u] = -1
 		head, ok := firstLine(c[u].Text)
@@ -144,16 +147,19 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 		byHead[head] = g
 		group[u] = g
 	}
+	b.titles = titles
 	if len(titles) == 0 {
 		return nil
 	}
 	index.build()
-	m := findMentions(all, titles, &index)
+	m := &b.mentions
+	m.find(all, titles, index)
 	// A title many chunks name is the pool's topic, not an entity one chunk
 	// leads to (and linking it would cost O(N^2)): it gets no links.
 	// linked[u]: u's title is linked to the chunks that name it.
 	most := max(3, len(c)/20)
-	linked := make([]bool, len(c))
+	b.linked = resize(b.linked, len(c))
+	linked := b.linked
 	for u, g := range group {
 		if g >= 0 {
 			names := m.byTitle(g)
@@ -164,18 +170,46 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 			linked[u] = others <= most
 		}
 	}
-	// Chunks by title, ascending.
-	members := make([][]int32, len(titles))
+	// The linked chunks by title, ascending (members(g) =
+	// memberList[memberStart[g]:memberStart[g+1]]).
+	b.memberStart = resize(b.memberStart, len(titles)+1)
+	start := b.memberStart
 	for u, g := range group {
 		if g >= 0 && linked[u] {
-			members[g] = append(members[g], int32(u))
+			start[g+1]++
 		}
 	}
+	for g := range titles {
+		start[g+1] += start[g]
+	}
+	b.memberList = resize(b.memberList, int(start[len(titles)]))
+	b.fill = append(b.fill[:0], start[:len(titles)]...)
+	for u, g := range group {
+		if g >= 0 && linked[u] {
+			b.memberList[b.fill[g]] = int32(u)
+			b.fill[g]++
+		}
+	}
+	members := func(g int32) []int32 { return b.memberList[start[g]:start[g+1]] }
 	// links[x]: the chunks that name x's title, and the chunks whose titles
 	// x names; each list once, ascending, in one array.
-	links := make([][]int32, len(c))
-	var to []int32
-	seen := make([]int32, len(c)) // seen[y] = x+1 once y is in links[x]
+	b.links = resize(b.links, len(c))
+	links := b.links
+	bound := 0 // the links before removing repeats: to's size at most
+	for x := range c {
+		if linked[x] {
+			bound += len(m.byTitle(group[x]))
+		}
+		for _, g := range m.byChunk(x) {
+			bound += len(members(g))
+		}
+	}
+	if cap(b.to) < bound {
+		b.to = make([]int32, 0, bound)
+	}
+	to := b.to[:0]
+	b.seen = resize(b.seen, len(c))
+	seen := b.seen // seen[y] = x+1 once y is in links[x]
 	for x := range c {
 		from := len(to)
 		add := func(y int32) {
@@ -190,7 +224,7 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 			}
 		}
 		for _, g := range m.byChunk(x) {
-			for _, u := range members[g] {
+			for _, u := range members(g) {
 				add(u)
 			}
 		}
@@ -201,7 +235,51 @@ func titleLinks(c []selectors.Candidate, an *text.Analyzer, all [][]string, quer
 			links[x] = to[from:len(to):len(to)]
 		}
 	}
+	b.to = to
 	return links
+}
+
+// linkBuffers are titleLinks's memory, reused from query to query
+// (linkPool): the maps and arrays of a pool of 1000 chunks came to about
+// 280 KB per query.
+type linkBuffers struct {
+	group, seen, memberStart, memberList, fill, to []int32
+	linked                                         []bool
+	byHead                                         map[string]int32
+	titles                                         [][]string
+	links                                          [][]int32
+	index                                          anchorIndex
+	mentions                                       mentions
+}
+
+var linkPool = sync.Pool{New: func() any { return &linkBuffers{byHead: map[string]int32{}} }}
+
+// maxPooledLinks bounds the pool size whose buffers are kept for the next
+// query: a rare huge pool's are left to the collector.
+const maxPooledLinks = 4096
+
+// release returns b to linkPool, without the references it held into the
+// query's texts and terms.
+func (b *linkBuffers) release() {
+	if len(b.group) > maxPooledLinks {
+		return
+	}
+	clear(b.byHead)
+	clear(b.titles)
+	clear(b.links)
+	b.index.reset()
+	linkPool.Put(b)
+}
+
+// resize returns s with length n and every element zero, reusing its
+// memory when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // mentions are the chunks that name each title, and the titles each chunk
@@ -211,17 +289,20 @@ type mentions struct {
 	// byChunk(d) = titles[chunkStart[d]:chunkStart[d+1]].
 	chunks, titles         []int32
 	titleStart, chunkStart []int32
+	last, fill             []int32 // scratch
 }
 
 func (m *mentions) byTitle(g int32) []int32 { return m.chunks[m.titleStart[g]:m.titleStart[g+1]] }
 func (m *mentions) byChunk(d int) []int32   { return m.titles[m.chunkStart[d]:m.chunkStart[d+1]] }
 
-// findMentions finds where each title is named: a chunk names a title when
-// its terms hold the title's terms as a run (a chunk with that title names
-// it too).
-func findMentions(all [][]string, titles [][]string, index *anchorIndex) *mentions {
-	m := &mentions{chunkStart: make([]int32, len(all)+1)}
-	last := make([]int32, len(titles)) // last[g] = d+1 once d names g
+// find finds where each title is named: a chunk names a title when its
+// terms hold the title's terms as a run (a chunk with that title names it
+// too).
+func (m *mentions) find(all [][]string, titles [][]string, index *anchorIndex) {
+	m.chunkStart = resize(m.chunkStart, len(all)+1)
+	m.titles = m.titles[:0]
+	m.last = resize(m.last, len(titles)) // last[g] = d+1 once d names g
+	last := m.last
 	for d, words := range all {
 		for i, w := range words {
 			h := wordHash(w)
@@ -243,22 +324,21 @@ func findMentions(all [][]string, titles [][]string, index *anchorIndex) *mentio
 		m.chunkStart[d+1] = int32(len(m.titles))
 	}
 	// The same mentions by title (a counting sort, stable: d ascending).
-	m.titleStart = make([]int32, len(titles)+1)
+	m.titleStart = resize(m.titleStart, len(titles)+1)
 	for _, g := range m.titles {
 		m.titleStart[g+1]++
 	}
 	for g := range titles {
 		m.titleStart[g+1] += m.titleStart[g]
 	}
-	m.chunks = make([]int32, len(m.titles))
-	fill := append([]int32(nil), m.titleStart[:len(titles)]...)
+	m.chunks = resize(m.chunks, len(m.titles))
+	m.fill = append(m.fill[:0], m.titleStart[:len(titles)]...)
 	for d := range all {
 		for _, g := range m.byChunk(d) {
-			m.chunks[fill[g]] = int32(d)
-			fill[g]++
+			m.chunks[m.fill[g]] = int32(d)
+			m.fill[g]++
 		}
 	}
-	return m
 }
 
 // anchorIndex finds the titles anchored at a term: an open-addressing table
@@ -283,6 +363,16 @@ type anchorSlot struct {
 	first int32 // refs index + 1; 0 = empty slot
 }
 
+// reset empties the index (keeping its memory, without the words).
+func (x *anchorIndex) reset() {
+	x.filter = wordFilter{}
+	x.refs = x.refs[:0]
+	clear(x.words)
+	x.words = x.words[:0]
+	clear(x.slots)
+	x.slots = x.slots[:0]
+}
+
 // add records title g (terms t) under its anchor term (anchorOf).
 func (x *anchorIndex) add(t []string, g int32) {
 	a := anchorOf(t)
@@ -296,7 +386,7 @@ func (x *anchorIndex) build() {
 	for size < 2*len(x.refs) {
 		size *= 2
 	}
-	x.slots = make([]anchorSlot, size)
+	x.slots = resize(x.slots, size)
 	for r, w := range x.words {
 		h := wordHash(w)
 		x.filter.addHash(h)

@@ -36,6 +36,8 @@ type objective struct {
 	// is what a linked candidate gains once its partner is selected.
 	links [][]int32
 	hopW  float64
+	// linkBuffers hold the links (release returns them to their pool).
+	linkBuffers *linkBuffers
 	// parts is the part demand (demand.go); nil when off.
 	parts *partDemand
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
@@ -66,10 +68,11 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	var links chan [][]int32
 	if all != nil { // the second hop is on and a chunk has a title
 		links = make(chan [][]int32, 1)
+		o.linkBuffers = linkPool.Get().(*linkBuffers)
 		if n >= parallelLinks {
-			go func() { links <- titleLinks(c, text.NewAnalyzer(), all, p.Query) }()
+			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
 		} else {
-			links <- titleLinks(c, an, all, p.Query)
+			links <- titleLinks(o.linkBuffers, c, an, all, p.Query)
 		}
 	}
 	var lex []float64
@@ -115,6 +118,15 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 // to be woken), about what the links of 150 candidates take, so at
 // N = 100 it ran only once the kernel was done and the query waited for it.
 const parallelLinks = 256
+
+// release returns the objective's pooled memory; o is not used afterwards.
+func (o *objective) release() {
+	if o.linkBuffers != nil {
+		o.links = nil
+		o.linkBuffers.release()
+		o.linkBuffers = nil
+	}
+}
 
 // reset empties the selection state.
 func (o *objective) reset() {
