@@ -209,6 +209,10 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	c := p.Candidates
 	n := len(c)
 	has := make([][]int32, n)
+	// Every candidate's terms in one array (has[d] is sliced from it below),
+	// ends[d] where d's end.
+	flat := make([]int32, 0, n)
+	ends := make([]int32, n)
 	df := make([]float64, len(index))
 	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
 	var buf []string
@@ -227,10 +231,18 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 			}
 			if t, ok := index[term]; ok && seen[t] != d+1 {
 				seen[t] = d + 1
-				has[d] = append(has[d], t)
+				flat = append(flat, t)
 				df[t]++
 			}
 		}
+		ends[d] = int32(len(flat))
+	}
+	from := int32(0)
+	for d, end := range ends {
+		if end > from {
+			has[d] = flat[from:end:end]
+		}
+		from = end
 	}
 	// Renumber the terms found in the pool densely, weigh them.
 	dense := make([]int32, len(index))
