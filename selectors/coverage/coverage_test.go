@@ -114,7 +114,7 @@ func TestQueryTermsHandComputed(t *testing.T) {
 	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
 		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
 	}}
-	has, w, lex, ids := queryTerms(p, text.NewAnalyzer(), nil)
+	has, w, lex, ids := queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Equal(t, map[string]int32{"statin": 0, "liver": 1}, ids)
 	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
 	sum := ws + wl
@@ -127,12 +127,12 @@ func TestQueryTermsHandComputed(t *testing.T) {
 
 	// Precomputed terms are used as given.
 	p.Candidates[2].Terms = []string{"liver"}
-	has, _, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
+	has, _, _, _ = queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Equal(t, []int32{1}, has[2])
 
 	for _, q := range []string{"", "the of and", "unrelated words"} {
 		p.Query = q
-		has, w, lex, _ = queryTerms(p, text.NewAnalyzer(), nil)
+		has, w, lex, _ = queryTerms(p, text.NewAnalyzer(), nil, nil)
 		assert.Nil(t, has, q)
 		assert.Nil(t, w, q)
 		assert.Nil(t, lex, q)

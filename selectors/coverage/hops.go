@@ -153,7 +153,7 @@ func titleLinks(b *linkBuffers, c []selectors.Candidate, an *text.Analyzer, all 
 	}
 	index.build()
 	m := &b.mentions
-	m.find(all, titles, index)
+	m.find(all, &b.hashes, titles, index)
 	// A title many chunks name is the pool's topic, not an entity one chunk
 	// leads to (and linking it would cost O(N^2)): it gets no links.
 	// linked[u]: u's title is linked to the chunks that name it.
@@ -250,7 +250,31 @@ type linkBuffers struct {
 	links                                          [][]int32
 	index                                          anchorIndex
 	mentions                                       mentions
+	// hashes are the pool's terms hashed (hashTerms), which the query terms
+	// read too.
+	hashes termHashes
 }
+
+// termHashes are the wordHash of every analysed term of a pool, in one
+// array: the scans for the query's terms and for the titles read them
+// instead of each loading and hashing every word.
+type termHashes struct {
+	flat  []uint64
+	start []int32 // of(d) = flat[start[d]:start[d+1]]
+}
+
+func (h *termHashes) compute(all [][]string) {
+	h.start = resize(h.start, len(all)+1)
+	h.flat = h.flat[:0]
+	for d, words := range all {
+		for _, w := range words {
+			h.flat = append(h.flat, wordHash(w))
+		}
+		h.start[d+1] = int32(len(h.flat))
+	}
+}
+
+func (h *termHashes) of(d int) []uint64 { return h.flat[h.start[d]:h.start[d+1]] }
 
 var linkPool = sync.Pool{New: func() any { return &linkBuffers{byHead: map[string]int32{}} }}
 
@@ -298,17 +322,17 @@ func (m *mentions) byChunk(d int) []int32   { return m.titles[m.chunkStart[d]:m.
 // find finds where each title is named: a chunk names a title when its
 // terms hold the title's terms as a run (a chunk with that title names it
 // too).
-func (m *mentions) find(all [][]string, titles [][]string, index *anchorIndex) {
+func (m *mentions) find(all [][]string, hashes *termHashes, titles [][]string, index *anchorIndex) {
 	m.chunkStart = resize(m.chunkStart, len(all)+1)
 	m.titles = m.titles[:0]
 	m.last = resize(m.last, len(titles)) // last[g] = d+1 once d names g
 	last := m.last
 	for d, words := range all {
-		for i, w := range words {
-			h := wordHash(w)
+		for i, h := range hashes.of(d) {
 			if !index.filter.hasHash(h) {
 				continue // most words: no title is anchored at them
 			}
+			w := words[i]
 			for r := index.slot(h, w).first - 1; r >= 0; r = index.refs[r].next {
 				a := index.refs[r]
 				t := titles[a.title]

@@ -66,9 +66,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// are computed (with an analyzer of their own: one is not safe for
 	// concurrent use).
 	var links chan [][]int32
+	var hashes *termHashes
 	if all != nil { // the second hop is on and a chunk has a title
 		links = make(chan [][]int32, 1)
 		o.linkBuffers = linkPool.Get().(*linkBuffers)
+		hashes = &o.linkBuffers.hashes
+		hashes.compute(all)
 		if n >= parallelLinks {
 			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
 		} else {
@@ -79,7 +82,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
 		var ids map[string]int32
-		o.terms, w, lex, ids = queryTerms(p, an, all)
+		o.terms, w, lex, ids = queryTerms(p, an, all, hashes)
 		o.queryTerms = len(w)
 		if s.parts > 0 {
 			o.parts = newPartDemand(p.Query, an, ids, w, o.terms, o.kappa*s.parts)
@@ -184,14 +187,15 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 }
 
 // queryTerms finds the query's distinct analysed terms in the candidates
-// (from all when given, else analysing each text).
+// (from all when given, else analysing each text; with the hashes of all
+// when given).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
 // sum of w_t over d's terms divided by the largest such sum in the pool;
 // and the index in w of each analysed query term found in the pool (the
 // part demand reads it). All four are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes *termHashes) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
 		return nil, nil, nil, nil
 	}
@@ -225,8 +229,18 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
-		for _, term := range terms {
-			if !filter.hasHash(wordHash(term)) {
+		var hs []uint64 // the terms' hashes, when computed already
+		if hashes != nil && all != nil {
+			hs = hashes.of(d)
+		}
+		for j, term := range terms {
+			var h uint64
+			if hs != nil {
+				h = hs[j]
+			} else {
+				h = wordHash(term)
+			}
+			if !filter.hasHash(h) {
 				continue
 			}
 			if t, ok := index[term]; ok && seen[t] != d+1 {
