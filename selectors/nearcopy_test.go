@@ -131,3 +131,23 @@ func TestSharesAtLeast(t *testing.T) {
 		}
 	}
 }
+
+// TestSortHashes: the bucketed sort of up to 256 hashes, and slices.Sort
+// above, give the sorted order, repeats included.
+func TestSortHashes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 17, 100, 255, 256, 257, 1000} {
+		for _, narrow := range []bool{false, true} {
+			h := make([]uint64, n)
+			for i := range h {
+				if h[i] = rng.Uint64(); narrow {
+					h[i] >>= 60 // many repeats, all in one bucket
+				}
+			}
+			want := slices.Clone(h)
+			slices.Sort(want)
+			sortHashes(h)
+			assert.Equal(t, want, h, "n=%d narrow=%v", n, narrow)
+		}
+	}
+}
