@@ -4,9 +4,9 @@ import (
 	"math"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
+	"github.com/diverse-select/diverse-select/internal/workshare"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
@@ -455,30 +455,13 @@ const crossChunk = 32
 
 // share runs unit(u) for every u < units: on the calling goroutine alone
 // unless the work (multiply-adds) is large enough to pay for helpers, which
-// then take the units from a shared counter alongside it.
+// then take the units from a shared counter alongside it (workshare).
 func (e *Engine) share(mac, units int, unit func(u int)) {
 	workers := 1
 	if mac >= parallelMinMAC {
-		workers = min(runtime.GOMAXPROCS(0), maxWorkers, units)
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
-	if workers <= 1 {
-		for u := range units {
-			unit(u)
-		}
-		return
-	}
-	var next atomic.Int64
-	work := func() {
-		for u := int(next.Add(1) - 1); u < units; u = int(next.Add(1) - 1) {
-			unit(u)
-		}
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
+	workshare.Run(workers, units, unit)
 }
 
 // gramBlocks computes the row blocks w, w+workers, ... of the padded matrix

@@ -22,10 +22,8 @@ TEXT ·centreAVX2(SB), NOSPLIT, $0-41
 	VBROADCASTSS one<>(SB), Y4
 	SHRQ         $3, CX
 	JZ           done
-	TESTQ        AX, AX
-	JNZ          squared
 
-plain:
+loop:
 	VMOVUPS (DI), Y0
 	VADDPS  Y1, Y0, Y0
 	VSUBPS  (SI), Y0, Y0
@@ -33,29 +31,17 @@ plain:
 	VMULPS  (DX), Y0, Y0
 	VMAXPS  Y3, Y0, Y0
 	VMINPS  Y4, Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ    $32, DI
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	DECQ    CX
-	JNZ     plain
-	JMP     done
-
-squared:
-	VMOVUPS (DI), Y0
-	VADDPS  Y1, Y0, Y0
-	VSUBPS  (SI), Y0, Y0
-	VMULPS  Y2, Y0, Y0
-	VMULPS  (DX), Y0, Y0
-	VMAXPS  Y3, Y0, Y0
-	VMINPS  Y4, Y0, Y0
+	TESTQ   AX, AX
+	JZ      store
 	VMULPS  Y0, Y0, Y0
+
+store:
 	VMOVUPS Y0, (DI)
 	ADDQ    $32, DI
 	ADDQ    $32, SI
 	ADDQ    $32, DX
 	DECQ    CX
-	JNZ     squared
+	JNZ     loop
 
 done:
 	VZEROUPPER

@@ -3,9 +3,8 @@ package coverage
 import (
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
+	"github.com/diverse-select/diverse-select/internal/workshare"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
@@ -73,32 +72,13 @@ func kernelGains(sims selectors.Similarities, targets []int, w []float64, center
 	if w != nil {
 		k.base = make([]float64, n)
 	}
+	// Chunks of rows, on several cores for large blocks.
 	units := (n + kernelChunk - 1) / kernelChunk
-	unit := func(u int) { k.rows(u*kernelChunk, min(n, (u+1)*kernelChunk)) }
 	workers := 1
 	if n*m >= parallelKernel {
-		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers, units)
+		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers)
 	}
-	if workers <= 1 {
-		for u := range units {
-			unit(u)
-		}
-		return out, ld, k.base
-	}
-	// Chunks from a shared counter, the calling goroutine among the
-	// workers: a helper that starts late takes fewer.
-	var next atomic.Int64
-	work := func() {
-		for u := int(next.Add(1) - 1); u < units; u = int(next.Add(1) - 1) {
-			unit(u)
-		}
-	}
-	var wg sync.WaitGroup
-	for range workers - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
+	workshare.Run(workers, units, func(u int) { k.rows(u*kernelChunk, min(n, (u+1)*kernelChunk)) })
 	return out, ld, k.base
 }
 
