@@ -164,25 +164,25 @@ func WordPairs(s string) []uint64 {
 }
 
 // sortHashes sorts hashes ascending. Up to 256 of them (a chunk's word
-// pairs, most often) are spread by their top byte, which for hashes is
-// uniform, and the nearly sorted result is finished by insertion: a third
-// of the time of slices.Sort for a chunk of 100 words.
+// pairs, most often) are spread over 64 buckets by their top bits, which
+// for hashes are uniform, and the nearly sorted result is finished by
+// insertion: half the time of slices.Sort for a chunk of 70 word pairs.
 func sortHashes(h []uint64) {
 	if len(h) > 256 {
 		slices.Sort(h)
 		return
 	}
-	var count [257]uint16
+	var count [65]uint16
 	var tmp [256]uint64
 	for _, x := range h {
-		count[x>>56+1]++
+		count[x>>58+1]++
 	}
 	for b := 1; b < len(count); b++ {
 		count[b] += count[b-1]
 	}
 	for _, x := range h {
-		tmp[count[x>>56]] = x
-		count[x>>56]++
+		tmp[count[x>>58]] = x
+		count[x>>58]++
 	}
 	copy(h, tmp[:len(h)])
 	for i := 1; i < len(h); i++ {
