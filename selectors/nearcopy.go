@@ -87,6 +87,11 @@ func (g *CopyGuard) pair(s, d int) bool {
 	if g.sims != nil && g.sims.At(s, d) >= NearCopyCosine {
 		return true
 	}
+	if c := g.p.Candidates; c[s].Text == c[d].Text {
+		// The same text (a chunk stored twice): the same word pairs, all
+		// shared if there are any; d's need not be computed.
+		return len(g.shingle(s)) > 0
+	}
 	a, b := g.shingle(s), g.shingle(d)
 	if len(a) == 0 || len(b) == 0 || float64(min(len(a), len(b))) < NearCopyOverlap*float64(max(len(a), len(b))) {
 		return false // too different in length to share enough

@@ -32,6 +32,7 @@ func TestCopyGuardPairs(t *testing.T) {
 		{"a short text extended by a reason", "Animals should have rights", "Animals should have rights because they feel pain",
 			[]float32{1, 0}, []float32{0, 1}, false},
 		{"no text", "", "", []float32{1, 0}, []float32{0, 1}, false},
+		{"the same text without words", "?! --", "?! --", []float32{1, 0}, []float32{0, 1}, false},
 		{"one-word texts", "Yes.", "yes", []float32{1, 0}, []float32{0, 1}, true},
 	}
 	for _, tc := range tests {
