@@ -103,8 +103,12 @@ func New(vectors [][]float32) *Engine {
 	e.nonFinite = -1
 	for i, v := range vectors {
 		row := e.unit[i*e.stride : (i+1)*e.stride]
-		clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
-		if !normalise(row, e.stride) && e.nonFinite < 0 {
+		src := v // read in place when the kernels can (no padding to add)
+		if len(v) != e.dim || e.dim != e.stride {
+			clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
+			src = row
+		}
+		if !normalise(row, src) && e.nonFinite < 0 {
 			e.nonFinite = i
 		}
 	}
@@ -219,20 +223,23 @@ func grow(b []float32, n int) []float32 {
 	return make([]float32, n)
 }
 
-// normalise scales row to unit length and reports whether every component
-// is finite: the squared norm comes from the SIMD dot kernel in float32 (a
+// normalise writes src scaled to unit length into row (src may be row; it
+// has row's length) and reports whether every component is finite: the
+// squared norm comes from the SIMD dot kernel in float32 (a
 // NaN or infinite component makes it NaN or +Inf), and only a norm that is
 // not finite is recomputed in float64, which tells a non-finite component
 // (the sum stays non-finite) from mere float32 overflow (components near
 // 1e19, whose squares sum finitely in float64). A non-finite row is left
-// as it is.
-func normalise(row []float32, stride int) bool {
-	p := unsafe.SliceData(row)
+// as src is.
+func normalise(row, src []float32) bool {
+	stride := len(row)
+	p := unsafe.SliceData(src)
 	n2 := kern.dot(p, p, stride)
 	switch {
 	case n2 == 0:
-		return true
+		copy(row, src)
 	case n2 > math.MaxFloat32 || n2 != n2:
+		copy(row, src)
 		var s float64
 		for _, x := range row {
 			s += float64(x) * float64(x)
@@ -245,7 +252,7 @@ func normalise(row []float32, stride int) bool {
 			row[j] = float32(float64(x) * inv)
 		}
 	default:
-		kern.scale(p, stride, float32(1/math.Sqrt(float64(n2))))
+		kern.scale(unsafe.SliceData(row), p, stride, float32(1/math.Sqrt(float64(n2))))
 	}
 	return true
 }

@@ -13,8 +13,8 @@ type kernelSet struct {
 	dots func(a, b *float32, ncols, d int, out *float32)
 	// dot returns dot(a, b) over d floats.
 	dot func(a, b *float32, d int) float32
-	// scale multiplies the d floats of a by s.
-	scale func(a *float32, d int, s float32)
+	// scale writes the d floats of src times s to dst (which may be src).
+	scale func(dst, src *float32, d int, s float32)
 	// sumRows adds to mu[k] the k-th float of each of n rows (stride
 	// floats apart) in row order, for k < len(mu).
 	sumRows func(mu []float64, a []float32, n, stride int)
@@ -56,9 +56,10 @@ var goKernels = kernelSet{
 	},
 	dot:     dotGo,
 	sumRows: sumRowsGo,
-	scale: func(a *float32, d int, s float32) {
-		for i, x := range unsafe.Slice(a, d) {
-			unsafe.Slice(a, d)[i] = x * s
+	scale: func(dst, src *float32, d int, s float32) {
+		out := unsafe.Slice(dst, d)
+		for i, x := range unsafe.Slice(src, d) {
+			out[i] = x * s
 		}
 	},
 	lanes: 1,

@@ -23,10 +23,10 @@ func dotAVX512(a, b *float32, d int) float32
 func dotAVX2(a, b *float32, d int) float32
 
 //go:noescape
-func scaleAVX512(a *float32, d int, s float32)
+func scaleAVX512(dst, src *float32, d int, s float32)
 
 //go:noescape
-func scaleAVX2(a *float32, d int, s float32)
+func scaleAVX2(dst, src *float32, d int, s float32)
 
 //go:noescape
 func sumRowsAVX2(mu *float64, a *float32, n, stride, d int)

@@ -560,21 +560,24 @@ dot256done:
 	VZEROUPPER
 	RET
 
-// func scaleAVX512(a *float32, d int, s float32)
+// func scaleAVX512(dst, src *float32, d int, s float32)
 //
-// a[i] *= s for the d floats of a (d a multiple of 16).
-TEXT ·scaleAVX512(SB), NOSPLIT, $0-20
-	MOVQ         a+0(FP), SI
-	MOVQ         d+8(FP), CX
+// dst[i] = src[i] * s for the d floats of src (d a multiple of 16; dst may
+// be src).
+TEXT ·scaleAVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         d+16(FP), CX
 	SHLQ         $2, CX
-	VBROADCASTSS s+16(FP), Z1
+	VBROADCASTSS s+24(FP), Z1
 
 scale512loop:
 	TESTQ   CX, CX
 	JZ      scale512done
 	VMULPS  (SI), Z1, Z0
-	VMOVUPS Z0, (SI)
+	VMOVUPS Z0, (DI)
 	ADDQ    $64, SI
+	ADDQ    $64, DI
 	SUBQ    $64, CX
 	JMP     scale512loop
 
@@ -582,19 +585,21 @@ scale512done:
 	VZEROUPPER
 	RET
 
-// func scaleAVX2(a *float32, d int, s float32)
-TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
-	MOVQ         a+0(FP), SI
-	MOVQ         d+8(FP), CX
+// func scaleAVX2(dst, src *float32, d int, s float32)
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         d+16(FP), CX
 	SHLQ         $2, CX
-	VBROADCASTSS s+16(FP), Y1
+	VBROADCASTSS s+24(FP), Y1
 
 scale256loop:
 	TESTQ   CX, CX
 	JZ      scale256done
 	VMULPS  (SI), Y1, Y0
-	VMOVUPS Y0, (SI)
+	VMOVUPS Y0, (DI)
 	ADDQ    $32, SI
+	ADDQ    $32, DI
 	SUBQ    $32, CX
 	JMP     scale256loop
 
