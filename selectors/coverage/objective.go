@@ -229,24 +229,24 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
-		var hs []uint64 // the terms' hashes, when computed already
-		if hashes != nil && all != nil {
-			hs = hashes.of(d)
-		}
-		for j, term := range terms {
-			var h uint64
-			if hs != nil {
-				h = hs[j]
-			} else {
-				h = wordHash(term)
-			}
-			if !filter.hasHash(h) {
-				continue
-			}
+		found := func(term string) {
 			if t, ok := index[term]; ok && seen[t] != d+1 {
 				seen[t] = d + 1
 				flat = append(flat, t)
 				df[t]++
+			}
+		}
+		if hashes != nil && all != nil { // the terms' hashes, computed already
+			for j, h := range hashes.of(d) {
+				if filter.hasHash(h) {
+					found(terms[j])
+				}
+			}
+		} else {
+			for _, term := range terms {
+				if filter.hasHash(wordHash(term)) {
+					found(term)
+				}
 			}
 		}
 		ends[d] = int32(len(flat))
