@@ -279,14 +279,24 @@ func (h *termHashes) of(d int) []uint64 { return h.flat[h.start[d]:h.start[d+1]]
 var linkPool = sync.Pool{New: func() any { return &linkBuffers{byHead: map[string]int32{}} }}
 
 // maxPooledLinks bounds the pool size whose buffers are kept for the next
-// query: a rare huge pool's are left to the collector.
-const maxPooledLinks = 4096
+// query, and maxPooledEntries the links and term hashes: a rare huge
+// pool's, or one of long texts with many links, are left to the collector.
+const (
+	maxPooledLinks   = 4096
+	maxPooledEntries = 1 << 20
+)
 
 // release returns b to linkPool, without the references it held into the
 // query's texts and terms.
 func (b *linkBuffers) release() {
 	if len(b.group) > maxPooledLinks {
 		return
+	}
+	if cap(b.to) > maxPooledEntries {
+		b.to = nil
+	}
+	if cap(b.hashes.flat) > maxPooledEntries {
+		b.hashes.flat = nil
 	}
 	clear(b.byHead)
 	clear(b.titles)
