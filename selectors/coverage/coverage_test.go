@@ -545,3 +545,51 @@ func TestTopTargetsTies(t *testing.T) {
 		require.Equal(t, want, topTargets(rho, limit), "rho=%v limit=%d", rho, limit)
 	}
 }
+
+// TestPooledLinksReuse: the title links' pooled buffers carry nothing from
+// one selection to the next - pools of different sizes and titles, run in
+// turn and again, select what each selects alone - and a released buffer
+// holds no reference to the query's texts or terms.
+func TestPooledLinksReuse(t *testing.T) {
+	var pools []*selectors.Problem
+	for k, n := range []int{40, 300, 7, 120} {
+		p := textprob.Random(rand.New(rand.NewPCG(uint64(k), 9)), textprob.Options{N: n, Dim: 24, MaxTokens: 120,
+			MaxWords: 40, Budget: 600, Query: "statin muscle pain risk"})
+		for i := range p.Candidates { // a title line naming another chunk's words
+			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
+			p.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
+		}
+		pools = append(pools, p)
+	}
+	s, err := selectors.New(Name, nil)
+	require.NoError(t, err)
+	alone := make([][]int, len(pools))
+	for i, p := range pools {
+		res, err := s.Run(context.Background(), p)
+		require.NoError(t, err)
+		alone[i] = res.Indices()
+	}
+	for range 3 {
+		for i, p := range pools {
+			res, err := s.Run(context.Background(), p)
+			require.NoError(t, err)
+			require.Equal(t, alone[i], res.Indices(), "pool %d", i)
+		}
+	}
+	p := pools[0]
+	all := analysed(p.Candidates, text.NewAnalyzer())
+	b := linkPool.Get().(*linkBuffers)
+	b.hashes.compute(all)
+	require.NotNil(t, titleLinks(b, p.Candidates, text.NewAnalyzer(), all, p.Query), "the pool has title links")
+	b.release()
+	require.Empty(t, b.byHead)
+	for _, x := range b.titles[:cap(b.titles)] {
+		require.Nil(t, x)
+	}
+	for _, x := range b.index.words[:cap(b.index.words)] {
+		require.Empty(t, x)
+	}
+	for _, x := range b.index.slots[:cap(b.index.slots)] {
+		require.Empty(t, x.word)
+	}
+}
