@@ -1,6 +1,8 @@
 package selectors
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +32,7 @@ func TestCopyGuardPairs(t *testing.T) {
 		{"a short text extended by a reason", "Animals should have rights", "Animals should have rights because they feel pain",
 			[]float32{1, 0}, []float32{0, 1}, false},
 		{"no text", "", "", []float32{1, 0}, []float32{0, 1}, false},
+		{"the same text without words", "?! --", "?! --", []float32{1, 0}, []float32{0, 1}, false},
 		{"one-word texts", "Yes.", "yes", []float32{1, 0}, []float32{0, 1}, true},
 	}
 	for _, tc := range tests {
@@ -99,5 +102,53 @@ func TestSpentOnCopies(t *testing.T) {
 				t.Errorf("SpentOnCopies = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSharesAtLeast: the merge that stops early decides as the full count
+// of common elements would, at the threshold and around it.
+func TestSharesAtLeast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	set := func(n, universe int) []uint64 {
+		s := make([]uint64, 0, n)
+		for range n {
+			s = append(s, uint64(rng.IntN(universe)))
+		}
+		slices.Sort(s)
+		return slices.Compact(s)
+	}
+	for range 5000 {
+		universe := 5 + rng.IntN(200)
+		a, b := set(1+rng.IntN(60), universe), set(1+rng.IntN(60), universe)
+		both := 0
+		for _, x := range a {
+			if _, ok := slices.BinarySearch(b, x); ok {
+				both++
+			}
+		}
+		for _, share := range []float64{0, 0.3, NearCopyOverlap, 0.9, 1} {
+			want := float64(both)/float64(max(len(a), len(b))) >= share
+			assert.Equal(t, want, sharesAtLeast(a, b, share), "a=%v b=%v share=%v", a, b, share)
+		}
+	}
+}
+
+// TestSortHashes: the bucketed sort of up to 256 hashes, and slices.Sort
+// above, give the sorted order, repeats included.
+func TestSortHashes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 17, 100, 255, 256, 257, 1000} {
+		for _, narrow := range []bool{false, true} {
+			h := make([]uint64, n)
+			for i := range h {
+				if h[i] = rng.Uint64(); narrow {
+					h[i] >>= 60 // many repeats, all in one bucket
+				}
+			}
+			want := slices.Clone(h)
+			slices.Sort(want)
+			sortHashes(h)
+			assert.Equal(t, want, h, "n=%d narrow=%v", n, narrow)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/diverse-select/diverse-select/internal/workshare"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
@@ -97,13 +98,17 @@ func New(vectors [][]float32) *Engine {
 	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
 	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
 	e.unit = growVectors(e.unit, e.rows*e.stride)
-	clear(e.unit)
+	clear(e.unit[e.n*e.stride:]) // the padding rows
 	e.hasMat = false
 	e.nonFinite = -1
 	for i, v := range vectors {
 		row := e.unit[i*e.stride : (i+1)*e.stride]
-		copy(row[:e.dim], v)
-		if !normalise(row, e.stride) && e.nonFinite < 0 {
+		src := v // read in place when the kernels can (no padding to add)
+		if len(v) != e.dim || e.dim != e.stride {
+			clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
+			src = row
+		}
+		if !normalise(row, src) && e.nonFinite < 0 {
 			e.nonFinite = i
 		}
 	}
@@ -218,20 +223,23 @@ func grow(b []float32, n int) []float32 {
 	return make([]float32, n)
 }
 
-// normalise scales row to unit length and reports whether every component
-// is finite: the squared norm comes from the SIMD dot kernel in float32 (a
+// normalise writes src scaled to unit length into row (src may be row; it
+// has row's length) and reports whether every component is finite: the
+// squared norm comes from the SIMD dot kernel in float32 (a
 // NaN or infinite component makes it NaN or +Inf), and only a norm that is
 // not finite is recomputed in float64, which tells a non-finite component
 // (the sum stays non-finite) from mere float32 overflow (components near
 // 1e19, whose squares sum finitely in float64). A non-finite row is left
-// as it is.
-func normalise(row []float32, stride int) bool {
-	p := unsafe.SliceData(row)
+// as src is.
+func normalise(row, src []float32) bool {
+	stride := len(row)
+	p := unsafe.SliceData(src)
 	n2 := kern.dot(p, p, stride)
 	switch {
 	case n2 == 0:
-		return true
+		copy(row, src)
 	case n2 > math.MaxFloat32 || n2 != n2:
+		copy(row, src)
 		var s float64
 		for _, x := range row {
 			s += float64(x) * float64(x)
@@ -244,7 +252,7 @@ func normalise(row []float32, stride int) bool {
 			row[j] = float32(float64(x) * inv)
 		}
 	default:
-		kern.scale(p, stride, float32(1/math.Sqrt(float64(n2))))
+		kern.scale(unsafe.SliceData(row), p, stride, float32(1/math.Sqrt(float64(n2))))
 	}
 	return true
 }
@@ -380,7 +388,7 @@ func (e *Engine) Cross(targets []int) ([]float32, int) {
 	for t, i := range targets {
 		copy(e.tpack[t*stride:(t+1)*stride], e.unit[i*stride:(i+1)*stride])
 	}
-	e.parallel(e.rows*ld*stride, func(w, workers int) { e.crossBlocks(ld, w, workers) })
+	e.crossBlocks(ld)
 	return e.cross[:e.n*ld], ld
 }
 
@@ -392,11 +400,7 @@ func (e *Engine) RowMeans(dst []float64) float64 {
 		return 0
 	}
 	mu := make([]float64, e.dim)
-	for i := range e.n {
-		for k, x := range e.Unit(i) {
-			mu[k] += float64(x)
-		}
-	}
+	kern.sumRows(mu, e.unit, e.n, e.stride)
 	q := make([]float32, e.dim)
 	for k, x := range mu {
 		q[k] = float32(x / float64(e.n))
@@ -429,17 +433,42 @@ func (e *Engine) parallel(mac int, blocks func(w, workers int)) {
 	wg.Wait()
 }
 
-// crossBlocks computes the candidate row blocks w, w+workers, ... of Cross,
-// panel by panel of the packed targets.
-func (e *Engine) crossBlocks(ld, w, workers int) {
+// crossBlocks computes Cross's block, panel by panel of the packed
+// targets, in units of crossChunk candidate rows against one panel. The
+// units are handed out one at a time (panel by panel, so the cores work on
+// the same panel) to the calling goroutine and, for large blocks, to
+// helpers on the other cores: a helper that starts late - waking an idle
+// core took 80-100 us on the development machine - takes fewer units
+// instead of holding up the call with a fixed share.
+func (e *Engine) crossBlocks(ld int) {
 	stride := e.stride
 	panel := max(4, panelBytes/(stride*4)/4*4)
-	for p0 := 0; p0 < ld; p0 += panel {
+	panels := (ld + panel - 1) / panel
+	chunks := (e.rows + crossChunk - 1) / crossChunk
+	unit := func(u int) {
+		p0 := u / chunks * panel
 		p1 := min(ld, p0+panel)
-		for ib := 4 * w; ib < e.rows; ib += 4 * workers {
+		r0 := u % chunks * crossChunk
+		for ib := r0; ib < min(e.rows, r0+crossChunk); ib += 4 {
 			kern.gramStrip(e.rowPtr(ib), &e.tpack[p0*stride], p1-p0, stride, &e.cross[ib*ld+p0], nil, ld)
 		}
 	}
+	e.share(e.rows*ld*stride, panels*chunks, unit)
+}
+
+// crossChunk is the number of candidate rows in one unit of Cross's work
+// (with 168 targets of 768 floats to a panel, about 4 M multiply-adds).
+const crossChunk = 32
+
+// share runs unit(u) for every u < units: on the calling goroutine alone
+// unless the work (multiply-adds) is large enough to pay for helpers, which
+// then take the units from a shared counter alongside it (workshare).
+func (e *Engine) share(mac, units int, unit func(u int)) {
+	workers := 1
+	if mac >= parallelMinMAC {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	workshare.Run(workers, units, unit)
 }
 
 // gramBlocks computes the row blocks w, w+workers, ... of the padded matrix

@@ -360,3 +360,61 @@ func TestEngineRowMeans(t *testing.T) {
 		e.Release()
 	}
 }
+
+// TestSumRowsExact: every kernel set's column sums are the Go loop's to
+// the bit (RowMeans's mean vector, hence coverage's centring, must not
+// depend on the CPU), for dimensions with and without a tail of fewer than
+// 32 components.
+func TestSumRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ n, dim int }{{1, 16}, {3, 32}, {7, 48}, {50, 768}, {33, 1536}, {9, 100}} {
+		vecs := randomVectors(rng, tc.n, tc.dim)
+		e := New(vecs)
+		want := make([]float64, tc.dim)
+		sumRowsGo(want, e.unit, e.n, e.stride)
+		for _, k := range availableKernels() {
+			got := make([]float64, tc.dim)
+			k.sumRows(got, e.unit, e.n, e.stride)
+			require.Equal(t, want, got, "%s n=%d d=%d", k.name, tc.n, tc.dim)
+		}
+		e.Release()
+	}
+}
+
+// TestEngineOtherLengths: a vector longer than the first is truncated to
+// its dimension and a shorter one zero padded, whether or not the rows
+// need padding (read in place or copied first).
+func TestEngineOtherLengths(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		// dim 17 with a vector as long as its padded row (32), dim 32 with
+		// one twice as long.
+		for _, tc := range []struct{ dim, long int }{{17, 32}, {32, 64}} {
+			dim := tc.dim
+			long := make([]float32, tc.long)
+			for i := range long {
+				long[i] = float32(i%5) + 1
+			}
+			first := make([]float32, dim)
+			first[0] = 1
+			e := New([][]float32{first, long, long[:dim/2]})
+			want := func(v []float32) []float32 {
+				out := make([]float32, dim)
+				copy(out, v)
+				var s float64
+				for _, x := range out {
+					s += float64(x) * float64(x)
+				}
+				for i := range out {
+					out[i] = float32(float64(out[i]) / math.Sqrt(s))
+				}
+				return out
+			}
+			require.InDeltaSlice(t, want(long), e.Unit(1), 1e-6, "dim %d: truncated", dim)
+			require.InDeltaSlice(t, want(long[:dim/2]), e.Unit(2), 1e-6, "dim %d: zero padded", dim)
+			for _, x := range e.unit[1*e.stride+dim : 2*e.stride] {
+				require.Zero(t, x, "dim %d: the row's padding", dim)
+			}
+			e.Release()
+		}
+	})
+}

@@ -13,8 +13,11 @@ type kernelSet struct {
 	dots func(a, b *float32, ncols, d int, out *float32)
 	// dot returns dot(a, b) over d floats.
 	dot func(a, b *float32, d int) float32
-	// scale multiplies the d floats of a by s.
-	scale func(a *float32, d int, s float32)
+	// scale writes the d floats of src times s to dst (which may be src).
+	scale func(dst, src *float32, d int, s float32)
+	// sumRows adds to mu[k] the k-th float of each of n rows (stride
+	// floats apart) in row order, for k < len(mu).
+	sumRows func(mu []float64, a []float32, n, stride int)
 	// lanes is the vector width in float32 lanes (1 for pure Go), for the
 	// FMA peak arithmetic of the benchmarks.
 	lanes int
@@ -51,10 +54,12 @@ var goKernels = kernelSet{
 			o[c] = dotGo(a, (*float32)(unsafe.Add(unsafe.Pointer(b), c*d*4)), d)
 		}
 	},
-	dot: dotGo,
-	scale: func(a *float32, d int, s float32) {
-		for i, x := range unsafe.Slice(a, d) {
-			unsafe.Slice(a, d)[i] = x * s
+	dot:     dotGo,
+	sumRows: sumRowsGo,
+	scale: func(dst, src *float32, d int, s float32) {
+		out := unsafe.Slice(dst, d)
+		for i, x := range unsafe.Slice(src, d) {
+			out[i] = x * s
 		}
 	},
 	lanes: 1,
@@ -70,4 +75,12 @@ func dotGo(ap, bp *float32, d int) float32 {
 		s3 += a[j+3] * b[j+3]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+func sumRowsGo(mu []float64, a []float32, n, stride int) {
+	for i := range n {
+		for k, x := range a[i*stride : i*stride+len(mu)] {
+			mu[k] += float64(x)
+		}
+	}
 }

@@ -560,21 +560,24 @@ dot256done:
 	VZEROUPPER
 	RET
 
-// func scaleAVX512(a *float32, d int, s float32)
+// func scaleAVX512(dst, src *float32, d int, s float32)
 //
-// a[i] *= s for the d floats of a (d a multiple of 16).
-TEXT ·scaleAVX512(SB), NOSPLIT, $0-20
-	MOVQ         a+0(FP), SI
-	MOVQ         d+8(FP), CX
+// dst[i] = src[i] * s for the d floats of src (d a multiple of 16; dst may
+// be src).
+TEXT ·scaleAVX512(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         d+16(FP), CX
 	SHLQ         $2, CX
-	VBROADCASTSS s+16(FP), Z1
+	VBROADCASTSS s+24(FP), Z1
 
 scale512loop:
 	TESTQ   CX, CX
 	JZ      scale512done
 	VMULPS  (SI), Z1, Z0
-	VMOVUPS Z0, (SI)
+	VMOVUPS Z0, (DI)
 	ADDQ    $64, SI
+	ADDQ    $64, DI
 	SUBQ    $64, CX
 	JMP     scale512loop
 
@@ -582,22 +585,91 @@ scale512done:
 	VZEROUPPER
 	RET
 
-// func scaleAVX2(a *float32, d int, s float32)
-TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
-	MOVQ         a+0(FP), SI
-	MOVQ         d+8(FP), CX
+// func scaleAVX2(dst, src *float32, d int, s float32)
+TEXT ·scaleAVX2(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         d+16(FP), CX
 	SHLQ         $2, CX
-	VBROADCASTSS s+16(FP), Y1
+	VBROADCASTSS s+24(FP), Y1
 
 scale256loop:
 	TESTQ   CX, CX
 	JZ      scale256done
 	VMULPS  (SI), Y1, Y0
-	VMOVUPS Y0, (SI)
+	VMOVUPS Y0, (DI)
 	ADDQ    $32, SI
+	ADDQ    $32, DI
 	SUBQ    $32, CX
 	JMP     scale256loop
 
 scale256done:
+	VZEROUPPER
+	RET
+
+// func sumRowsAVX2(mu *float64, a *float32, n, stride, d int)
+//
+// mu[k] += float64(a[i*stride+k]) for every row i < n in order, k < d (a
+// multiple of 32): each component is summed row after row as the Go loop
+// does, 32 components (eight ymm of four float64) per pass over the rows.
+TEXT ·sumRowsAVX2(SB), NOSPLIT, $0-40
+	MOVQ mu+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ stride+24(FP), BX
+	SHLQ $2, BX
+	MOVQ d+32(FP), DX
+	SHRQ $5, DX
+	JZ   sumdone
+	TESTQ CX, CX
+	JZ   sumdone
+
+sumblock:
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 128(DI), Y8
+	VMOVUPD 160(DI), Y9
+	VMOVUPD 192(DI), Y10
+	VMOVUPD 224(DI), Y11
+	MOVQ    SI, R8
+	MOVQ    CX, R9
+
+sumrow:
+	VCVTPS2PD 0(R8), Y4
+	VCVTPS2PD 16(R8), Y5
+	VCVTPS2PD 32(R8), Y6
+	VCVTPS2PD 48(R8), Y7
+	VADDPD    Y4, Y0, Y0
+	VADDPD    Y5, Y1, Y1
+	VADDPD    Y6, Y2, Y2
+	VADDPD    Y7, Y3, Y3
+	VCVTPS2PD 64(R8), Y4
+	VCVTPS2PD 80(R8), Y5
+	VCVTPS2PD 96(R8), Y6
+	VCVTPS2PD 112(R8), Y7
+	VADDPD    Y4, Y8, Y8
+	VADDPD    Y5, Y9, Y9
+	VADDPD    Y6, Y10, Y10
+	VADDPD    Y7, Y11, Y11
+	ADDQ      BX, R8
+	DECQ      R9
+	JNZ       sumrow
+
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y8, 128(DI)
+	VMOVUPD Y9, 160(DI)
+	VMOVUPD Y10, 192(DI)
+	VMOVUPD Y11, 224(DI)
+	ADDQ    $256, DI
+	ADDQ    $128, SI
+	DECQ    DX
+	JNZ     sumblock
+
+sumdone:
 	VZEROUPPER
 	RET

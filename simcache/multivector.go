@@ -86,7 +86,7 @@ func NewMulti(sets [][][]float32) *MultiEngine {
 		for k, v := range s {
 			row := e.tok[(e.off[i]+k)*e.stride : (e.off[i]+k+1)*e.stride]
 			copy(row[:e.dim], v[:min(len(v), e.dim)])
-			if !normalise(row, e.stride) && e.nonFinite < 0 {
+			if !normalise(row, row) && e.nonFinite < 0 {
 				e.nonFinite = i
 			}
 		}

@@ -184,6 +184,7 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 			selectors.ErrInvalidProblem, len(p.Candidates), MaxPool)
 	}
 	o := s.objective(p)
+	defer o.release()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

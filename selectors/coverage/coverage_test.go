@@ -114,7 +114,7 @@ func TestQueryTermsHandComputed(t *testing.T) {
 	p := &selectors.Problem{Query: "Statins and liver risk", Candidates: []selectors.Candidate{
 		cand(0.5, 1, "statin liver damage"), cand(0.5, 1, "statins lower cholesterol"), cand(0.5, 1, "exercise"),
 	}}
-	has, w, lex, ids := queryTerms(p, text.NewAnalyzer(), nil)
+	has, w, lex, ids := queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Equal(t, map[string]int32{"statin": 0, "liver": 1}, ids)
 	ws, wl := math.Log(4/2.5), math.Log(4/1.5)
 	sum := ws + wl
@@ -127,12 +127,12 @@ func TestQueryTermsHandComputed(t *testing.T) {
 
 	// Precomputed terms are used as given.
 	p.Candidates[2].Terms = []string{"liver"}
-	has, _, _, _ = queryTerms(p, text.NewAnalyzer(), nil)
+	has, _, _, _ = queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Equal(t, []int32{1}, has[2])
 
 	for _, q := range []string{"", "the of and", "unrelated words"} {
 		p.Query = q
-		has, w, lex, _ = queryTerms(p, text.NewAnalyzer(), nil)
+		has, w, lex, _ = queryTerms(p, text.NewAnalyzer(), nil, nil)
 		assert.Nil(t, has, q)
 		assert.Nil(t, w, q)
 		assert.Nil(t, lex, q)
@@ -520,4 +520,76 @@ func anisotropic(rng *rand.Rand, n, dim int, offset float64) [][]float32 {
 		}
 	}
 	return vecs
+}
+
+// TestTopTargetsTies: the targets found from the limit-th largest weight
+// are those of sorting the candidates (weight descending, ties to the lower
+// index), with many ties and with weights that are not numbers.
+func TestTopTargetsTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		n := 1 + rng.IntN(60)
+		rho := make([]float64, n)
+		levels := 1 + rng.IntN(6)
+		for i := range rho {
+			rho[i] = float64(rng.IntN(levels)) / float64(levels)
+			if rng.IntN(40) == 0 {
+				rho[i] = math.NaN()
+			}
+		}
+		limit := rng.IntN(n + 2)
+		want := topTargetsSorted(rho, min(limit, n))
+		if limit <= 0 || limit >= n {
+			want = topTargets(rho, 0)
+		}
+		require.Equal(t, want, topTargets(rho, limit), "rho=%v limit=%d", rho, limit)
+	}
+}
+
+// TestPooledLinksReuse: the title links' pooled buffers carry nothing from
+// one selection to the next - pools of different sizes and titles, run in
+// turn and again, select what each selects alone - and a released buffer
+// holds no reference to the query's texts or terms.
+func TestPooledLinksReuse(t *testing.T) {
+	var pools []*selectors.Problem
+	for k, n := range []int{40, 300, 7, 120} {
+		p := textprob.Random(rand.New(rand.NewPCG(uint64(k), 9)), textprob.Options{N: n, Dim: 24, MaxTokens: 120,
+			MaxWords: 40, Budget: 600, Query: "statin muscle pain risk"})
+		for i := range p.Candidates { // a title line naming another chunk's words
+			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
+			p.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
+		}
+		pools = append(pools, p)
+	}
+	s, err := selectors.New(Name, nil)
+	require.NoError(t, err)
+	alone := make([][]int, len(pools))
+	for i, p := range pools {
+		res, err := s.Run(context.Background(), p)
+		require.NoError(t, err)
+		alone[i] = res.Indices()
+	}
+	for range 3 {
+		for i, p := range pools {
+			res, err := s.Run(context.Background(), p)
+			require.NoError(t, err)
+			require.Equal(t, alone[i], res.Indices(), "pool %d", i)
+		}
+	}
+	p := pools[0]
+	all := analysed(p.Candidates, text.NewAnalyzer())
+	b := linkPool.Get().(*linkBuffers)
+	b.hashes.compute(all)
+	require.NotNil(t, titleLinks(b, p.Candidates, text.NewAnalyzer(), all, p.Query), "the pool has title links")
+	b.release()
+	require.Empty(t, b.byHead)
+	for _, x := range b.titles[:cap(b.titles)] {
+		require.Nil(t, x)
+	}
+	for _, x := range b.index.words[:cap(b.index.words)] {
+		require.Empty(t, x)
+	}
+	for _, x := range b.index.slots[:cap(b.index.slots)] {
+		require.Empty(t, x.word)
+	}
 }

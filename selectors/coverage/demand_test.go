@@ -45,7 +45,7 @@ func TestPartDemandHandComputed(t *testing.T) {
 		cand(0.5, 1, "London Bridge is falling"),  // all of part 1
 		cand(0.5, 1, "Eiffel"),
 	}}
-	has, w, _, ids := queryTerms(p, text.NewAnalyzer(), nil)
+	has, w, _, ids := queryTerms(p, text.NewAnalyzer(), nil, nil)
 	require.Len(t, w, 4)
 	pd := newPartDemand(p.Query, text.NewAnalyzer(), ids, w, has, 2)
 	require.NotNil(t, pd)
@@ -68,7 +68,7 @@ func TestPartDemandHandComputed(t *testing.T) {
 
 	// One part is query-term coverage over the same terms: no part demand.
 	p.Query = "Eiffel Tower"
-	has, w, _, ids = queryTerms(p, text.NewAnalyzer(), nil)
+	has, w, _, ids = queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Nil(t, newPartDemand(p.Query, text.NewAnalyzer(), ids, w, has, 2))
 	var off *partDemand // nil is off
 	assert.Zero(t, off.gain(0))
@@ -139,7 +139,7 @@ func BenchmarkPartDemandBuild(b *testing.B) {
 	p := textprob.Random(rng, textprob.Options{N: 100, Dim: 8, MaxTokens: 300, MaxWords: 60, Budget: 1500,
 		Query: "statin muscle pain, liver risk or cholesterol"})
 	an := text.NewAnalyzer()
-	has, w, _, ids := queryTerms(p, an, nil)
+	has, w, _, ids := queryTerms(p, an, nil, nil)
 	for b.Loop() {
 		pd := newPartDemand(p.Query, an, ids, w, has, 1)
 		for d := range has {

@@ -42,7 +42,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	for d := range c {
 		single[d] = math.NaN()
 		if p.Fits(0, c[d].Tokens) {
-			single[d] = o.gain(d)
+			single[d] = o.firstGain(d)
 		}
 	}
 	first = single

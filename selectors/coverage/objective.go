@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
@@ -22,8 +23,11 @@ type objective struct {
 	w       []float64
 	// s is the coverage kernel, row-major n x ld (row d: what d covers of
 	// each target): 1 where d is the target, max(0, k)^power elsewhere.
-	s     []float32
-	ld    int
+	s  []float32
+	ld int
+	// base is each candidate's facility-location gain on the empty
+	// selection (kernelGains), where its first gain starts.
+	base  []float64
 	terms [][]int32 // per candidate, the distinct query terms it contains
 	qw    []float64 // per query term, kappa*queryCoverage*w_t
 	// queryTerms counts the query's terms found in the pool.
@@ -32,6 +36,8 @@ type objective struct {
 	// is what a linked candidate gains once its partner is selected.
 	links [][]int32
 	hopW  float64
+	// linkBuffers hold the links (release returns them to their pool).
+	linkBuffers *linkBuffers
 	// parts is the part demand (demand.go); nil when off.
 	parts *partDemand
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
@@ -60,19 +66,23 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// are computed (with an analyzer of their own: one is not safe for
 	// concurrent use).
 	var links chan [][]int32
+	var hashes *termHashes
 	if all != nil { // the second hop is on and a chunk has a title
 		links = make(chan [][]int32, 1)
+		o.linkBuffers = linkPool.Get().(*linkBuffers)
+		hashes = &o.linkBuffers.hashes
+		hashes.compute(all)
 		if n >= parallelLinks {
-			go func() { links <- titleLinks(c, text.NewAnalyzer(), all, p.Query) }()
+			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
 		} else {
-			links <- titleLinks(c, an, all, p.Query)
+			links <- titleLinks(o.linkBuffers, c, an, all, p.Query)
 		}
 	}
 	var lex []float64
 	if s.lexical > 0 || s.queryCoverage > 0 {
 		var w []float64
 		var ids map[string]int32
-		o.terms, w, lex, ids = queryTerms(p, an, all)
+		o.terms, w, lex, ids = queryTerms(p, an, all, hashes)
 		o.queryTerms = len(w)
 		if s.parts > 0 {
 			o.parts = newPartDemand(p.Query, an, ids, w, o.terms, o.kappa*s.parts)
@@ -91,8 +101,8 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
-		o.s, o.ld = kernel(p.Sims(), o.targets, s.center, s.power)
 		o.w = targetWeights(o.rho, o.targets)
+		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
 	}
 	if links != nil {
 		if o.links = <-links; o.links != nil {
@@ -105,8 +115,21 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 }
 
 // parallelLinks is the pool size from which the title links are found on
-// another core, beside the query terms and the kernel.
-const parallelLinks = 64
+// another core, beside the query terms and the kernel. Below it the
+// hand-off costs more than it saves: on the 2-core development machine
+// the goroutine started 80-100 us after it was made (the idle core has
+// to be woken), about what the links of 150 candidates take, so at
+// N = 100 it ran only once the kernel was done and the query waited for it.
+const parallelLinks = 256
+
+// release returns the objective's pooled memory; o is not used afterwards.
+func (o *objective) release() {
+	if o.linkBuffers != nil {
+		o.links = nil
+		o.linkBuffers.release()
+		o.linkBuffers = nil
+	}
+}
 
 // reset empties the selection state.
 func (o *objective) reset() {
@@ -164,14 +187,15 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 }
 
 // queryTerms finds the query's distinct analysed terms in the candidates
-// (from all when given, else analysing each text).
+// (from all when given, else analysing each text; with the hashes of all
+// when given).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
 // sum of w_t over d's terms divided by the largest such sum in the pool;
 // and the index in w of each analysed query term found in the pool (the
 // part demand reads it). All four are nil without query text or when no candidate has a query term.
-func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]int32, []float64, []float64, map[string]int32) {
+func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes *termHashes) ([][]int32, []float64, []float64, map[string]int32) {
 	if p.Query == "" {
 		return nil, nil, nil, nil
 	}
@@ -189,6 +213,10 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 	c := p.Candidates
 	n := len(c)
 	has := make([][]int32, n)
+	// Every candidate's terms in one array (has[d] is sliced from it below),
+	// ends[d] where d's end.
+	flat := make([]int32, 0, n)
+	ends := make([]int32, n)
 	df := make([]float64, len(index))
 	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
 	var buf []string
@@ -201,16 +229,34 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
-		for _, term := range terms {
-			if !filter.mayHave(term) {
-				continue
-			}
+		found := func(term string) {
 			if t, ok := index[term]; ok && seen[t] != d+1 {
 				seen[t] = d + 1
-				has[d] = append(has[d], t)
+				flat = append(flat, t)
 				df[t]++
 			}
 		}
+		if hashes != nil && all != nil { // the terms' hashes, computed already
+			for j, h := range hashes.of(d) {
+				if filter.hasHash(h) {
+					found(terms[j])
+				}
+			}
+		} else {
+			for _, term := range terms {
+				if filter.hasHash(wordHash(term)) {
+					found(term)
+				}
+			}
+		}
+		ends[d] = int32(len(flat))
+	}
+	from := int32(0)
+	for d, end := range ends {
+		if end > from {
+			has[d] = flat[from:end:end]
+		}
+		from = end
 	}
 	// Renumber the terms found in the pool densely, weigh them.
 	dense := make([]int32, len(index))
@@ -257,12 +303,42 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string) ([][]in
 // limit is 0 or not below the pool.
 func topTargets(rho []float64, limit int) []int {
 	n := len(rho)
-	idx := make([]int, n)
+	if limit <= 0 || limit >= n {
+		idx := make([]int, n)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx
+	}
+	// The limit-th largest weight from the sorted weights (a sort of plain
+	// floats, without a comparison function); the targets are the
+	// candidates above it and, in index order, as many of those equal to it
+	// as there is room for.
+	sorted := slices.Clone(rho)
+	slices.Sort(sorted)
+	least := sorted[n-limit]
+	if math.IsNaN(least) {
+		return topTargetsSorted(rho, limit)
+	}
+	ties := limit - (n - sort.Search(n, func(i int) bool { return sorted[i] > least }))
+	idx := make([]int, 0, limit)
+	for i, r := range rho {
+		if r > least || (r == least && ties > 0) {
+			if r == least {
+				ties--
+			}
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// topTargetsSorted is topTargets by sorting the candidates (for weights
+// that are not numbers).
+func topTargetsSorted(rho []float64, limit int) []int {
+	idx := make([]int, len(rho))
 	for i := range idx {
 		idx[i] = i
-	}
-	if limit <= 0 || limit >= n {
-		return idx
 	}
 	slices.SortFunc(idx, func(a, b int) int {
 		if c := cmp.Compare(rho[b], rho[a]); c != 0 {
@@ -287,125 +363,6 @@ func targetWeights(rho []float64, targets []int) []float64 {
 	return w
 }
 
-// kernel returns the coverage kernel of every candidate against the
-// targets, row-major with row length ld: s(i, targets[t]) =
-// min(1, max(0, k))^power, 1 where the candidate is the target, with k the
-// cosine, centred on the pool mean when center is set.
-//
-// Centring is a rank-one correction of the cosines, not a second matrix:
-// for unit vectors v_i with mean mu, (v_i-mu).(v_j-mu) = c_ij - m_i - m_j
-// + m, where m_i = v_i.mu (the mean of row i of the cosine matrix) and m =
-// mu.mu, and |v_i-mu|^2 = 1 - 2 m_i + m; m_i comes from one pass over the
-// vectors (selectors.RowMeaner), so only the N x M block of cosines is
-// computed, and it is turned into the kernel in place. A zero vector has
-// kernel 0 with every candidate, itself included, as it has cosine 0
-// everywhere.
-func kernel(sims selectors.Similarities, targets []int, center bool, power float64) ([]float32, int) {
-	n := sims.Len()
-	out, ld := selectors.Cross(sims, targets)
-	m := len(targets)
-	var rm, inv []float32 // per candidate: m_i and 1/|v_i - mu|
-	var shift []float32   // per candidate: m - m_i, rounded once from float64
-	if center {
-		rowMean, mean := rowMeans(sims, targets, out, ld)
-		shift = make([]float32, n)
-		rm, inv = make([]float32, n), make([]float32, n)
-		for i := range n {
-			rm[i] = float32(rowMean[i])
-			// 1 for a unit vector, 0 for a zero vector (from the block when
-			// it holds the diagonal: the same rounding as the other cosines).
-			self := float64(sims.At(i, i))
-			if m == n {
-				self = float64(out[i*ld+i])
-			}
-			shift[i] = float32(mean - rowMean[i])
-			if d2 := self - 2*rowMean[i] + mean; self > 0 && d2 > 1e-12 {
-				inv[i] = float32(1 / math.Sqrt(d2))
-			}
-		}
-	}
-	// The targets' m_j and 1/|v_j - mu|, contiguous for the inner loop.
-	trm, tinv := make([]float32, m), make([]float32, m)
-	for t, j := range targets {
-		if center {
-			trm[t], tinv[t] = rm[j], inv[j]
-		}
-	}
-	// float32 from here: the N x M loop is the strategy's main cost after
-	// the cosines, and the kernel is stored as float32 anyway.
-	for i := range n {
-		oi := out[i*ld : i*ld+m]
-		if center {
-			a, ii := shift[i], inv[i]
-			trm, tinv := trm[:len(oi)], tinv[:len(oi)]
-			for t, x := range oi {
-				// min/max rather than branches: the sign is unpredictable.
-				oi[t] = min(max((x+a-trm[t])*ii*tinv[t], 0), 1)
-			}
-		} else {
-			for t, x := range oi {
-				oi[t] = min(max(x, 0), 1)
-			}
-		}
-		switch power {
-		case 1:
-		case 2: // the default: a multiply, not math.Pow
-			for t, x := range oi {
-				oi[t] = x * x
-			}
-		default:
-			for t, x := range oi {
-				if x > 0 {
-					oi[t] = float32(math.Pow(float64(x), power))
-				}
-			}
-		}
-	}
-	// A chunk covers itself fully, whatever its vector.
-	for t, j := range targets {
-		out[j*ld+t] = 1
-	}
-	return out, ld
-}
-
-// rowMeans returns the mean cosine of each candidate with the pool (m_i =
-// v_i.mu) and the mean of the cosine matrix (mu.mu): from the block of
-// cosines when the targets are the whole pool, else in O(N d) from the
-// engine when its similarity is a dot product (selectors.RowMeaner), else
-// row by row (a multi-vector engine's MaxSim, for one).
-func rowMeans(sims selectors.Similarities, targets []int, block []float32, ld int) ([]float64, float64) {
-	n := sims.Len()
-	out := make([]float64, n)
-	var mean float64
-	if len(targets) == n {
-		for i := range n {
-			var s float64
-			for _, x := range block[i*ld : i*ld+n] {
-				s += float64(x)
-			}
-			out[i] = s / float64(n)
-			mean += s
-		}
-		return out, mean / (float64(n) * float64(n))
-	}
-	if rm, ok := sims.(selectors.RowMeaner); ok {
-		mean = rm.RowMeans(out)
-		return out, mean
-	}
-	// Row by row: no N x N buffer beyond what MatrixBytes declared.
-	row := make([]float32, n)
-	for i := range n {
-		sims.Row(i, row)
-		var sum float64
-		for _, x := range row {
-			sum += float64(x)
-		}
-		out[i] = sum / float64(n)
-		mean += sum
-	}
-	return out, mean / (float64(n) * float64(n))
-}
-
 // gain is F(S+d) - F(S) for the current state.
 func (o *objective) gain(d int) float64 {
 	var g float64
@@ -416,6 +373,16 @@ func (o *objective) gain(d int) float64 {
 			g += w[t] * (float64(k) - float64(c))
 		}
 	}
+	return o.gainBeyond(d, g)
+}
+
+// firstGain is gain on the empty selection (before the first add), from
+// the facility-location part kernelGains summed.
+func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d]) }
+
+// gainBeyond adds to g, d's gain in the facility-location term, its gains
+// in the other terms.
+func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
 			if !o.covered[t] {
