@@ -186,15 +186,11 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 	if m.multiGet == nil {
 		return nil, fmt.Errorf("the search deferred the properties of %d candidates and no database is at hand to read them", len(missing))
 	}
-	ids := make([]multi.Identifier, len(missing))
-	for k, i := range missing {
-		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
-	}
 	tenant := p.tenant
 	if tenant == "" {
 		tenant = TenantFromContext(ctx)
 	}
-	got, err := m.multiGet(ctx, ids, additional.Properties{}, tenant)
+	got, err := m.readByID(ctx, in, missing, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
@@ -209,6 +205,17 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 		in[i].Schema, in[i].Updated = got[k].Schema, got[k].Updated
 	}
 	return gone, nil
+}
+
+// readByID reads the objects of in[idx] by id, in one batch, from tenant:
+// got[k] is in[idx[k]]'s object, or another id (the zero result) when it is
+// gone.
+func (m *Module) readByID(ctx context.Context, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
+	ids := make([]multi.Identifier, len(idx))
+	for k, i := range idx {
+		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
+	}
+	return m.multiGet(ctx, ids, additional.Properties{}, tenant)
 }
 
 // propertiesLoaded: a result loaded without properties holds only its id

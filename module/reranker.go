@@ -41,8 +41,6 @@ type Reranker struct {
 	// ownsEngine: Init initialises m (false when diverse-select, registered
 	// too, owns it).
 	ownsEngine bool
-	// multiGet loads what a gRPC search did not (nil outside a server).
-	multiGet MultiGetFunc
 	// isReranker tells Weaviate's reranker modules apart.
 	isReranker func(name string) bool
 }
@@ -50,7 +48,10 @@ type Reranker struct {
 // NewReranker returns the reranker module over the engine m (New(...) for a
 // standalone one), reading objects and the module registry through w.
 func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
-	rr := &Reranker{m: m, ownsEngine: ownsEngine, multiGet: w.MultiGet, isReranker: w.IsReranker}
+	rr := &Reranker{m: m, ownsEngine: ownsEngine, isReranker: w.IsReranker}
+	if w.MultiGet != nil {
+		m.multiGet = w.MultiGet // the engine's reads by id (rerank route, deferred properties)
+	}
 	if rr.isReranker == nil {
 		rr.isReranker = func(name string) bool { return strings.HasPrefix(name, "reranker-") }
 	}

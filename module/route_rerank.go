@@ -5,10 +5,8 @@ import (
 	"fmt"
 
 	"github.com/sirupsen/logrus"
-	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/moduletools"
-	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/schema"
 	"github.com/weaviate/weaviate/entities/search"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
@@ -157,7 +155,7 @@ func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error
 	if len(missing) == 0 {
 		return nil
 	}
-	if rr.multiGet == nil {
+	if rr.m.multiGet == nil {
 		return fmt.Errorf("%s: the search did not load the vectors or properties the selection needs, and no database is at hand", RerankerName)
 	}
 	class := rr.m.classByName(r.className)
@@ -165,15 +163,11 @@ func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error
 		return fmt.Errorf("%s: class %s is multi-tenant and the request's tenant is unknown here, "+
 			"so the vectors the strategy needs cannot be loaded", RerankerName, r.className)
 	}
-	ids := make([]multi.Identifier, len(missing))
-	for k, i := range missing {
-		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
-	}
 	rr.m.metrics.degradedPath("refetch")
 	rr.m.logger.WithFields(logrus.Fields{"class": r.className, "objects": len(missing), "candidates": len(in),
 		"vectors": needVector, "properties": props}).Warn("diverse-select: the search did not load what the selection " +
 		"needs; loading it again by id (request the vectors and text properties in the query to avoid this)")
-	got, err := rr.multiGet(ctx, ids, additional.Properties{}, r.tenant)
+	got, err := rr.m.readByID(ctx, in, missing, r.tenant)
 	if err != nil {
 		return fmt.Errorf("%s: load the candidates' vectors and text: %w", RerankerName, err)
 	}
