@@ -15,15 +15,26 @@ import (
 // read by id for their text (uncached) and for the response (selected).
 func deferredDelta(t *testing.T, query func()) (selections, uncached, selected float64) {
 	t.Helper()
+	d := deferredCounters(t, query)
+	return d.selections, d.uncached, d.selected
+}
+
+type deferredMoves struct{ selections, uncached, selected, cachedVectors float64 }
+
+// deferredCounters is deferredDelta with the candidates whose vector came
+// from the feature cache (the search did not load it).
+func deferredCounters(t *testing.T, query func()) deferredMoves {
+	t.Helper()
 	before := scrape(t)
 	query()
 	after := scrape(t)
 	d := func(name string, labels ...string) float64 {
 		return sample(after, name, labels...) - sample(before, name, labels...)
 	}
-	return d("diverse_select_deferred_selections_total"),
+	return deferredMoves{d("diverse_select_deferred_selections_total"),
 		d("diverse_select_deferred_reads_total", "reason", "uncached"),
-		d("diverse_select_deferred_reads_total", "reason", "selected")
+		d("diverse_select_deferred_reads_total", "reason", "selected"),
+		d("diverse_select_cached_vectors_total")}
 }
 
 // TestDeferredProperties: on every route the search loads the pool without
@@ -56,11 +67,12 @@ func TestDeferredProperties(t *testing.T) {
 	// Cold: the class's objects were never selected from.
 	pool := len(healthDocs)
 	var hits []Hit
-	n, uncached, selected := deferredDelta(t, func() { hits = get(t, class, sel(class, healthNear(pool), "", props), nil) })
+	cold := deferredCounters(t, func() { hits = get(t, class, sel(class, healthNear(pool), "", props), nil) })
 	checkSelection(t, hits, 0, true)
-	if n != 1 || uncached != float64(pool) || selected != 0 {
-		t.Errorf("first query: %v deferred selections, %v texts and %v selected objects read by id; want 1, %d (the whole pool) and 0 (read with them)",
-			n, uncached, selected, pool)
+	if cold != (deferredMoves{1, float64(pool), 0, 0}) {
+		t.Errorf("first query: %v deferred selections, %v texts and %v selected objects read by id, %v vectors from the cache; "+
+			"want 1, %d (the whole pool, with their vectors), 0 (read with them) and 0", cold.selections, cold.uncached, cold.selected,
+			cold.cachedVectors, pool)
 	}
 
 	q := healthQuery
@@ -68,24 +80,30 @@ func TestDeferredProperties(t *testing.T) {
 		class, healthNear(15), props, q)
 	for _, tc := range []struct {
 		name string
-		run  func(t *testing.T) map[string]map[string]any // id -> properties
+		// cachedVectors: the candidates whose vector came from the feature
+		// cache, the search not loading them: the whole pool (the argument
+		// form's candidates default to more than the class holds; limit 15
+		// elsewhere). The "vector" patch acts on vector searches, hybrid's
+		// included; bm25 loads them as Weaviate does for any module.
+		cachedVectors float64
+		run           func(t *testing.T) map[string]map[string]any // id -> properties
 	}{
-		{"argument nearText", func(t *testing.T) map[string]map[string]any {
+		{"argument nearText", float64(pool), func(t *testing.T) map[string]map[string]any {
 			return byID(get(t, class, sel(class, healthNear(15), "", props), nil))
 		}},
-		{"field nearText", func(t *testing.T) map[string]map[string]any {
+		{"field nearText", 15, func(t *testing.T) map[string]map[string]any {
 			return byID(get(t, class, field(class, healthNear(15), "", props), nil))
 		}},
-		{"argument hybrid", func(t *testing.T) map[string]map[string]any {
+		{"argument hybrid", float64(pool), func(t *testing.T) map[string]map[string]any {
 			return byID(get(t, class, sel(class, fmt.Sprintf(`hybrid: {query: %q, alpha: 0.5}, limit: 15`, q), "", props), nil))
 		}},
-		{"argument bm25", func(t *testing.T) map[string]map[string]any {
+		{"argument bm25", 0, func(t *testing.T) map[string]map[string]any {
 			return byID(get(t, class, sel(class, fmt.Sprintf(`bm25: {query: %q}, limit: 15`, q), "", props), nil))
 		}},
-		{"GraphQL rerank", func(t *testing.T) map[string]map[string]any {
+		{"GraphQL rerank", 15, func(t *testing.T) map[string]map[string]any {
 			return byID(get(t, class, gqlRerank, nil))
 		}},
-		{"gRPC rerank", func(t *testing.T) map[string]map[string]any {
+		{"gRPC rerank", 15, func(t *testing.T) map[string]map[string]any {
 			req := rerankRequest(class, 15)
 			req.NearText = &pb.NearTextSearch{Query: []string{q}}
 			req.Properties = &pb.PropertiesRequest{NonRefProperties: []string{"body", "grp", "ntok"}}
@@ -104,13 +122,16 @@ func TestDeferredProperties(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got map[string]map[string]any
-			n, uncached, selected := deferredDelta(t, func() { got = tc.run(t) })
+			d := deferredCounters(t, func() { got = tc.run(t) })
 			if len(got) == 0 || len(got) >= 15 {
 				t.Fatalf("%d of 15 candidates selected", len(got))
 			}
-			if n != 1 || uncached != 0 || selected != float64(len(got)) {
+			if d.selections != 1 || d.uncached != 0 || d.selected != float64(len(got)) {
 				t.Errorf("%v deferred selections, %v texts and %v selected objects read by id; want 1, 0 (the cache holds "+
-					"every text) and %d (the selected)", n, uncached, selected, len(got))
+					"every text) and %d (the selected)", d.selections, d.uncached, d.selected, len(got))
+			}
+			if d.cachedVectors != tc.cachedVectors {
+				t.Errorf("%v vectors taken from the feature cache; want %v", d.cachedVectors, tc.cachedVectors)
 			}
 			for id, p := range got {
 				checkWhole(t, id, p)
@@ -183,4 +204,52 @@ func indexOfKey(class string, docs []Doc, id string) int {
 		}
 	}
 	return -1
+}
+
+// TestDeferredVectorUpdate: the search no longer loads the vectors the
+// selection compares, which it takes from the feature cache by object
+// version; an object whose vector is updated is a new version, so the next
+// selection reads it - only it - and compares its new vector, never the
+// cached old one: made a copy of another object's vector, one of the two is
+// dropped as a near-copy.
+func TestDeferredVectorUpdate(t *testing.T) {
+	const class = "DeferredVector"
+	createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps()})
+	docs := make([]Doc, 12)
+	for i := range docs {
+		v := make([]float32, 8)
+		v[i%8], v[(i+1)%8] = 1, float32(i)/12
+		docs[i] = Doc{Key: fmt.Sprint(i), Group: i, Body: fmt.Sprintf("fact %d about statins and the liver", i), Vector: v}
+	}
+	importDocs(t, class, docs)
+	query := sel(class, `nearVector: {vector: [1, 0.5, 0, 0, 0, 0, 0, 0]}, limit: 12`,
+		`strategy: "topk", dedupThreshold: 0.999, maxResults: 12`, "body")
+	get(t, class, query, nil) // the cache now holds every text and vector
+	var first []Hit
+	warm := deferredCounters(t, func() { first = get(t, class, query, nil) })
+	if len(first) != 12 || warm.uncached != 0 || warm.cachedVectors != 12 {
+		t.Fatalf("warm query: %d of 12 selected, %v read by id, %v vectors from the cache; want 12, 0, 12",
+			len(first), warm.uncached, warm.cachedVectors)
+	}
+	a, b := uuidOf(class, "/0"), uuidOf(class, "/5")
+	if err := client.Data().Updater().WithMerge().WithClassName(class).WithID(b).
+		WithProperties(map[string]any{"body": docs[5].Body}).WithVector(docs[0].Vector).Do(ctx(t)); err != nil {
+		t.Fatalf("update %s: %v", b, err)
+	}
+	var second []Hit
+	after := deferredCounters(t, func() { second = get(t, class, query, nil) })
+	if after.uncached != 1 || after.cachedVectors != 11 {
+		t.Errorf("after one object's vector changed: %v read by id, %v vectors from the cache; want 1 and 11",
+			after.uncached, after.cachedVectors)
+	}
+	both := 0
+	for _, h := range second {
+		if h.ID == a || h.ID == b {
+			both++
+		}
+	}
+	if len(second) != 11 || both != 1 {
+		t.Errorf("%d selected, %d of the two objects that now share a vector; want 11 and 1 (the stale vector was compared): %v",
+			len(second), both, ids(second))
+	}
 }

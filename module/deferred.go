@@ -29,6 +29,20 @@ import (
 
 type deferredKey struct{}
 
+// deferral is what PrepareSearch left out of a search's loading for the
+// selection to supply; in a search's context it means the properties are
+// deferred.
+type deferral struct {
+	// vectors: nothing asked the search for the vector the selection
+	// compares (the "vector" patch keeps Weaviate from loading the legacy
+	// one for any module): the selection takes it from the feature cache and
+	// reads it by id with the text of the candidates the cache does not hold.
+	vectors bool
+	// ownVector: the query itself asked for the legacy vector, so the search
+	// loads it anyway.
+	ownVector bool
+}
+
 // PrepareSearch is called by the "widen" glue before a search with result
 // hooks runs. It hands the search's tenant to the hooks (results of vector
 // and hybrid searches do not name it, and the hooks read by id from it), and
@@ -37,30 +51,84 @@ type deferredKey struct{}
 // diverse selection (or runs after it: generate and other non-reranker
 // hooks), the selection reads no property but its text properties, and
 // nothing between the search and the hooks reads properties
-// (cross-references, groupBy, boost, a TTL on a date property).
+// (cross-references, groupBy, boost, a TTL on a date property). Then, on a
+// class without multi-vectors, the vectors the routes asked for on the
+// selection's behalf are taken back too (the feature cache holds them).
 func PrepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
 	ctx = WithTenant(ctx, params.Tenant)
-	if !deferrable(params) {
+	class, ok := deferrable(params)
+	if !ok {
 		return ctx
 	}
-	params.AdditionalProperties.NoProps = true
-	return context.WithValue(ctx, deferredKey{}, true)
+	addl := &params.AdditionalProperties
+	addl.NoProps = true
+	d := &deferral{}
+	if !hasMultiVector(class) {
+		if own, ok := ownVectors(ctx, addl); ok {
+			addl.Vector, addl.Vectors = own.vector, own.vectors
+		}
+		d.vectors, d.ownVector = true, addl.Vector
+	}
+	return context.WithValue(ctx, deferredKey{}, d)
+}
+
+// SearchLoadsVector is called by the "vector" glue where Weaviate's explorer
+// has just set a search with a module additional property to load the
+// legacy vector: false when the selection takes it from its feature cache
+// (PrepareSearch) and the query did not ask for it.
+func SearchLoadsVector(ctx context.Context) bool {
+	d, _ := ctx.Value(deferredKey{}).(*deferral)
+	return d == nil || !d.vectors || d.ownVector
 }
 
 func propertiesDeferred(ctx context.Context) bool {
-	d, _ := ctx.Value(deferredKey{}).(bool)
-	return d
+	d, _ := ctx.Value(deferredKey{}).(*deferral)
+	return d != nil
 }
 
-func deferrable(params *dto.GetParams) bool {
+// vectorsDeferred: the search was not asked for the vector the selection
+// compares (it may still carry it when the query asked for it).
+func vectorsDeferred(ctx context.Context) bool {
+	d, _ := ctx.Value(deferredKey{}).(*deferral)
+	return d != nil && d.vectors
+}
+
+// ownVectors is what the query asked for itself of the vectors, when a
+// route added the one the selection compares: the gRPC rerank route
+// (PrepareGRPCSearch) or a GraphQL diverseSelect (preparePostProcess).
+func ownVectors(ctx context.Context, addl *additional.Properties) (askedVectors, bool) {
+	if asked, ok := ctx.Value(askedKey{}).(askedVectors); ok {
+		return asked, true
+	}
+	for _, v := range addl.ModuleParams {
+		if r, ok := v.(*Request); ok && r.asked != nil {
+			return *r.asked, true
+		}
+	}
+	return askedVectors{}, false
+}
+
+// hasMultiVector: the class has a multi-vector, which a selection may
+// compare (multivector.go); those are not cached, so such searches load
+// their vectors as before.
+func hasMultiVector(class *models.Class) bool {
+	for name := range class.VectorConfig {
+		if targetIsMultiVector(class, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func deferrable(params *dto.GetParams) (*models.Class, bool) {
 	addl := params.AdditionalProperties
 	if addl.NoProps || len(addl.ModuleParams) == 0 || params.GroupBy != nil ||
 		(params.Boost != nil && params.Boost.Weight > 0) {
-		return false
+		return nil, false
 	}
 	for _, p := range params.Properties {
 		if len(p.Refs) > 0 {
-			return false
+			return nil, false
 		}
 	}
 	var m *Module
@@ -71,7 +139,7 @@ func deferrable(params *dto.GetParams) bool {
 		switch x := v.(type) {
 		case *Request:
 			if x.err != nil {
-				return false // the hook reports it
+				return nil, false // the hook reports it
 			}
 			m, st = x.m, x.settings
 			if x.plan != nil {
@@ -80,37 +148,40 @@ func deferrable(params *dto.GetParams) bool {
 		case *rank.Params:
 			rr := serverReranker.Load()
 			if rr == nil {
-				return false
+				return nil, false
 			}
 			if class == nil {
 				class = rr.m.classByName(params.ClassName)
 			}
 			if class == nil || classConfig(class, RerankerName) == nil {
-				return false // another reranker reads the pool's text before the selection
+				return nil, false // another reranker reads the pool's text before the selection
 			}
 			var err error
 			if _, st, err = rr.rerankSettings(class, x.GetProperty(), x.GetQuery()); err != nil {
-				return false
+				return nil, false
 			}
 			m = rr.m
 		default:
 			if name == "rerank" {
-				return false
+				return nil, false
 			}
 			continue // hooks that run after the selection (hookorder)
 		}
 		if st == nil || !st.readsOnlyText() {
-			return false
+			return nil, false
 		}
 		selections++
 	}
 	if selections == 0 || m == nil || m.features == nil || m.multiGet == nil {
-		return false
+		return nil, false
 	}
 	if class == nil {
 		class = m.classByName(params.ClassName)
 	}
-	return class != nil && !filtersExpiredOnProperty(class)
+	if class == nil || filtersExpiredOnProperty(class) {
+		return nil, false
+	}
+	return class, true
 }
 
 // readsOnlyText reports whether the selection reads no property but its
@@ -130,22 +201,31 @@ func filtersExpiredOnProperty(class *models.Class) bool {
 }
 
 // loadUncached looks every deferred candidate up in the feature cache and
-// reads by id, in one batch, the properties of those whose text it does not
-// hold, so that every candidate has its text from one or the other. It
-// returns the pool without the candidates deleted since the search, each
-// candidate's cache entry (nil: none; the problem reuses them instead of
-// looking them up again) and how many it read.
+// reads by id, in one batch, those whose text it does not hold - or, when
+// the search deferred the vectors too, whose vector neither it nor the
+// search holds - so that every candidate has its text and vector from one or
+// the other. It returns the pool without the candidates deleted since the
+// search, each candidate's cache entry (nil: none; the problem reuses them
+// instead of looking them up again) and how many it read.
 func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
 	features := m.featureSource(p, nil)
+	needVector := vectorsDeferred(ctx) && features.vectors
 	entries = make([]*simcache.Features, len(in))
 	var missing []int
 	for i := range in {
-		entries[i] = features.lookup(&in[i])
-		if (entries[i] == nil || !entries[i].HasText) && !hasAnyText(in[i], p.textProps) {
+		e := features.lookup(&in[i])
+		entries[i] = e
+		noText := (e == nil || !e.HasText) && !hasAnyText(in[i], p.textProps)
+		noVector := needVector && (e == nil || e.Vector == nil) && !hasVector(in[i], p.target)
+		if noText || noVector {
 			missing = append(missing, i)
 		}
 	}
-	gone, err := m.loadProperties(ctx, p, in, missing)
+	var vector *string // the vector to read with them
+	if needVector {
+		vector = &p.target
+	}
+	gone, err := m.loadProperties(ctx, p, in, missing, vector)
 	for _, i := range missing {
 		entries[i] = nil // read again: the version may have changed
 	}
@@ -161,6 +241,21 @@ func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 	return kept, keptEntries, len(missing), nil
 }
 
+// cachedVectors counts the candidates whose compared vector comes from their
+// feature cache entry: the search did not load it.
+func cachedVectors(p *plan, in []search.Result, entries []*simcache.Features) int {
+	if !p.needsVectors() || p.multiVector {
+		return 0
+	}
+	n := 0
+	for i, e := range entries {
+		if e != nil && e.Vector != nil && !hasVector(in[i], p.target) {
+			n++
+		}
+	}
+	return n
+}
+
 // loadSelected reads by id the properties of the selected candidates
 // (indexes into in) that the search deferred, for the response and the hooks
 // after the selection; it reports the ones deleted since the search.
@@ -171,15 +266,16 @@ func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, 
 			missing = append(missing, i)
 		}
 	}
-	gone, err = m.loadProperties(ctx, p, in, missing)
+	gone, err = m.loadProperties(ctx, p, in, missing, nil)
 	return gone, len(missing), err
 }
 
 // loadProperties reads the properties of in[missing] by id in one batch and
-// puts them in place; the version read is the current one (its update time
-// replaces the search's, so the cache keys its text by the version read). It
-// reports the candidates whose object is gone.
-func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int) (gone map[int]bool, err error) {
+// puts them in place, with the vector named by vector ("" the legacy one)
+// when it is not nil and the search did not load it; the version read is the
+// current one (its update time replaces the search's, so the cache keys its
+// text by the version read). It reports the candidates whose object is gone.
+func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
 	if len(missing) == 0 {
 		return nil, nil
 	}
@@ -203,13 +299,16 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 			continue
 		}
 		in[i].Schema, in[i].Updated = got[k].Schema, got[k].Updated
+		if vector != nil {
+			fill(&in[i], got[k], *vector, true, nil)
+		}
 	}
 	return gone, nil
 }
 
 // readByID reads the objects of in[idx] by id, in one batch, from tenant:
-// got[k] is in[idx[k]]'s object, or another id (the zero result) when it is
-// gone.
+// got[k] is in[idx[k]]'s whole object (properties and vectors: Weaviate's
+// MultiGet reads them all), or another id (the zero result) when it is gone.
 func (m *Module) readByID(ctx context.Context, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
 	ids := make([]multi.Identifier, len(idx))
 	for k, i := range idx {

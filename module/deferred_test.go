@@ -44,25 +44,35 @@ func (s *store) multiGet(_ context.Context, ids []multi.Identifier, _ additional
 	return out, nil
 }
 
-// withoutProperties is the pool as a search with NoProps returns it.
-func withoutProperties(in []search.Result) []search.Result {
+// withoutProperties is the pool as a search with NoProps returns it, without
+// the vectors too when vectors is set (the search was not asked for them).
+func withoutProperties(in []search.Result, vectors bool) []search.Result {
 	out := make([]search.Result, len(in))
 	for i, r := range in {
 		r.Schema = map[string]any{"id": r.ID}
+		if vectors {
+			r.Vector = nil
+		}
 		out[i] = r
 	}
 	return out
 }
 
-// TestDeferredSelection: a pool loaded without properties selects exactly
-// what the whole pool selects and returns the selected objects whole: the
-// first time every candidate's text is read by id in one batch, once the
-// cache holds the texts only the selected objects are; a selected object
-// deleted since the search is left out.
+// TestDeferredSelection: a pool loaded without properties (and without
+// vectors) selects exactly what the whole pool selects and returns the
+// selected objects whole: the first time every candidate's text (and vector)
+// is read by id in one batch, once the cache holds them only the selected
+// objects are; a selected object deleted since the search is left out.
 func TestDeferredSelection(t *testing.T) {
+	for _, vectors := range []bool{false, true} {
+		t.Run(fmt.Sprintf("vectors deferred %v", vectors), func(t *testing.T) { testDeferredSelection(t, vectors) })
+	}
+}
+
+func testDeferredSelection(t *testing.T, vectors bool) {
 	class := docClass()
 	byName := func(string) *models.Class { return class }
-	deferred := context.WithValue(context.Background(), deferredKey{}, true)
+	deferred := context.WithValue(context.Background(), deferredKey{}, &deferral{vectors: vectors})
 	for _, args := range []map[string]any{
 		{"tokenBudget": 300}, // the default, coverage
 		{"strategy": "mmr", "tokenBudget": 300},
@@ -84,7 +94,7 @@ func TestDeferredSelection(t *testing.T) {
 				r := &Request{m: m, form: formArgument}
 				r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
 				require.NoError(t, r.err)
-				got, err := m.selectHook(deferred, withoutProperties(results(60, 1000)), r, nil, nil, nil)
+				got, err := m.selectHook(deferred, withoutProperties(results(60, 1000), vectors), r, nil, nil, nil)
 				require.NoError(t, err)
 				return got
 			}
@@ -96,10 +106,11 @@ func TestDeferredSelection(t *testing.T) {
 				require.Equal(t, want[i].Schema, cold[i].Schema, "the selected objects are whole")
 			}
 
+
 			db.batches = nil
 			warm := run()
 			require.Equal(t, ids(want), ids(warm))
-			require.Len(t, db.batches, 1, "the texts from the cache: only the selected are read")
+			require.Len(t, db.batches, 1, "the texts (and vectors) from the cache: only the selected are read")
 			require.Len(t, db.batches[0], len(want))
 			for i := range want {
 				require.Equal(t, want[i].Schema, warm[i].Schema)
@@ -179,5 +190,62 @@ func TestPrepareSearch(t *testing.T) {
 		m.multiGet = nil
 		p := params(nil)
 		require.False(t, propertiesDeferred(PrepareSearch(context.Background(), &p)))
+	})
+}
+
+// TestPrepareSearchVectors: with the properties deferred, the vector a route
+// asked for on the selection's behalf is taken back and the "vector" glue
+// keeps Weaviate from loading the legacy vector, unless the query asked for
+// it itself; a class with multi-vectors loads its vectors as before.
+func TestPrepareSearchVectors(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		class       *models.Class
+		ctx         context.Context
+		asked       *askedVectors // what the GraphQL route recorded
+		vector      bool          // addl.Vector before
+		vectors     []string      // addl.Vectors before
+		wantVector  bool
+		wantVectors []string
+		wantLoads   bool // SearchLoadsVector
+	}{
+		{name: "GraphQL asked for the legacy vector: taken back", class: docClass(), ctx: context.Background(),
+			asked: &askedVectors{}, vector: true, wantLoads: false},
+		{name: "GraphQL, the query asked for the vector itself", class: docClass(), ctx: context.Background(),
+			asked: &askedVectors{vector: true}, vector: true, wantVector: true, wantLoads: true},
+		{name: "GraphQL asked for a named vector: taken back", class: docClass(), ctx: context.Background(),
+			asked: &askedVectors{vectors: []string{"other"}}, vectors: []string{"other", "body"},
+			wantVectors: []string{"other"}, wantLoads: false},
+		{name: "gRPC rerank asked for the legacy vector: taken back", class: docClass(),
+			ctx: context.WithValue(context.Background(), askedKey{}, askedVectors{}), vector: true, wantLoads: false},
+		{name: "nothing asked on the selection's behalf (a text strategy)", class: docClass(), ctx: context.Background(),
+			wantLoads: false},
+		{name: "a class with multi-vectors loads them as before", class: multiClass(), ctx: context.Background(),
+			asked: &askedVectors{}, vector: true, wantVector: true, wantLoads: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(func(string) *models.Class { return tc.class })
+			m.multiGet = newStore(nil).multiGet
+			r := &Request{m: m, form: formArgument, asked: tc.asked}
+			r.query, r.err = config.Parse(map[string]any{"strategy": "mmr"}, m.defaults.MaxCandidates)
+			require.NoError(t, r.err)
+			r.settings, r.err = m.settingsFor(tc.class, routeArgument, r.query)
+			require.NoError(t, r.err)
+			p := dto.GetParams{ClassName: tc.class.Class}
+			p.AdditionalProperties = additional.Properties{Vector: tc.vector, Vectors: tc.vectors,
+				ModuleParams: map[string]any{ArgName: r}}
+			ctx := PrepareSearch(tc.ctx, &p)
+			require.True(t, propertiesDeferred(ctx))
+			require.Equal(t, tc.wantVector, p.AdditionalProperties.Vector)
+			require.Equal(t, tc.wantVectors, p.AdditionalProperties.Vectors)
+			require.Equal(t, tc.wantLoads, SearchLoadsVector(ctx))
+		})
+	}
+	t.Run("not deferred: the search loads the vector", func(t *testing.T) {
+		require.True(t, SearchLoadsVector(context.Background()))
+		p := dto.GetParams{ClassName: "Doc", GroupBy: &searchparams.GroupBy{Property: "body"}}
+		p.AdditionalProperties = additional.Properties{Vector: true, ModuleParams: map[string]any{ArgName: &Request{}}}
+		require.True(t, SearchLoadsVector(PrepareSearch(context.Background(), &p)))
+		require.True(t, p.AdditionalProperties.Vector)
 	})
 }

@@ -109,7 +109,7 @@ func (f *featureSource) analysed(t *lazyText) *evidence.Analysed {
 	if t.keyed {
 		next := &simcache.Features{Evidence: x, Text: t.get(), HasText: true}
 		if c := t.cached; c != nil {
-			next.Tokens, next.Terms = c.Tokens, c.Terms
+			next.Tokens, next.Terms, next.Vector = c.Tokens, c.Terms, c.Vector
 		}
 		f.cache.Put(t.key, next)
 		t.cached = next

@@ -1,6 +1,7 @@
 package diverseselect
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/search"
@@ -21,26 +22,35 @@ type featureSource struct {
 	tenant      string
 	cacheTokens bool // the tokenizer's counts are worth caching (see simcache.FeatureCache)
 	wantTerms   bool
-	an          *text.Analyzer // for this query's misses
+	// vectors: the entries hold the vector the selection compares (a single
+	// vector, target; multi-vectors are not cached).
+	vectors bool
+	target  string
+	an      *text.Analyzer // for this query's misses
 }
 
 func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 	return &featureSource{
 		cache:   m.features,
 		counter: counter,
-		// \x1f and \x1e cannot occur in property or tokenizer names.
-		spec:        strings.Join(r.textProps, "\x1f") + "\x1e" + r.eff.Tokenizer,
+		// \x1f, \x1e and \x1d cannot occur in property, tokenizer or
+		// vector names.
+		spec:        strings.Join(r.textProps, "\x1f") + "\x1e" + r.eff.Tokenizer + "\x1d" + r.target,
 		tenant:      r.tenant,
 		cacheTokens: r.eff.Tokenizer != tokens.Chars,
 		wantTerms:   r.eff.Selector.UsesTerms(),
+		vectors:     r.needsVectors() && !r.multiVector,
+		target:      r.target,
 	}
 }
 
 // get returns the candidate's token count (when needTokens) and its terms
 // (when the strategy uses them; nil otherwise), from the cache entry t looked
 // up or computed from its text; what it computes goes into the cache with the
-// text, so that the next query can defer the candidate's properties.
-func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string) {
+// text and the candidate's vector (the one the search loaded, when the entry
+// lacks it), so that the next query can defer the candidate's properties and
+// vector.
+func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n int, terms []string) {
 	c := t.cached
 	computed := false
 	if needTokens {
@@ -57,14 +67,21 @@ func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string
 			terms, computed = f.analyzer().Terms([]string{}, t.get()), true
 		}
 	}
-	if t.keyed && (computed || c == nil || !c.HasText) {
+	newVector := f.vectors && vector != nil && (c == nil || c.Vector == nil)
+	if t.keyed && (computed || c == nil || !c.HasText || newVector) {
 		next := &simcache.Features{Tokens: n, Terms: terms, Text: t.get(), HasText: true}
+		if newVector {
+			next.Vector = slices.Clone(vector) // not the search's slice: the response may carry it on
+		}
 		if c != nil { // keep what another strategy or tokenizer-free query cached
 			if next.Tokens == 0 {
 				next.Tokens = c.Tokens
 			}
 			if next.Terms == nil {
 				next.Terms = c.Terms
+			}
+			if next.Vector == nil {
+				next.Vector = c.Vector
 			}
 			next.Evidence = c.Evidence
 		}

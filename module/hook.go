@@ -36,7 +36,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if len(in) == 0 {
 		return in, nil
 	}
-	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, in), len(in))
+	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, in, entries), len(in))
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 		if gone, read, err = m.loadSelected(ctx, p, in, selected); err != nil {
 			return nil, err
 		}
-		m.metrics.deferredSelection(uncached, read)
+		m.metrics.deferredSelection(uncached, read, cachedVectors(p, in, entries))
 	}
 	for _, it := range res.Items {
 		if gone[it.Index] {
@@ -164,9 +164,16 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 			text.reset(res)
 		}
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
+		if needVectors && !pl.multiVector {
+			v, err := vectorOf(*res, pl.target, text.cached)
+			if err != nil {
+				return nil, 0, nil, err
+			}
+			c.Vector = v
+		}
 		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
 		var n int
-		n, c.Terms = features.get(text, c.Tokens == 0)
+		n, c.Terms = features.get(text, c.Tokens == 0, c.Vector)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}
@@ -178,13 +185,6 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 		}
 		if len(propNames) > 0 {
 			c.Properties = pickProperties(props, propNames)
-		}
-		if needVectors && !pl.multiVector {
-			v, err := vectorOf(*res, pl.target)
-			if err != nil {
-				return nil, 0, nil, err
-			}
-			c.Vector = v
 		}
 		p.Candidates[i] = c
 	}
@@ -206,10 +206,14 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 }
 
 // vectorOf is the vector of res the strategy compares (target: a named
-// vector, "" the legacy one). Its errors are marked
+// vector, "" the legacy one), as the search loaded it or else from its
+// feature cache entry (nil: none). Its errors are marked
 // selectors.ErrInvalidProblem: the candidates cannot be selected from
 // (invalid_data in the error metrics).
-func vectorOf(res search.Result, target string) ([]float32, error) {
+func vectorOf(res search.Result, target string, cached *simcache.Features) ([]float32, error) {
+	if cached != nil && cached.Vector != nil && !hasVector(res, target) {
+		return cached.Vector, nil
+	}
 	if target == "" {
 		if len(res.Vector) == 0 {
 			return nil, invalidData("object %s has no vector; the strategy compares vectors "+

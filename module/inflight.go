@@ -81,8 +81,9 @@ func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func
 // Weaviate already has: the packed vectors (when the strategy or the dedup
 // pass compares vectors; every vector of a multi-vector) and the strategy's
 // N x N matrices (unless the matrix cap refuses them before they are
-// allocated).
-func (m *Module) selectionBytes(p *plan, in []search.Result) int64 {
+// allocated). entries are the candidates' feature cache entries when looked
+// up (a deferred vector's length is read there).
+func (m *Module) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
 	n := len(in)
 	var need int64
 	if mb, limit := p.eff.Selector.MatrixBytes(n), m.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
@@ -91,7 +92,11 @@ func (m *Module) selectionBytes(p *plan, in []search.Result) int64 {
 	if p.needsVectors() && p.multiVector {
 		need += multiVectorBytes(p, in)
 	} else if p.needsVectors() {
-		if v, err := vectorOf(in[0], p.target); err == nil {
+		var first *simcache.Features
+		if len(entries) > 0 {
+			first = entries[0]
+		}
+		if v, err := vectorOf(in[0], p.target, first); err == nil {
 			need += simcache.PackedBytes(n, len(v))
 		}
 	}

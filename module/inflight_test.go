@@ -102,7 +102,7 @@ func TestHookInflightBound(t *testing.T) {
 	require.NoError(t, err)
 	p, err := m.newPlan(class, routeArgument, query, searchFromArgs(nil))
 	require.NoError(t, err)
-	need := m.selectionBytes(p, in)
+	need := m.selectionBytes(p, in, nil)
 	// One float32 N x N block, plus 1000 vectors of 16 floats.
 	require.EqualValues(t, 1000*1000*4+1000*16*4, need)
 

@@ -98,9 +98,11 @@ type metrics struct {
 	errors     *prometheus.CounterVec
 	degraded   *prometheus.CounterVec
 	// deferred counts selections over a pool loaded without properties,
-	// deferredReads the objects they read by id (deferred.go).
+	// deferredReads the objects they read by id, cachedVectors the
+	// candidates whose vector came from the feature cache (deferred.go).
 	deferred      prometheus.Counter
 	deferredReads *prometheus.CounterVec
+	cachedVectors prometheus.Counter
 }
 
 // newMetrics registers the collectors with reg; cache reads the feature
@@ -143,9 +145,13 @@ func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*m
 			Name: "diverse_select_deferred_reads_total",
 			Help: "Objects of deferred selections read by id: uncached (the feature cache did not hold their text) or selected (for the response).",
 		}, []string{"reason"}),
+		cachedVectors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "diverse_select_cached_vectors_total",
+			Help: "Candidates of deferred selections whose vector came from the feature cache: the search did not load it.",
+		}),
 	}
 	collectors := []prometheus.Collector{m.duration, m.candidates, m.selected, m.budgetUse, m.errors, m.degraded,
-		m.deferred, m.deferredReads,
+		m.deferred, m.deferredReads, m.cachedVectors,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "diverse_select_feature_cache_hits_total",
 			Help: "Feature cache lookups that found an object's token count or terms.",
@@ -182,13 +188,14 @@ func (m *metrics) failure(route string, err error) {
 	}
 }
 
-// deferredSelection records a selection over a pool without properties and
-// the objects it read by id.
-func (m *metrics) deferredSelection(uncached, selected int) {
+// deferredSelection records a selection over a pool without properties, the
+// objects it read by id and the vectors it took from the feature cache.
+func (m *metrics) deferredSelection(uncached, selected, cachedVectors int) {
 	if m != nil {
 		m.deferred.Inc()
 		m.deferredReads.WithLabelValues("uncached").Add(float64(uncached))
 		m.deferredReads.WithLabelValues("selected").Add(float64(selected))
+		m.cachedVectors.Add(float64(cachedVectors))
 	}
 }
 

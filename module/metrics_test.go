@@ -33,8 +33,8 @@ func TestErrorKind(t *testing.T) {
 		{fmt.Errorf("diverseSelect: %w", strategyError(context.DeadlineExceeded)), kindTimeout},
 		{fmt.Errorf("diverseSelect: %w (logged by the server): %v", errPanic, "boom"), kindPanic},
 		{&markedError{mark: errRefused, err: errors.New("diverseSelect: cannot be combined with groupBy")}, kindInvalidArgument},
-		{func() error { _, err := vectorOf(search.Result{}, ""); return err }(), kindInvalidData},
-		{func() error { _, err := vectorOf(search.Result{}, "named"); return err }(), kindInvalidData},
+		{func() error { _, err := vectorOf(search.Result{}, "", nil); return err }(), kindInvalidData},
+		{func() error { _, err := vectorOf(search.Result{}, "named", nil); return err }(), kindInvalidData},
 		{errors.New("class not found"), kindOther},
 	} {
 		if got := errorKind(tc.err); got != tc.want {

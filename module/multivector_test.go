@@ -87,7 +87,7 @@ func TestHookMultiVector(t *testing.T) {
 		p, err := m.newPlan(class, routeArgument, nil, searchFacts{targets: []string{"mv"}})
 		require.NoError(t, err)
 		require.True(t, p.multiVector)
-		need := m.selectionBytes(p, big)
+		need := m.selectionBytes(p, big, nil)
 		require.EqualValues(t, 200*200*4+200*64*32*4+200*32*4, need, "coverage's kernel block, the packed and the pooled vectors")
 	})
 

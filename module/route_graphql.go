@@ -38,6 +38,10 @@ type Request struct {
 	// plan is built by PreparePostProcess; nil when Weaviate reached the
 	// result hook without the Get resolver (selectHook builds it then).
 	plan *plan
+	// asked is what the query asked for itself of the vectors, set when
+	// preparePostProcess adds the one the selection compares (PrepareSearch
+	// takes it back when the feature cache stands in for it).
+	asked *askedVectors
 }
 
 // route names the GraphQL form r arrived by.
@@ -107,12 +111,15 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	if err != nil {
 		return nil, err
 	}
-	if p.needsVectors() {
-		if p.target == "" {
-			addl.Vector = true
-		} else if !slices.Contains(addl.Vectors, p.target) {
-			addl.Vectors = append(addl.Vectors, p.target)
+	if p.needsVectors() && !p.multiVector {
+		own := &askedVectors{vector: addl.Vector, vectors: slices.Clone(addl.Vectors)}
+		if p.target == "" && !addl.Vector {
+			addl.Vector, r.asked = true, own
+		} else if p.target != "" && !slices.Contains(addl.Vectors, p.target) {
+			addl.Vectors, r.asked = append(addl.Vectors, p.target), own
 		}
+	} else if p.needsVectors() && !slices.Contains(addl.Vectors, p.target) {
+		addl.Vectors = append(addl.Vectors, p.target) // a multi-vector: loaded by the search
 	}
 	r.plan = p
 	if r.form == formField && pagination != nil {

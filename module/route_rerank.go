@@ -141,9 +141,11 @@ func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery st
 // with a module additional property, but not named vectors, not vectors on
 // hybrid, and over gRPC only the rerank property of the text.
 func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error {
-	needVector := r.needsVectors()
+	// What the search deferred (deferred.go), selectResults takes from the
+	// feature cache or reads with the candidates the cache does not hold.
+	needVector := r.needsVectors() && !(vectorsDeferred(ctx) && !r.multiVector)
 	var props []string
-	if !propertiesDeferred(ctx) { // else selectResults reads what the feature cache does not hold
+	if !propertiesDeferred(ctx) {
 		props = r.propertiesToExtract()
 	}
 	var missing []int

@@ -10,10 +10,12 @@ import (
 	"github.com/diverse-select/diverse-select/selectors/evidence"
 )
 
-// FeatureKey identifies one object's text features. Updated (the object's
+// FeatureKey identifies one object's text features (and the vector a
+// selection compares). Updated (the object's
 // last update time, unix ms) makes a changed object a new key, so entries
 // never go stale; Spec names what the features were computed from (text
-// properties and tokenizer), so two configurations never share an entry.
+// properties, tokenizer and the vector compared), so two configurations
+// never share an entry.
 type FeatureKey struct {
 	Class   string
 	Tenant  string
@@ -37,6 +39,9 @@ type Features struct {
 	// deferred needs no second read; HasText tells an empty text from none.
 	Text    string
 	HasText bool
+	// Vector is the object's vector that the Spec's selection compares, so
+	// that the search need not load it (nil = not cached).
+	Vector []float32
 }
 
 // bytes estimates the memory an entry holds: the key's strings and header,
@@ -47,7 +52,7 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 	const entryOverhead = 96
 	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)+len(f.Text)) +
 		uint64(unsafe.Sizeof(*f)) + entryOverhead
-	n += uint64(len(f.Terms)) * uint64(unsafe.Sizeof(""))
+	n += uint64(len(f.Terms))*uint64(unsafe.Sizeof("")) + uint64(len(f.Vector))*4
 	if f.Evidence != nil {
 		n += uint64(f.Evidence.Bytes())
 	}

@@ -68,11 +68,18 @@ func Apply(root string, patches []Patch) error {
 		src  []byte
 	}
 	var edits []edit
+	patched := map[string]int{} // path -> its edit, for a second patch of the same file
 	for _, p := range patches {
 		path := filepath.Join(root, p.File)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("patch %q: %w", p.ID, err)
+		var src []byte
+		at, again := patched[path]
+		if again {
+			src = edits[at].src
+		} else {
+			var err error
+			if src, err = os.ReadFile(path); err != nil {
+				return fmt.Errorf("patch %q: %w", p.ID, err)
+			}
 		}
 		if bytes.Contains(src, []byte(Marker+p.ID)) {
 			return fmt.Errorf("patch %q: %s is already patched; start from a fresh copy", p.ID, p.File)
@@ -84,7 +91,12 @@ func Apply(root string, patches []Patch) error {
 		if out, err = format.Source(out); err != nil {
 			return fmt.Errorf("patch %q: patched %s does not parse: %w", p.ID, p.File, err)
 		}
-		edits = append(edits, edit{path, out})
+		if again {
+			edits[at].src = out
+		} else {
+			patched[path] = len(edits)
+			edits = append(edits, edit{path, out})
+		}
 		glue, err := glueFS.ReadFile("glue/" + p.Glue)
 		if err != nil {
 			return fmt.Errorf("patch %q: %w", p.ID, err)
