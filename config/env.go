@@ -97,7 +97,7 @@ var Env = []EnvVar{
 		Doc:   "most memory (MiB) one query's N x N similarity matrices may use (facility, coverage), with the packed vectors of a multi-vector target under maxsim; larger requests are refused (0 = no cap)",
 		field: func(m *Module) any { return &m.MaxMatrixMB }},
 	{Name: "DIVERSE_SELECT_FEATURE_CACHE_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "featureCacheMB",
-		Doc:   "size (MiB) of the per-object cache of token counts, analysed terms and text (0 = off, and every pool is loaded with its properties; see \"Properties are read for the selected objects only\")",
+		Doc:   "size (MiB) of the per-object cache of token counts, analysed terms, text and the vector a selection compares (0 = off, and every pool is loaded with its properties and vectors; see \"Properties and vectors are read for the selected objects only\")",
 		field: func(m *Module) any { return &m.FeatureCacheMB }},
 	{Name: "DIVERSE_SELECT_MAX_SELECT_TIME", Default: DefaultMaxSelectTime.String(), Meta: "maxSelectTime",
 		Doc:   "longest one query's selection may run (Go duration; 0 = no cap); a slower one is stopped with an error naming the variable",

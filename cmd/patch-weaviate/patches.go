@@ -96,7 +96,7 @@ var Patches = []Patch{
 		Why: "Weaviate loads every candidate's vector for a vector search with any module additional property, in case the " +
 			"module needs it (a 3 KB copy per candidate at 768 dimensions: at a pool of 1000, 60% of the query's allocations). " +
 			"This keeps it unloaded when the selection takes the vector it compares from its feature cache (set up by the widen " +
-			"glue: README, \"Properties are read for the selected objects only\") and the query did not ask for it; every other search loads it as before.",
+			"glue: README, \"Properties and vectors are read for the selected objects only\") and the query did not ask for it; every other search loads it as before.",
 	},
 }
 
