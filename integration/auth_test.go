@@ -72,7 +72,7 @@ func TestAuthorization(t *testing.T) {
 	defer logFile.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s, err := stack.Start(sctx, stack.Options{Log: logFile, Env: map[string]string{
+	s, err := stack.Start(sctx, stack.Options{Log: logFile, Metrics: true, Env: map[string]string{
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED": "false",
 		"AUTHENTICATION_APIKEY_ENABLED":           "true",
 		"AUTHENTICATION_APIKEY_ALLOWED_KEYS":      strings.Join(keys, ","),
@@ -138,21 +138,26 @@ func TestAuthorization(t *testing.T) {
 	if !s.Alive() {
 		t.Fatal("the server died")
 	}
-	// Hybrid results carry no vectors. The GraphQL rerank hook took the
-	// re-fetch path on AuthDocs (under the user's authorization, as the
-	// selections above show); the gRPC route got them with the user's own
-	// search (patch grpc-search) and read nothing by id, on either class.
+	// Hybrid results carry no vectors, and these searches load neither the
+	// pool's properties nor its vectors (README, "Properties and vectors are
+	// read for the selected objects only"): each route read by id, from the
+	// search's tenant, the candidates the feature cache did not hold and the
+	// selected objects - for the readers as for the admin, with the
+	// selections above equal to the admin's - and none took the re-fetch path.
+	mfs := scrapeURL(t, s.MetricsURL)
+	if n := sample(mfs, "diverse_select_deferred_reads_total", "reason", "uncached"); n == 0 {
+		t.Errorf("no candidate read by id for its text and vector: the test did not exercise the path it guards")
+	}
+	if n := sample(mfs, "diverse_select_deferred_reads_total", "reason", "selected"); n == 0 {
+		t.Errorf("no selected object read by id: the test did not exercise the path it guards")
+	}
 	log, _ := os.ReadFile(logFile.Name())
-	refetched := func(class string) bool {
-		return slices.ContainsFunc(strings.Split(string(log), "\n"), func(l string) bool {
+	for _, class := range []string{authDocs, authTenants} {
+		if slices.ContainsFunc(strings.Split(string(log), "\n"), func(l string) bool {
 			return strings.Contains(l, `"class":"`+class+`"`) && strings.Contains(l, "loading it again by id")
-		})
-	}
-	if !refetched(authDocs) {
-		t.Errorf("no re-fetch logged for %s: the test did not exercise the path it guards", authDocs)
-	}
-	if refetched(authTenants) {
-		t.Errorf("a re-fetch was logged for %s: the gRPC route read the candidates a second time", authTenants)
+		}) {
+			t.Errorf("a re-fetch was logged for %s: a route read the candidates a second time", class)
+		}
 	}
 }
 

@@ -25,13 +25,19 @@ import (
 // scrape reads the stack's /metrics.
 func scrape(t testing.TB) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp, err := httpc.Get(srv.MetricsURL)
+	return scrapeURL(t, srv.MetricsURL)
+}
+
+// scrapeURL reads a server's /metrics at url.
+func scrapeURL(t testing.TB, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := httpc.Get(url)
 	if err != nil {
-		t.Fatalf("GET %s: %v", srv.MetricsURL, err)
+		t.Fatalf("GET %s: %v", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d", srv.MetricsURL, resp.StatusCode)
+		t.Fatalf("GET %s: HTTP %d", url, resp.StatusCode)
 	}
 	var p expfmt.TextParser
 	mfs, err := p.TextToMetricFamilies(resp.Body)
