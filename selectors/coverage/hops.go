@@ -255,7 +255,7 @@ type linkBuffers struct {
 	hashes termHashes
 }
 
-// termHashes are the wordHash of every analysed term of a pool, in one
+// termHashes are the text.TermHash of every analysed term of a pool, in one
 // array: the scans for the query's terms and for the titles read them
 // instead of each loading and hashing every word.
 type termHashes struct {
@@ -268,7 +268,7 @@ func (h *termHashes) compute(all [][]string) {
 	h.flat = h.flat[:0]
 	for d, words := range all {
 		for _, w := range words {
-			h.flat = append(h.flat, wordHash(w))
+			h.flat = append(h.flat, text.TermHash(w))
 		}
 		h.start[d+1] = int32(len(h.flat))
 	}
@@ -376,7 +376,7 @@ func (m *mentions) find(all [][]string, hashes *termHashes, titles [][]string, i
 }
 
 // anchorIndex finds the titles anchored at a term: an open-addressing table
-// keyed by wordHash (the word compared only when the hash matches), behind
+// keyed by text.TermHash (the word compared only when the hash matches), behind
 // a wordFilter that turns most words away before the table is read.
 type anchorIndex struct {
 	filter wordFilter
@@ -422,7 +422,7 @@ func (x *anchorIndex) build() {
 	}
 	x.slots = resize(x.slots, size)
 	for r, w := range x.words {
-		h := wordHash(w)
+		h := text.TermHash(w)
 		x.filter.addHash(h)
 		s := x.slot(h, w)
 		if s.first == 0 {

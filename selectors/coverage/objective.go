@@ -244,7 +244,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 			}
 		} else {
 			for _, term := range terms {
-				if filter.hasHash(wordHash(term)) {
+				if filter.hasHash(text.TermHash(term)) {
 					found(term)
 				}
 			}
