@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
@@ -579,7 +580,7 @@ func TestPooledLinksReuse(t *testing.T) {
 	p := pools[0]
 	all := analysed(p.Candidates, text.NewAnalyzer())
 	b := linkPool.Get().(*linkBuffers)
-	b.hashes.compute(all)
+	b.hashes.compute(p.Candidates, all)
 	require.NotNil(t, titleLinks(b, p.Candidates, text.NewAnalyzer(), all, p.Query), "the pool has title links")
 	b.release()
 	require.Empty(t, b.byHead)
@@ -591,5 +592,121 @@ func TestPooledLinksReuse(t *testing.T) {
 	}
 	for _, x := range b.index.slots[:cap(b.index.slots)] {
 		require.Empty(t, x.word)
+	}
+	for _, x := range b.hashes.per[:cap(b.hashes.per)] {
+		require.Nil(t, x)
+	}
+}
+
+// TestTermHashesSelectIdentically: on 360 problems (pools of 1 to 600
+// chunks of random words, of demo-corpus chunks with their title lines, or
+// of their bodies alone; demo queries; the default and the second hop,
+// query coverage, lexical weight and part demand turned off in turn), the
+// candidates with their Terms and TermHashes select exactly what they
+// select with their Terms alone and with their text alone: the same items,
+// gains, objective and stats.
+func TestTermHashesSelectIdentically(t *testing.T) {
+	chunks := corpus.Chunks()
+	queries := corpus.Queries()
+	variants := []map[string]any{nil, {"hop": 0.0}, {"queryCoverage": 0.0}, {"lexicalWeight": 0.0}, {"parts": 0.0}}
+	rng := rand.New(rand.NewPCG(17, 18))
+	withQueryTerms, withLinks := 0, 0 // trials where the hashes mattered
+	for trial := range 360 {
+		n := []int{1, 3, 12, 40, 100, 300, 600}[rng.IntN(7)]
+		if trial%12 == 0 {
+			n = 0
+		}
+		p := textprob.Random(rng, textprob.Options{N: n, Dim: 16, MaxTokens: 200, MaxWords: 40,
+			Budget: 300 + rng.IntN(1200), MaxResults: rng.IntN(12), Query: queries[rng.IntN(len(queries))].Text})
+		kind := trial % 3
+		switch kind {
+		case 0:
+			p.Query = "statin side effects of the liver and muscle pain"
+		default:
+			for i := range p.Candidates {
+				ch := chunks[rng.IntN(len(chunks))]
+				if p.Candidates[i].Text = ch.Body; kind == 1 {
+					p.Candidates[i].Text = ch.Text()
+				}
+			}
+		}
+		params := variants[trial/3%len(variants)]
+		plain := run(t, params, p)
+		withTerms := *p
+		withTerms.Candidates = slices.Clone(p.Candidates)
+		for i := range withTerms.Candidates {
+			withTerms.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+		}
+		withHashes := withTerms
+		withHashes.Candidates = slices.Clone(withTerms.Candidates)
+		for i := range withHashes.Candidates {
+			c := &withHashes.Candidates[i]
+			c.TermHashes = text.TermHashes(make([]uint64, 0, len(c.Terms)), c.Terms)
+		}
+		for name, got := range map[string]*selectors.Result{
+			"terms": run(t, params, &withTerms), "terms+hashes": run(t, params, &withHashes)} {
+			require.Equal(t, plain.Items, got.Items, "trial %d (%s): %s", trial, name, params)
+			require.Equal(t, plain.Objective, got.Objective, "trial %d (%s)", trial, name)
+			require.Equal(t, plain.Stats, got.Stats, "trial %d (%s)", trial, name)
+		}
+		if plain.Stats["queryTerms"] > 0 {
+			withQueryTerms++
+		}
+		_, o := build(t, params, &withHashes)
+		if o.links != nil {
+			withLinks++
+		}
+		o.release()
+	}
+	assert.Greater(t, withQueryTerms, 200)
+	assert.Greater(t, withLinks, 20)
+	t.Logf("%d trials with query terms in the pool, %d with title links", withQueryTerms, withLinks)
+}
+
+// TestTermHashesAreRead: the query-term pass and the title links read the
+// given hashes (hashes of other words make the filter turn the pool's terms
+// away), and when hashes are not given they hash the terms themselves.
+func TestTermHashesAreRead(t *testing.T) {
+	p := &selectors.Problem{Budget: 40, Query: "Which river flows through the birthplace of Ada Quill?",
+		Candidates: []selectors.Candidate{
+			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
+			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
+			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
+		}}
+	for i := range p.Candidates {
+		p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+	}
+	other := func(c selectors.Candidate) []uint64 {
+		h := make([]uint64, len(c.Terms))
+		for j := range h {
+			h[j] = text.TermHash("zzzzzzzz")
+		}
+		return h
+	}
+	right := func(c selectors.Candidate) []uint64 { return text.TermHashes(nil, c.Terms) }
+	cases := []struct {
+		name       string
+		hashes     func(selectors.Candidate) []uint64
+		queryTerms int
+		linksOfAda []int32
+	}{
+		{"not given", func(selectors.Candidate) []uint64 { return nil }, 2, []int32{2}},
+		{"given", right, 2, []int32{2}},
+		{"of other words", other, 0, nil},
+	}
+	for _, tc := range cases {
+		q := *p
+		q.Candidates = slices.Clone(p.Candidates)
+		for i := range q.Candidates {
+			q.Candidates[i].TermHashes = tc.hashes(q.Candidates[i])
+		}
+		_, o := build(t, nil, &q)
+		assert.Equal(t, tc.queryTerms, o.queryTerms, tc.name)
+		var ada []int32
+		if o.links != nil {
+			ada = o.links[0]
+		}
+		assert.Equal(t, tc.linksOfAda, ada, tc.name)
+		o.release()
 	}
 }

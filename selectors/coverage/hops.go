@@ -255,26 +255,45 @@ type linkBuffers struct {
 	hashes termHashes
 }
 
-// termHashes are the text.TermHash of every analysed term of a pool, in one
-// array: the scans for the query's terms and for the titles read them
-// instead of each loading and hashing every word.
+// termHashes are the text.TermHash of every analysed term of a pool: the
+// candidates' own (Candidate.TermHashes) where given, the others computed
+// here into one array. The scans for the query's terms and for the titles
+// read them instead of each loading and hashing every word.
 type termHashes struct {
-	flat  []uint64
-	start []int32 // of(d) = flat[start[d]:start[d+1]]
+	per  [][]uint64 // of(d) = per[d]
+	flat []uint64   // the hashes computed here
 }
 
-func (h *termHashes) compute(all [][]string) {
-	h.start = resize(h.start, len(all)+1)
-	h.flat = h.flat[:0]
-	for d, words := range all {
-		for _, w := range words {
-			h.flat = append(h.flat, text.TermHash(w))
+// compute finds the hashes of all, the analysed terms of the candidates c.
+func (h *termHashes) compute(c []selectors.Candidate, all [][]string) {
+	h.per = resize(h.per, len(all))
+	missing := 0
+	for d := range all {
+		if h.per[d] = givenHashes(&c[d]); h.per[d] == nil {
+			missing += len(all[d])
 		}
-		h.start[d+1] = int32(len(h.flat))
+	}
+	// Sized up front: the slices of flat taken below stay valid.
+	h.flat = slices.Grow(h.flat[:0], missing)
+	for d, words := range all {
+		if h.per[d] == nil {
+			from := len(h.flat)
+			h.flat = text.TermHashes(h.flat, words)
+			h.per[d] = h.flat[from:len(h.flat):len(h.flat)]
+		}
 	}
 }
 
-func (h *termHashes) of(d int) []uint64 { return h.flat[h.start[d]:h.start[d+1]] }
+func (h *termHashes) of(d int) []uint64 { return h.per[d] }
+
+// givenHashes returns the candidate's TermHashes when they are its Terms'
+// (Run's validation sees to it), else nil.
+func givenHashes(c *selectors.Candidate) []uint64 {
+	if c.Terms != nil && len(c.TermHashes) == len(c.Terms) {
+		return c.TermHashes
+	}
+	return nil
+}
 
 var linkPool = sync.Pool{New: func() any { return &linkBuffers{byHead: map[string]int32{}} }}
 
@@ -298,6 +317,7 @@ func (b *linkBuffers) release() {
 	if cap(b.hashes.flat) > maxPooledEntries {
 		b.hashes.flat = nil
 	}
+	clear(b.hashes.per)
 	clear(b.byHead)
 	clear(b.titles)
 	clear(b.links)

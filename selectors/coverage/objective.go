@@ -71,7 +71,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		links = make(chan [][]int32, 1)
 		o.linkBuffers = linkPool.Get().(*linkBuffers)
 		hashes = &o.linkBuffers.hashes
-		hashes.compute(all)
+		hashes.compute(c, all)
 		if n >= parallelLinks {
 			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
 		} else {
@@ -187,8 +187,10 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 }
 
 // queryTerms finds the query's distinct analysed terms in the candidates
-// (from all when given, else analysing each text; with the hashes of all
-// when given).
+// (from all when given, else their Terms or analysing each text; testing
+// each term against the query's word filter by its hash: from hashes, the
+// hashes of all, when given, else the candidate's TermHashes, else hashing
+// it here).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
@@ -221,13 +223,21 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
 	var buf []string
 	for d := range c {
-		terms := c[d].Terms
+		var terms []string
+		var hs []uint64 // the terms' hashes, when given or computed already
 		switch {
 		case all != nil:
 			terms = all[d]
-		case terms == nil:
+		case c[d].Terms != nil:
+			terms = c[d].Terms
+		default:
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
+		}
+		if hashes != nil {
+			hs = hashes.of(d)
+		} else {
+			hs = givenHashes(&c[d])
 		}
 		found := func(term string) {
 			if t, ok := index[term]; ok && seen[t] != d+1 {
@@ -236,8 +246,9 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 				df[t]++
 			}
 		}
-		if hashes != nil && all != nil { // the terms' hashes, computed already
-			for j, h := range hashes.of(d) {
+		if hs != nil {
+			terms := terms[:len(hs)]
+			for j, h := range hs {
 				if filter.hasHash(h) {
 					found(terms[j])
 				}
