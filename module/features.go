@@ -11,9 +11,10 @@ import (
 )
 
 // featureSource gives one query's candidates their token counts, for the
-// strategies that read them their analysed terms, and their text, from the
-// module's feature cache when the object (same class, tenant, id and update
-// time, same text properties and tokenizer) was seen before.
+// strategies that read them their analysed terms (with the terms' hashes),
+// and their text, from the module's feature cache when the object (same
+// class, tenant, id and update time, same text properties and tokenizer)
+// was seen before.
 type featureSource struct {
 	cache       *simcache.FeatureCache
 	counter     tokens.Counter
@@ -37,10 +38,11 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 }
 
 // get returns the candidate's token count (when needTokens) and its terms
-// (when the strategy uses them; nil otherwise), from the cache entry t looked
-// up or computed from its text; what it computes goes into the cache with the
-// text, so that the next query can defer the candidate's properties.
-func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string) {
+// with their hashes (when the strategy uses the terms; nil otherwise), from
+// the cache entry t looked up or computed from its text; what it computes
+// goes into the cache with the text, so that the next query can defer the
+// candidate's properties and need not analyse or hash its text again.
+func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string, hashes []uint64) {
 	c := t.cached
 	computed := false
 	if needTokens {
@@ -56,15 +58,23 @@ func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string
 		} else {
 			terms, computed = f.analyzer().Terms([]string{}, t.get()), true
 		}
+		// The hashes are kept with the terms whichever strategy asked for
+		// them (8 bytes a term beside a term's 16-byte header and bytes):
+		// the entry is shared by every strategy of the class.
+		if c != nil && c.Terms != nil && c.TermHashes != nil {
+			hashes = c.TermHashes
+		} else {
+			hashes, computed = text.TermHashes(make([]uint64, 0, len(terms)), terms), true
+		}
 	}
 	if t.keyed && (computed || c == nil || !c.HasText) {
-		next := &simcache.Features{Tokens: n, Terms: terms, Text: t.get(), HasText: true}
+		next := &simcache.Features{Tokens: n, Terms: terms, TermHashes: hashes, Text: t.get(), HasText: true}
 		if c != nil { // keep what another strategy or tokenizer-free query cached
 			if next.Tokens == 0 {
 				next.Tokens = c.Tokens
 			}
 			if next.Terms == nil {
-				next.Terms = c.Terms
+				next.Terms, next.TermHashes = c.Terms, c.TermHashes
 			}
 			next.Evidence = c.Evidence
 		}
@@ -74,7 +84,7 @@ func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string
 		f.cache.Put(t.key, next)
 		t.cached = next
 	}
-	return n, terms
+	return n, terms, hashes
 }
 
 // lookup returns the candidate's cache entry, nil when there is none.

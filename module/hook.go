@@ -166,7 +166,7 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
 		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
 		var n int
-		n, c.Terms = features.get(text, c.Tokens == 0)
+		n, c.Terms, c.TermHashes = features.get(text, c.Tokens == 0)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}
