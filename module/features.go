@@ -42,7 +42,7 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 // the cache entry t looked up or computed from its text; what it computes
 // goes into the cache with the text, so that the next query can defer the
 // candidate's properties and need not analyse or hash its text again.
-func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string, hashes []uint64) {
+func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string, hashes []uint32) {
 	c := t.cached
 	computed := false
 	if needTokens {
@@ -59,12 +59,12 @@ func (f *featureSource) get(t *lazyText, needTokens bool) (n int, terms []string
 			terms, computed = f.analyzer().Terms([]string{}, t.get()), true
 		}
 		// The hashes are kept with the terms whichever strategy asked for
-		// them (8 bytes a term beside a term's 16-byte header and bytes):
+		// them (4 bytes a term beside a term's 16-byte header and bytes):
 		// the entry is shared by every strategy of the class.
 		if c != nil && c.Terms != nil && c.TermHashes != nil {
 			hashes = c.TermHashes
 		} else {
-			hashes, computed = text.TermHashes(make([]uint64, 0, len(terms)), terms), true
+			hashes, computed = text.TermHashes(make([]uint32, 0, len(terms)), terms), true
 		}
 	}
 	if t.keyed && (computed || c == nil || !c.HasText) {

@@ -49,7 +49,7 @@ type Candidate struct {
 	// reads them instead of loading and hashing every term on every query.
 	// A caller keeps them with the Terms (simcache.Features). Nil means
 	// "not given": the strategy hashes the terms itself, to the same result.
-	TermHashes []uint64
+	TermHashes []uint32
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
 	// Properties holds the object properties named by the strategy's

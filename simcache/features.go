@@ -32,7 +32,7 @@ type Features struct {
 	// TermHashes are text.TermHash of each of Terms (selectors.Candidate's
 	// TermHashes), so that a query does not hash every term again; nil =
 	// not cached.
-	TermHashes []uint64
+	TermHashes []uint32
 	// Evidence is the object's text split into sentences with their token
 	// counts and terms, for evidence cards; nil = not cached.
 	Evidence *evidence.Analysed
@@ -51,7 +51,7 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 	const entryOverhead = 96
 	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)+len(f.Text)) +
 		uint64(unsafe.Sizeof(*f)) + entryOverhead
-	n += uint64(len(f.Terms))*uint64(unsafe.Sizeof("")) + uint64(len(f.TermHashes))*8
+	n += uint64(len(f.Terms))*uint64(unsafe.Sizeof("")) + uint64(len(f.TermHashes))*4
 	if f.Evidence != nil {
 		n += uint64(f.Evidence.Bytes())
 	}

@@ -34,7 +34,7 @@ func FuzzFeatureCacheBound(f *testing.F) {
 					k := FeatureKey{Class: "Doc", Tenant: string(rune('a' + g)), ID: uuidOf(rng.IntN(500)), Updated: int64(rng.IntN(3) + 1), Spec: "body"}
 					f := &Features{Tokens: len(terms), Terms: terms}
 					if rng.IntN(2) == 0 {
-						f.TermHashes = make([]uint64, len(terms))
+						f.TermHashes = make([]uint32, len(terms))
 					}
 					c.Put(k, f)
 					if rng.IntN(4) == 0 {

@@ -63,7 +63,7 @@ func TestFeatureCacheByteBound(t *testing.T) {
 			}
 			f := &Features{Tokens: 7, Terms: terms}
 			if tc.hashes {
-				f.TermHashes = make([]uint64, len(terms))
+				f.TermHashes = make([]uint32, len(terms))
 			}
 			k0 := FeatureKey{Class: "Doc", ID: uuidOf(0), Updated: 1, Spec: "body"}
 			perEntry := int64(k0.bytes(f))
@@ -99,7 +99,7 @@ func TestFeatureKeyBytes(t *testing.T) {
 		more uint32 // than small
 	}{
 		{"terms", Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}}, 2*16 + 12},
-		{"terms and hashes", Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}, TermHashes: []uint64{1, 2}}, 2*16 + 12 + 2*8},
+		{"terms and hashes", Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}, TermHashes: []uint32{1, 2}}, 2*16 + 12 + 2*4},
 		{"text", Features{Tokens: 3, Text: "statin", HasText: true}, 6},
 	} {
 		require.Equal(t, small+tc.more, k.bytes(&tc.f), tc.name)

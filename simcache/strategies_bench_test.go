@@ -83,7 +83,7 @@ func BenchmarkStrategies(b *testing.B) {
 					if s.UsesTerms() {
 						c := &p.Candidates[i]
 						c.Terms = text.Terms([]string{}, c.Text)
-						c.TermHashes = text.TermHashes(make([]uint64, 0, len(c.Terms)), c.Terms)
+						c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
 					}
 				}
 				b.Run(fmt.Sprintf("s=%s/N=%d/d=%d", st.label, n, d), func(b *testing.B) {

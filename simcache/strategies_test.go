@@ -137,7 +137,7 @@ func TestTermHashesChangeNothing(t *testing.T) {
 		hashed.Candidates = slices.Clone(p.Candidates)
 		for i := range hashed.Candidates {
 			c := &hashed.Candidates[i]
-			c.TermHashes = text.TermHashes(make([]uint64, 0, len(c.Terms)), c.Terms)
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
 		}
 		for _, name := range selectors.Names() {
 			s, err := selectors.New(name, nil)

@@ -89,7 +89,7 @@ func termsPool(n int, hashed bool) *selectors.Problem {
 		c.Text = strings.Join(bodies, " ")
 		c.Terms = text.Terms([]string{}, c.Text)
 		if hashed {
-			c.TermHashes = text.TermHashes(make([]uint64, 0, len(c.Terms)), c.Terms)
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
 		}
 	}
 	p.Sims().Matrix()

@@ -641,7 +641,7 @@ func TestTermHashesSelectIdentically(t *testing.T) {
 		withHashes.Candidates = slices.Clone(withTerms.Candidates)
 		for i := range withHashes.Candidates {
 			c := &withHashes.Candidates[i]
-			c.TermHashes = text.TermHashes(make([]uint64, 0, len(c.Terms)), c.Terms)
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
 		}
 		for name, got := range map[string]*selectors.Result{
 			"terms": run(t, params, &withTerms), "terms+hashes": run(t, params, &withHashes)} {
@@ -676,21 +676,21 @@ func TestTermHashesAreRead(t *testing.T) {
 	for i := range p.Candidates {
 		p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
 	}
-	other := func(c selectors.Candidate) []uint64 {
-		h := make([]uint64, len(c.Terms))
+	other := func(c selectors.Candidate) []uint32 {
+		h := make([]uint32, len(c.Terms))
 		for j := range h {
 			h[j] = text.TermHash("zzzzzzzz")
 		}
 		return h
 	}
-	right := func(c selectors.Candidate) []uint64 { return text.TermHashes(nil, c.Terms) }
+	right := func(c selectors.Candidate) []uint32 { return text.TermHashes(nil, c.Terms) }
 	cases := []struct {
 		name       string
-		hashes     func(selectors.Candidate) []uint64
+		hashes     func(selectors.Candidate) []uint32
 		queryTerms int
 		linksOfAda []int32
 	}{
-		{"not given", func(selectors.Candidate) []uint64 { return nil }, 2, []int32{2}},
+		{"not given", func(selectors.Candidate) []uint32 { return nil }, 2, []int32{2}},
 		{"given", right, 2, []int32{2}},
 		{"of other words", other, 0, nil},
 	}

@@ -260,8 +260,8 @@ type linkBuffers struct {
 // here into one array. The scans for the query's terms and for the titles
 // read them instead of each loading and hashing every word.
 type termHashes struct {
-	per  [][]uint64 // of(d) = per[d]
-	flat []uint64   // the hashes computed here
+	per  [][]uint32 // of(d) = per[d]
+	flat []uint32   // the hashes computed here
 }
 
 // compute finds the hashes of all, the analysed terms of the candidates c.
@@ -284,11 +284,11 @@ func (h *termHashes) compute(c []selectors.Candidate, all [][]string) {
 	}
 }
 
-func (h *termHashes) of(d int) []uint64 { return h.per[d] }
+func (h *termHashes) of(d int) []uint32 { return h.per[d] }
 
 // givenHashes returns the candidate's TermHashes when they are its Terms'
 // (Run's validation sees to it), else nil.
-func givenHashes(c *selectors.Candidate) []uint64 {
+func givenHashes(c *selectors.Candidate) []uint32 {
 	if c.Terms != nil && len(c.TermHashes) == len(c.Terms) {
 		return c.TermHashes
 	}
@@ -412,7 +412,7 @@ type anchorRef struct {
 }
 
 type anchorSlot struct {
-	hash  uint64
+	hash  uint32
 	word  string
 	first int32 // refs index + 1; 0 = empty slot
 }
@@ -454,9 +454,9 @@ func (x *anchorIndex) build() {
 }
 
 // slot is the slot of word w (hash h), or the empty slot where it belongs.
-func (x *anchorIndex) slot(h uint64, w string) *anchorSlot {
-	mask := uint64(len(x.slots) - 1)
-	for i := h >> 20 & mask; ; i = (i + 1) & mask {
+func (x *anchorIndex) slot(h uint32, w string) *anchorSlot {
+	mask := uint32(len(x.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
 		s := &x.slots[i]
 		if s.first == 0 || (s.hash == h && s.word == w) {
 			return s

@@ -224,7 +224,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	var buf []string
 	for d := range c {
 		var terms []string
-		var hs []uint64 // the terms' hashes, when given or computed already
+		var hs []uint32 // the terms' hashes, when given or computed already
 		switch {
 		case all != nil:
 			terms = all[d]

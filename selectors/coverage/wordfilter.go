@@ -14,17 +14,17 @@ type wordFilter [64]uint64
 
 func (f *wordFilter) add(w string) { f.addHash(text.TermHash(w)) }
 
-func (f *wordFilter) addHash(h uint64) { f[h>>58] |= wordBits(h) }
+func (f *wordFilter) addHash(h uint32) { f[h>>26] |= wordBits(h) }
 
 // hasHash reports whether the word of hash h (text.TermHash) may be in the set.
 // (Callers hash the word themselves: a method that did both would be too
 // large to inline.)
-func (f *wordFilter) hasHash(h uint64) bool {
+func (f *wordFilter) hasHash(h uint32) bool {
 	m := wordBits(h)
-	return f[h>>58]&m == m
+	return f[h>>26]&m == m
 }
 
 // wordBits are the word's two bits within its 64-bit word of the filter
 // (chosen by the top bits of the hash; one cache line holds the bits of
 // every word).
-func wordBits(h uint64) uint64 { return 1<<(h>>52&63) | 1<<(h>>46&63) }
+func wordBits(h uint32) uint64 { return 1<<(h>>20&63) | 1<<(h>>14&63) }
