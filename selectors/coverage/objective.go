@@ -201,16 +201,19 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	if p.Query == "" {
 		return nil, nil, nil, nil
 	}
+	var q queryIndex
 	index := map[string]int32{}
-	var filter wordFilter
 	for _, t := range an.Terms(nil, p.Query) {
 		if _, ok := index[t]; !ok {
 			index[t] = int32(len(index))
-			filter.add(t)
+			q.add(t)
 		}
 	}
 	if len(index) == 0 {
 		return nil, nil, nil, nil
+	}
+	if len(index) > maxScannedTerms {
+		q.byTerm = index
 	}
 	c := p.Candidates
 	n := len(c)
@@ -239,8 +242,8 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 		} else {
 			hs = givenHashes(&c[d])
 		}
-		found := func(term string) {
-			if t, ok := index[term]; ok && seen[t] != d+1 {
+		found := func(h uint32, term string) {
+			if t, ok := q.find(h, term); ok && seen[t] != d+1 {
 				seen[t] = d + 1
 				flat = append(flat, t)
 				df[t]++
@@ -249,14 +252,14 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 		if hs != nil {
 			terms := terms[:len(hs)]
 			for j, h := range hs {
-				if filter.hasHash(h) {
-					found(terms[j])
+				if q.filter.hasHash(h) {
+					found(h, terms[j])
 				}
 			}
 		} else {
 			for _, term := range terms {
-				if filter.hasHash(text.TermHash(term)) {
-					found(term)
+				if h := text.TermHash(term); q.filter.hasHash(h) {
+					found(h, term)
 				}
 			}
 		}
@@ -307,6 +310,42 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 		}
 	}
 	return has, w, lex, ids
+}
+
+// queryIndex finds a pool's words among the query's distinct terms: the
+// word filter turns most words away by their hash; a word it lets through is
+// found by its hash among the terms' (a scan of a few 32-bit hashes costs
+// less than hashing the word again for a map), the words compared only
+// when the hashes match; a long query's terms are found in a map.
+type queryIndex struct {
+	filter wordFilter
+	terms  []string
+	hashes []uint32
+	byTerm map[string]int32 // when the query has more than maxScannedTerms terms
+}
+
+// maxScannedTerms is the most distinct query terms found by a scan.
+const maxScannedTerms = 16
+
+func (q *queryIndex) add(term string) {
+	h := text.TermHash(term)
+	q.filter.addHash(h)
+	q.terms = append(q.terms, term)
+	q.hashes = append(q.hashes, h)
+}
+
+// find returns the index of term (hash h) among the query's terms.
+func (q *queryIndex) find(h uint32, term string) (int32, bool) {
+	if q.byTerm != nil {
+		t, ok := q.byTerm[term]
+		return t, ok
+	}
+	for t, x := range q.hashes {
+		if x == h && q.terms[t] == term {
+			return int32(t), true
+		}
+	}
+	return 0, false
 }
 
 // topTargets returns the indices of the limit candidates of largest
