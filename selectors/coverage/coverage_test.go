@@ -600,7 +600,7 @@ func TestPooledLinksReuse(t *testing.T) {
 
 // TestTermHashesSelectIdentically: on 360 problems (pools of 1 to 600
 // chunks of random words, of demo-corpus chunks with their title lines, or
-// of their bodies alone; demo queries; the default and the second hop,
+// of their bodies alone; demo queries and long ones; the default and the second hop,
 // query coverage, lexical weight and part demand turned off in turn), the
 // candidates with their Terms and TermHashes select exactly what they
 // select with their Terms alone and with their text alone: the same items,
@@ -609,6 +609,7 @@ func TestTermHashesSelectIdentically(t *testing.T) {
 	chunks := corpus.Chunks()
 	queries := corpus.Queries()
 	variants := []map[string]any{nil, {"hop": 0.0}, {"queryCoverage": 0.0}, {"lexicalWeight": 0.0}, {"parts": 0.0}}
+	require.Greater(t, len(text.Terms(nil, strings.Join(textprob.Words, " "))), maxScannedTerms)
 	rng := rand.New(rand.NewPCG(17, 18))
 	withQueryTerms, withLinks := 0, 0 // trials where the hashes mattered
 	for trial := range 360 {
@@ -622,6 +623,9 @@ func TestTermHashesSelectIdentically(t *testing.T) {
 		switch kind {
 		case 0:
 			p.Query = "statin side effects of the liver and muscle pain"
+			if trial%2 == 0 { // more terms than the query index scans
+				p.Query = strings.Join(textprob.Words, " ")
+			}
 		default:
 			for i := range p.Candidates {
 				ch := chunks[rng.IntN(len(chunks))]
@@ -708,5 +712,39 @@ func TestTermHashesAreRead(t *testing.T) {
 		}
 		assert.Equal(t, tc.linksOfAda, ada, tc.name)
 		o.release()
+	}
+}
+
+// TestQueryIndex: the query's terms are found by a scan of their hashes
+// (short queries) or in a map (long ones), a word that shares a term's hash
+// is not that term, and the filter lets every term through.
+func TestQueryIndex(t *testing.T) {
+	long := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec")
+	require.Greater(t, len(long), maxScannedTerms)
+	for _, tc := range []struct {
+		name  string
+		terms []string
+	}{{"short", []string{"statin", "liver", "pain"}}, {"long", append(long, "statin")}} {
+		var q queryIndex
+		byTerm := map[string]int32{}
+		for i, w := range tc.terms {
+			q.add(w)
+			byTerm[w] = int32(i)
+		}
+		if len(tc.terms) > maxScannedTerms {
+			q.byTerm = byTerm
+		}
+		for i, w := range tc.terms {
+			h := text.TermHash(w)
+			require.True(t, q.filter.hasHash(h), "%s: %q", tc.name, w)
+			got, ok := q.find(h, w)
+			require.True(t, ok, "%s: %q", tc.name, w)
+			require.Equal(t, int32(i), got, "%s: %q", tc.name, w)
+		}
+		require.Equal(t, text.TermHash("statin"), text.TermHash("stbtin"), "the words share a hash")
+		_, ok := q.find(text.TermHash("stbtin"), "stbtin")
+		require.False(t, ok, "%s: a word with a term's hash", tc.name)
+		_, ok = q.find(text.TermHash("muscl"), "muscl")
+		require.False(t, ok, "%s: another word", tc.name)
 	}
 }
