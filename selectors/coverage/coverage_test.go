@@ -218,17 +218,23 @@ func TestCoversTheQuery(t *testing.T) {
 	assert.ElementsMatch(t, []int{0, 2}, run(t, nil, p).Indices())
 }
 
-// TestSecondHop: a bridge question names its first hop; the paragraph
-// that answers it is about an entity only the first hop's paragraph names.
-// With the second-hop demand the bridge is selected over a distractor that
-// repeats the question's words; without it, the distractor.
-func TestSecondHop(t *testing.T) {
-	p := &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
+// bridgePool is a bridge question's pool: Ada Quill's chunk names
+// Norbury, whose chunk answers the question.
+func bridgePool() *selectors.Problem {
+	return &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
 		Candidates: []selectors.Candidate{
 			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
 			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
 			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
 		}}
+}
+
+// TestSecondHop: a bridge question names its first hop; the paragraph
+// that answers it is about an entity only the first hop's paragraph names.
+// With the second-hop demand the bridge is selected over a distractor that
+// repeats the question's words; without it, the distractor.
+func TestSecondHop(t *testing.T) {
+	p := bridgePool()
 	assert.Equal(t, []int{0, 2}, run(t, nil, p).Indices())
 	assert.Equal(t, []int{0, 1}, run(t, map[string]any{"hop": 0.0}, p).Indices())
 	_, o := build(t, nil, p)
@@ -671,12 +677,7 @@ func TestTermHashesSelectIdentically(t *testing.T) {
 // given hashes (hashes of other words make the filter turn the pool's terms
 // away), and when hashes are not given they hash the terms themselves.
 func TestTermHashesAreRead(t *testing.T) {
-	p := &selectors.Problem{Budget: 40, Query: "Which river flows through the birthplace of Ada Quill?",
-		Candidates: []selectors.Candidate{
-			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
-			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
-			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
-		}}
+	p := bridgePool()
 	for i := range p.Candidates {
 		p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
 	}
