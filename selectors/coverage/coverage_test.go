@@ -717,8 +717,9 @@ func TestTermHashesAreRead(t *testing.T) {
 }
 
 // TestQueryIndex: the query's terms are found by a scan of their hashes
-// (short queries) or in a map (long ones), a word that shares a term's hash
-// is not that term, and the filter lets every term through.
+// (short queries) or in a map (long ones), each once per candidate; a word
+// that shares a term's hash is not the term; and in the scan, once a term is
+// found in a candidate, the candidate's later words of its hash are not read.
 func TestQueryIndex(t *testing.T) {
 	long := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec")
 	require.Greater(t, len(long), maxScannedTerms)
@@ -735,17 +736,25 @@ func TestQueryIndex(t *testing.T) {
 		if len(tc.terms) > maxScannedTerms {
 			q.byTerm = byTerm
 		}
+		q.seen = make([]int32, len(tc.terms))
 		for i, w := range tc.terms {
 			h := text.TermHash(w)
 			require.True(t, q.filter.hasHash(h), "%s: %q", tc.name, w)
-			got, ok := q.find(h, w)
-			require.True(t, ok, "%s: %q", tc.name, w)
-			require.Equal(t, int32(i), got, "%s: %q", tc.name, w)
+			for d := range 2 {
+				got, ok := q.foundIn(d, h, []string{"x", w}, 1)
+				require.True(t, ok, "%s: %q in candidate %d", tc.name, w, d)
+				require.Equal(t, int32(i), got, "%s: %q", tc.name, w)
+				_, ok = q.foundIn(d, h, []string{w}, 0)
+				require.False(t, ok, "%s: %q found in candidate %d before", tc.name, w, d)
+			}
 		}
 		require.Equal(t, text.TermHash("statin"), text.TermHash("stbtin"), "the words share a hash")
-		_, ok := q.find(text.TermHash("stbtin"), "stbtin")
+		_, ok := q.foundIn(2, text.TermHash("stbtin"), []string{"stbtin"}, 0)
 		require.False(t, ok, "%s: a word with a term's hash", tc.name)
-		_, ok = q.find(text.TermHash("muscl"), "muscl")
+		_, ok = q.foundIn(2, text.TermHash("muscl"), []string{"muscl"}, 0)
 		require.False(t, ok, "%s: another word", tc.name)
+		if q.byTerm == nil {
+			require.NotPanics(t, func() { q.foundIn(1, text.TermHash("statin"), nil, 7) }, "the word is not read")
+		}
 	}
 }

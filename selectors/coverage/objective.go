@@ -223,7 +223,7 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	flat := make([]int32, 0, n)
 	ends := make([]int32, n)
 	df := make([]float64, len(index))
-	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
+	q.seen = make([]int32, len(index))
 	var buf []string
 	for d := range c {
 		var terms []string
@@ -242,24 +242,22 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 		} else {
 			hs = givenHashes(&c[d])
 		}
-		found := func(h uint32, term string) {
-			if t, ok := q.find(h, term); ok && seen[t] != d+1 {
-				seen[t] = d + 1
+		found := func(h uint32, j int) {
+			if t, ok := q.foundIn(d, h, terms, j); ok {
 				flat = append(flat, t)
 				df[t]++
 			}
 		}
 		if hs != nil {
-			terms := terms[:len(hs)]
 			for j, h := range hs {
 				if q.filter.hasHash(h) {
-					found(h, terms[j])
+					found(h, j)
 				}
 			}
 		} else {
-			for _, term := range terms {
+			for j, term := range terms {
 				if h := text.TermHash(term); q.filter.hasHash(h) {
-					found(h, term)
+					found(h, j)
 				}
 			}
 		}
@@ -322,6 +320,7 @@ type queryIndex struct {
 	terms  []string
 	hashes []uint32
 	byTerm map[string]int32 // when the query has more than maxScannedTerms terms
+	seen   []int32          // seen[t] = d+1 once term t is found in candidate d
 }
 
 // maxScannedTerms is the most distinct query terms found by a scan.
@@ -334,14 +333,25 @@ func (q *queryIndex) add(term string) {
 	q.hashes = append(q.hashes, h)
 }
 
-// find returns the index of term (hash h) among the query's terms.
-func (q *queryIndex) find(h uint32, term string) (int32, bool) {
+// foundIn returns the query term that words[j], a word of candidate d of
+// hash h, is, when d's earlier words were not that term, and marks it found
+// in d. The word is read only to tell apart the query terms of its hash not
+// found in d yet: once they are, its later words of that hash add nothing,
+// whatever they are (in the server the read is a cache miss, and a chunk
+// tends to repeat the query terms it has).
+func (q *queryIndex) foundIn(d int, h uint32, words []string, j int) (int32, bool) {
+	mark := int32(d + 1)
 	if q.byTerm != nil {
-		t, ok := q.byTerm[term]
-		return t, ok
+		t, ok := q.byTerm[words[j]]
+		if !ok || q.seen[t] == mark {
+			return 0, false
+		}
+		q.seen[t] = mark
+		return t, true
 	}
 	for t, x := range q.hashes {
-		if x == h && q.terms[t] == term {
+		if x == h && q.seen[t] != mark && q.terms[t] == words[j] {
+			q.seen[t] = mark
 			return int32(t), true
 		}
 	}
