@@ -201,9 +201,10 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	if p.Query == "" {
 		return nil, nil, nil, nil
 	}
-	var q queryIndex
-	index := map[string]int32{}
-	for _, t := range an.Terms(nil, p.Query) {
+	qterms := an.Terms(nil, p.Query)
+	q := queryIndex{terms: make([]string, 0, len(qterms)), hashes: make([]uint32, 0, len(qterms))}
+	index := make(map[string]int32, len(qterms))
+	for _, t := range qterms {
 		if _, ok := index[t]; !ok {
 			index[t] = int32(len(index))
 			q.add(t)
