@@ -44,9 +44,9 @@ type Features struct {
 }
 
 // bytes estimates the memory an entry holds: the key's strings and header,
-// the value, every term's header and bytes and hash, and the cache's own per-entry
-// bookkeeping (a node, an index slot and frequency sketch counters,
-// about 96 bytes in otter v2).
+// the value, every term's header, bytes and hash, and the cache's own
+// per-entry bookkeeping (a node, an index slot and frequency sketch
+// counters, about 96 bytes in otter v2).
 func (k FeatureKey) bytes(f *Features) uint32 {
 	const entryOverhead = 96
 	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)+len(f.Text)) +
