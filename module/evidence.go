@@ -67,7 +67,8 @@ func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *fe
 		c := &p.Candidates[i]
 		c.Tokens = max(card.Tokens, 1)
 		if wantTerms {
-			c.Terms = analysed[i].Terms([]string{}, card.Sentences)
+			// The card's terms; the chunk's hashes are not theirs.
+			c.Terms, c.TermHashes = analysed[i].Terms([]string{}, card.Sentences), nil
 		}
 		if c.Text != "" {
 			c.Text = card.Text
@@ -109,7 +110,7 @@ func (f *featureSource) analysed(t *lazyText) *evidence.Analysed {
 	if t.keyed {
 		next := &simcache.Features{Evidence: x, Text: t.get(), HasText: true}
 		if c := t.cached; c != nil {
-			next.Tokens, next.Terms, next.Vector = c.Tokens, c.Terms, c.Vector
+			next.Tokens, next.Terms, next.TermHashes, next.Vector = c.Tokens, c.Terms, c.TermHashes, c.Vector
 		}
 		f.cache.Put(t.key, next)
 		t.cached = next

@@ -12,9 +12,10 @@ import (
 )
 
 // featureSource gives one query's candidates their token counts, for the
-// strategies that read them their analysed terms, and their text, from the
-// module's feature cache when the object (same class, tenant, id and update
-// time, same text properties and tokenizer) was seen before.
+// strategies that read them their analysed terms (with the terms' hashes),
+// and their text, from the module's feature cache when the object (same
+// class, tenant, id and update time, same text properties and tokenizer)
+// was seen before.
 type featureSource struct {
 	cache       *simcache.FeatureCache
 	counter     tokens.Counter
@@ -45,12 +46,13 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 }
 
 // get returns the candidate's token count (when needTokens) and its terms
-// (when the strategy uses them; nil otherwise), from the cache entry t looked
-// up or computed from its text; what it computes goes into the cache with the
-// text and the candidate's vector (the one the search loaded, when the entry
-// lacks it), so that the next query can defer the candidate's properties and
-// vector.
-func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n int, terms []string) {
+// with their hashes (when the strategy uses the terms; nil otherwise), from
+// the cache entry t looked up or computed from its text; what it computes
+// goes into the cache with the text and the candidate's vector (the one the
+// search loaded, when the entry lacks it), so that the next query can defer
+// the candidate's properties and vector and need not analyse or hash its
+// text again.
+func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n int, terms []string, hashes []uint32) {
 	c := t.cached
 	computed := false
 	if needTokens {
@@ -66,10 +68,18 @@ func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n i
 		} else {
 			terms, computed = f.analyzer().Terms([]string{}, t.get()), true
 		}
+		// The hashes are kept with the terms whichever strategy asked for
+		// them (4 bytes a term beside a term's 16-byte header and bytes):
+		// the entry is shared by every strategy of the class.
+		if c != nil && c.Terms != nil && c.TermHashes != nil {
+			hashes = c.TermHashes
+		} else {
+			hashes, computed = text.TermHashes(make([]uint32, 0, len(terms)), terms), true
+		}
 	}
 	newVector := f.vectors && vector != nil && (c == nil || c.Vector == nil)
 	if t.keyed && (computed || c == nil || !c.HasText || newVector) {
-		next := &simcache.Features{Tokens: n, Terms: terms, Text: t.get(), HasText: true}
+		next := &simcache.Features{Tokens: n, Terms: terms, TermHashes: hashes, Text: t.get(), HasText: true}
 		if newVector {
 			next.Vector = slices.Clone(vector) // not the search's slice: the response may carry it on
 		}
@@ -78,7 +88,7 @@ func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n i
 				next.Tokens = c.Tokens
 			}
 			if next.Terms == nil {
-				next.Terms = c.Terms
+				next.Terms, next.TermHashes = c.Terms, c.TermHashes
 			}
 			if next.Vector == nil {
 				next.Vector = c.Vector
@@ -91,7 +101,7 @@ func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n i
 		f.cache.Put(t.key, next)
 		t.cached = next
 	}
-	return n, terms
+	return n, terms, hashes
 }
 
 // lookup returns the candidate's cache entry, nil when there is none.

@@ -13,6 +13,9 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/text"
+	"github.com/diverse-select/diverse-select/simcache"
 )
 
 func docClass() *models.Class {
@@ -60,6 +63,7 @@ func TestHookFeatureCache(t *testing.T) {
 		wantCached bool
 	}{
 		{map[string]any{"strategy": "knapsack", "tokenBudget": 300}, 1, true},
+		{map[string]any{"strategy": "coverage", "tokenBudget": 300}, 1, true},
 		{map[string]any{"strategy": "ngram", "tokenBudget": 300, "tokenizer": "words"}, 1, true},
 		{map[string]any{"strategy": "adagres", "tokenBudget": 300}, 1, true},
 		// chars counts are not cached (cheaper than a look-up), the text is:
@@ -123,4 +127,81 @@ func TestHookCaps(t *testing.T) {
 	require.NoError(t, err)
 	_, err = runHook(t, m, results(600, 1), map[string]any{"strategy": "mmr"})
 	require.NoError(t, err, "rows only: no matrix")
+}
+
+// TestFeatureCacheTermHashes: a strategy that reads the analysed terms gets
+// their hashes with them, and the cache entry keeps both; the next query
+// takes both from the entry as they are (no new entry, the candidates'
+// hashes are the entry's); an entry that holds terms without hashes gets
+// them added. Strategies that do not read terms get neither.
+func TestFeatureCacheTermHashes(t *testing.T) {
+	class := docClass()
+	for _, tc := range []struct {
+		args      map[string]any
+		wantTerms bool
+	}{
+		{map[string]any{"tokenBudget": 300}, true}, // the default strategy, coverage
+		{map[string]any{"strategy": "knapsack", "tokenBudget": 300}, true},
+		{map[string]any{"strategy": "mmr", "tokenBudget": 300}, false},
+	} {
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			m := New(func(string) *models.Class { return class })
+			query, err := config.Parse(tc.args, m.defaults.MaxCandidates)
+			require.NoError(t, err)
+			pl, err := m.newPlan(class, routeArgument, query, searchFacts{relevance: fromOrder, queryText: "statin liver pain"})
+			require.NoError(t, err)
+			in := results(40, 1000)
+			features := m.featureSource(pl, nil)
+			problem := func() *selectors.Problem {
+				p, _, _, err := m.problem(pl, in, nil)
+				require.NoError(t, err)
+				if e, ok := p.Similarities.(interface{ Release() }); ok {
+					e.Release() // the test reads the candidates only
+				}
+				return p
+			}
+			first := problem()
+			entries := make([]*simcache.Features, len(in))
+			for i, c := range first.Candidates {
+				entries[i] = features.lookup(&in[i])
+				require.NotNil(t, entries[i], "candidate %d cached", i)
+				if !tc.wantTerms {
+					require.Nil(t, c.Terms)
+					require.Nil(t, c.TermHashes)
+					continue
+				}
+				require.NotEmpty(t, c.Terms)
+				require.Equal(t, text.TermHashes(nil, c.Terms), c.TermHashes, "candidate %d", i)
+				require.Equal(t, c.Terms, entries[i].Terms)
+				require.Equal(t, c.TermHashes, entries[i].TermHashes)
+			}
+			require.NoError(t, first.Validate())
+
+			second := problem()
+			for i, c := range second.Candidates {
+				require.Same(t, entries[i], features.lookup(&in[i]), "candidate %d: the entry is not replaced", i)
+				if tc.wantTerms {
+					require.Same(t, &entries[i].TermHashes[0], &c.TermHashes[0], "candidate %d: the cached hashes", i)
+				}
+			}
+
+			// An entry with the terms but without their hashes (as a
+			// version of the module before them stored it) gets them.
+			old := *entries[0]
+			old.TermHashes = nil
+			m.features.Put(mustKey(t, features, &in[0]), &old)
+			third := problem()
+			if tc.wantTerms {
+				require.Equal(t, entries[0].TermHashes, third.Candidates[0].TermHashes)
+				require.Equal(t, entries[0].TermHashes, features.lookup(&in[0]).TermHashes)
+			}
+		})
+	}
+}
+
+func mustKey(t *testing.T, f *featureSource, res *search.Result) simcache.FeatureKey {
+	t.Helper()
+	k, ok := f.key(res)
+	require.True(t, ok)
+	return k
 }

@@ -173,7 +173,7 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 		}
 		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
 		var n int
-		n, c.Terms = features.get(text, c.Tokens == 0, c.Vector)
+		n, c.Terms, c.TermHashes = features.get(text, c.Tokens == 0, c.Vector)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}

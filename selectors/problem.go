@@ -43,6 +43,13 @@ type Candidate struct {
 	// of their cost. A caller caches them per object (simcache.FeatureCache).
 	// Nil means "analyse Text".
 	Terms []string
+	// TermHashes optionally holds text.TermHash of each of Terms, in the
+	// same order (so only with Terms): a strategy that filters terms by
+	// their hash (coverage, for the query's terms and the title links) then
+	// reads them instead of loading and hashing every term on every query.
+	// A caller keeps them with the Terms (simcache.Features). Nil means
+	// "not given": the strategy hashes the terms itself, to the same result.
+	TermHashes []uint32
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
 	// Properties holds the object properties named by the strategy's
@@ -201,6 +208,10 @@ func (p *Problem) Validate() error {
 		}
 		if c.Tokens < 1 {
 			return invalid("candidate %d has token cost %d, must be >= 1", i, c.Tokens)
+		}
+		if c.TermHashes != nil && (c.Terms == nil || len(c.TermHashes) != len(c.Terms)) {
+			return invalid("candidate %d has %d term hashes for %d terms (TermHashes must parallel Terms, or be nil)",
+				i, len(c.TermHashes), len(c.Terms))
 		}
 		if c.Vector == nil {
 			continue

@@ -132,6 +132,14 @@ func TestValidateProblem(t *testing.T) {
 		}, "1 dimensions, others have 2"},
 		{"bad order", func(p *Problem) { p.Order = "random" }, "order must be one of"},
 		{"dedup above 1", func(p *Problem) { p.DedupThreshold = 1.5 }, "dedupThreshold must be in (0,1]"},
+		{"terms with their hashes", func(p *Problem) {
+			p.Candidates[0].Terms, p.Candidates[0].TermHashes = []string{"statin", "pain"}, []uint32{1, 2}
+		}, ""},
+		{"no terms, no hashes", func(p *Problem) { p.Candidates[0].Terms, p.Candidates[0].TermHashes = []string{}, []uint32{} }, ""},
+		{"term hashes short", func(p *Problem) {
+			p.Candidates[0].Terms, p.Candidates[0].TermHashes = []string{"statin", "pain"}, []uint32{1}
+		}, "candidate 0 has 1 term hashes for 2 terms"},
+		{"term hashes without terms", func(p *Problem) { p.Candidates[0].TermHashes = []uint32{} }, "0 term hashes for 0 terms"},
 	}
 	for _, tc := range cases {
 		p := good()

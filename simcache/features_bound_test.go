@@ -32,7 +32,11 @@ func FuzzFeatureCacheBound(f *testing.F) {
 						terms[j] = strings.Repeat("x", rng.IntN(12)+1)
 					}
 					k := FeatureKey{Class: "Doc", Tenant: string(rune('a' + g)), ID: uuidOf(rng.IntN(500)), Updated: int64(rng.IntN(3) + 1), Spec: "body"}
-					c.Put(k, &Features{Tokens: len(terms), Terms: terms})
+					f := &Features{Tokens: len(terms), Terms: terms}
+					if rng.IntN(2) == 0 {
+						f.TermHashes = make([]uint32, len(terms))
+					}
+					c.Put(k, f)
 					if rng.IntN(4) == 0 {
 						c.Get(k)
 					}

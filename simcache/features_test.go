@@ -53,14 +53,18 @@ func TestFeatureCacheByteBound(t *testing.T) {
 	for _, tc := range []struct {
 		maxBytes int64
 		terms    int
-	}{{64 << 10, 10}, {256 << 10, 100}, {1 << 20, 300}} {
-		t.Run(fmt.Sprintf("max=%d/terms=%d", tc.maxBytes, tc.terms), func(t *testing.T) {
+		hashes   bool
+	}{{64 << 10, 10, false}, {256 << 10, 100, false}, {1 << 20, 300, false}, {256 << 10, 100, true}, {1 << 20, 300, true}} {
+		t.Run(fmt.Sprintf("max=%d/terms=%d/hashes=%v", tc.maxBytes, tc.terms, tc.hashes), func(t *testing.T) {
 			c := NewFeatureCache(tc.maxBytes)
 			terms := make([]string, tc.terms)
 			for i := range terms {
 				terms[i] = fmt.Sprintf("term%d", i)
 			}
 			f := &Features{Tokens: 7, Terms: terms}
+			if tc.hashes {
+				f.TermHashes = make([]uint32, len(terms))
+			}
 			k0 := FeatureKey{Class: "Doc", ID: uuidOf(0), Updated: 1, Spec: "body"}
 			perEntry := int64(k0.bytes(f))
 			inserted := 0
@@ -83,11 +87,21 @@ func TestFeatureCacheByteBound(t *testing.T) {
 	}
 }
 
-// TestFeatureKeyBytes: the weight grows with the terms held.
+// TestFeatureKeyBytes: the weight grows with the terms, their hashes and
+// the text held.
 func TestFeatureKeyBytes(t *testing.T) {
 	k := FeatureKey{Class: "Doc", ID: uuidOf(1), Updated: 1, Spec: "body|cl100k_base"}
 	small := k.bytes(&Features{Tokens: 3})
-	big := k.bytes(&Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}})
-	require.Equal(t, small+2*16+12, big)
 	require.Greater(t, small, uint32(96))
+	for _, tc := range []struct {
+		name string
+		f    Features
+		more uint32 // than small
+	}{
+		{"terms", Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}}, 2*16 + 12},
+		{"terms and hashes", Features{Tokens: 3, Terms: []string{"abcdef", "ghijkl"}, TermHashes: []uint32{1, 2}}, 2*16 + 12 + 2*4},
+		{"text", Features{Tokens: 3, Text: "statin", HasText: true}, 6},
+	} {
+		require.Equal(t, small+tc.more, k.bytes(&tc.f), tc.name)
+	}
 }

@@ -71,7 +71,8 @@ func BenchmarkStrategies(b *testing.B) {
 				p := randomProblem(rand.New(rand.NewPCG(uint64(n), uint64(d))), problemOpts{n: n, dim: d, clusters: 20,
 					budget: 1500, maxResults: 10, minTokens: 50, maxTokens: 300, texts: true})
 				// As the module builds it: vectors only for the strategies that
-				// read them, terms (from the feature cache) for those that use them.
+				// read them, terms and their hashes (from the feature cache) for
+				// those that use them.
 				useVectors := s.UsesVectors() || p.DedupThreshold > 0
 				vecs := make([][]float32, n)
 				for i := range p.Candidates {
@@ -80,7 +81,9 @@ func BenchmarkStrategies(b *testing.B) {
 						p.Candidates[i].Vector = nil
 					}
 					if s.UsesTerms() {
-						p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+						c := &p.Candidates[i]
+						c.Terms = text.Terms([]string{}, c.Text)
+						c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
 					}
 				}
 				b.Run(fmt.Sprintf("s=%s/N=%d/d=%d", st.label, n, d), func(b *testing.B) {

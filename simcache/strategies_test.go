@@ -4,12 +4,14 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/diverse-select/diverse-select/selectors"
 	_ "github.com/diverse-select/diverse-select/selectors/all"
+	"github.com/diverse-select/diverse-select/selectors/text"
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
@@ -116,5 +118,40 @@ func TestNoAllocationPerCandidate(t *testing.T) {
 			})
 		}
 		require.LessOrEqual(t, allocs[1000], allocs[100]+10, "%s: %v allocations at N=100, %v at N=1000", name, allocs[100], allocs[1000])
+	}
+}
+
+// TestTermHashesChangeNothing: every registered strategy that reads the
+// analysed terms selects the same items, with the same gains, objective and
+// stats, whether the candidates' terms come with their hashes (as the
+// module's feature cache gives them) or without.
+func TestTermHashesChangeNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 40; trial++ {
+		p := randomProblem(rng, problemOpts{n: 1 + rng.IntN(300), dim: 1 + rng.IntN(40), clusters: rng.IntN(6),
+			budget: 200 + rng.IntN(800), maxResults: rng.IntN(12), texts: true})
+		for i := range p.Candidates {
+			p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+		}
+		hashed := *p
+		hashed.Candidates = slices.Clone(p.Candidates)
+		for i := range hashed.Candidates {
+			c := &hashed.Candidates[i]
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
+		}
+		for _, name := range selectors.Names() {
+			s, err := selectors.New(name, nil)
+			require.NoError(t, err)
+			if !s.UsesTerms() {
+				continue
+			}
+			want, err := s.Run(context.Background(), p)
+			require.NoError(t, err)
+			got, err := s.Run(context.Background(), &hashed)
+			require.NoError(t, err)
+			require.Equal(t, want.Items, got.Items, "%s trial %d", name, trial)
+			require.Equal(t, want.Objective, got.Objective, "%s trial %d", name, trial)
+			require.Equal(t, want.Stats, got.Stats, "%s trial %d", name, trial)
+		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
+	"github.com/diverse-select/diverse-select/selectors/text"
 )
 
 // BenchmarkCoverage: selection only, cold (the default similarity engine
@@ -65,5 +67,60 @@ func BenchmarkCoverage(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// termsPool is a pool of n chunks as the server's bench corpus has them:
+// two or three demo-corpus bodies each (about 100 analysed terms, no title
+// line), their terms given as the module's feature cache gives them, with
+// their hashes when hashed; vectors of 768 dimensions, the matrix computed
+// (warm), a budget of 1500 tokens and K = 10.
+func termsPool(n int, hashed bool) *selectors.Problem {
+	rng := rand.New(rand.NewPCG(7, uint64(n)))
+	p := textprob.Random(rng, textprob.Options{N: n, Dim: 768, MaxTokens: 300, Budget: 1500, MaxResults: 10,
+		Query: "What side effects can statins cause, and how are they managed?"})
+	chunks := corpus.Chunks()
+	for i := range p.Candidates {
+		c := &p.Candidates[i]
+		bodies := make([]string, 2+rng.IntN(2))
+		for j := range bodies {
+			bodies[j] = chunks[rng.IntN(len(chunks))].Body
+		}
+		c.Text = strings.Join(bodies, " ")
+		c.Terms = text.Terms([]string{}, c.Text)
+		if hashed {
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
+		}
+	}
+	p.Sims().Matrix()
+	return p
+}
+
+// BenchmarkQueryTerms: the query-term pass alone (and the whole selection,
+// warm) at N = 1000 on chunks without titles, their terms given, with and
+// without their hashes (the module's feature cache gives both).
+func BenchmarkQueryTerms(b *testing.B) {
+	s, err := selectors.New(Name, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, hashed := range []bool{false, true} {
+		p := termsPool(1000, hashed)
+		name := map[bool]string{false: "terms", true: "terms+hashes"}[hashed]
+		b.Run("pass/N=1000/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			an := text.NewAnalyzer()
+			for b.Loop() {
+				queryTerms(p, an, nil, nil)
+			}
+		})
+		b.Run("select/N=1000/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Run(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

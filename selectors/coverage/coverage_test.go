@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/diverse-select/diverse-select/internal/corpus"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/internal/testprob"
 	"github.com/diverse-select/diverse-select/selectors/internal/textprob"
@@ -217,17 +218,23 @@ func TestCoversTheQuery(t *testing.T) {
 	assert.ElementsMatch(t, []int{0, 2}, run(t, nil, p).Indices())
 }
 
-// TestSecondHop: a bridge question names its first hop; the paragraph
-// that answers it is about an entity only the first hop's paragraph names.
-// With the second-hop demand the bridge is selected over a distractor that
-// repeats the question's words; without it, the distractor.
-func TestSecondHop(t *testing.T) {
-	p := &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
+// bridgePool is a bridge question's pool: Ada Quill's chunk names
+// Norbury, whose chunk answers the question.
+func bridgePool() *selectors.Problem {
+	return &selectors.Problem{Budget: 20, Query: "Which river flows through the birthplace of Ada Quill?",
 		Candidates: []selectors.Candidate{
 			cand(0.9, 10, "Ada Quill\nAda Quill was a poet born in Norbury.", 1, 0, 0),
 			cand(0.7, 10, "Quill Prize\nThe Quill Prize honours a poet born each year.", 0.5, 0.8, 0),
 			cand(0.5, 10, "Norbury (town)\nNorbury lies on the Teme.", 0, 0.3, 1),
 		}}
+}
+
+// TestSecondHop: a bridge question names its first hop; the paragraph
+// that answers it is about an entity only the first hop's paragraph names.
+// With the second-hop demand the bridge is selected over a distractor that
+// repeats the question's words; without it, the distractor.
+func TestSecondHop(t *testing.T) {
+	p := bridgePool()
 	assert.Equal(t, []int{0, 2}, run(t, nil, p).Indices())
 	assert.Equal(t, []int{0, 1}, run(t, map[string]any{"hop": 0.0}, p).Indices())
 	_, o := build(t, nil, p)
@@ -579,7 +586,7 @@ func TestPooledLinksReuse(t *testing.T) {
 	p := pools[0]
 	all := analysed(p.Candidates, text.NewAnalyzer())
 	b := linkPool.Get().(*linkBuffers)
-	b.hashes.compute(all)
+	b.hashes.compute(p.Candidates, all)
 	require.NotNil(t, titleLinks(b, p.Candidates, text.NewAnalyzer(), all, p.Query), "the pool has title links")
 	b.release()
 	require.Empty(t, b.byHead)
@@ -591,5 +598,163 @@ func TestPooledLinksReuse(t *testing.T) {
 	}
 	for _, x := range b.index.slots[:cap(b.index.slots)] {
 		require.Empty(t, x.word)
+	}
+	for _, x := range b.hashes.per[:cap(b.hashes.per)] {
+		require.Nil(t, x)
+	}
+}
+
+// TestTermHashesSelectIdentically: on 360 problems (pools of 1 to 600
+// chunks of random words, of demo-corpus chunks with their title lines, or
+// of their bodies alone; demo queries and long ones; the default and the second hop,
+// query coverage, lexical weight and part demand turned off in turn), the
+// candidates with their Terms and TermHashes select exactly what they
+// select with their Terms alone and with their text alone: the same items,
+// gains, objective and stats.
+func TestTermHashesSelectIdentically(t *testing.T) {
+	chunks := corpus.Chunks()
+	queries := corpus.Queries()
+	variants := []map[string]any{nil, {"hop": 0.0}, {"queryCoverage": 0.0}, {"lexicalWeight": 0.0}, {"parts": 0.0}}
+	require.Greater(t, len(text.Terms(nil, strings.Join(textprob.Words, " "))), maxScannedTerms)
+	rng := rand.New(rand.NewPCG(17, 18))
+	withQueryTerms, withLinks := 0, 0 // trials where the hashes mattered
+	for trial := range 360 {
+		n := []int{1, 3, 12, 40, 100, 300, 600}[rng.IntN(7)]
+		if trial%12 == 0 {
+			n = 0
+		}
+		p := textprob.Random(rng, textprob.Options{N: n, Dim: 16, MaxTokens: 200, MaxWords: 40,
+			Budget: 300 + rng.IntN(1200), MaxResults: rng.IntN(12), Query: queries[rng.IntN(len(queries))].Text})
+		kind := trial % 3
+		switch kind {
+		case 0:
+			p.Query = "statin side effects of the liver and muscle pain"
+			if trial%2 == 0 { // more terms than the query index scans
+				p.Query = strings.Join(textprob.Words, " ")
+			}
+		default:
+			for i := range p.Candidates {
+				ch := chunks[rng.IntN(len(chunks))]
+				if p.Candidates[i].Text = ch.Body; kind == 1 {
+					p.Candidates[i].Text = ch.Text()
+				}
+			}
+		}
+		params := variants[trial/3%len(variants)]
+		plain := run(t, params, p)
+		withTerms := *p
+		withTerms.Candidates = slices.Clone(p.Candidates)
+		for i := range withTerms.Candidates {
+			withTerms.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+		}
+		withHashes := withTerms
+		withHashes.Candidates = slices.Clone(withTerms.Candidates)
+		for i := range withHashes.Candidates {
+			c := &withHashes.Candidates[i]
+			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
+		}
+		for name, got := range map[string]*selectors.Result{
+			"terms": run(t, params, &withTerms), "terms+hashes": run(t, params, &withHashes)} {
+			require.Equal(t, plain.Items, got.Items, "trial %d (%s): %s", trial, name, params)
+			require.Equal(t, plain.Objective, got.Objective, "trial %d (%s)", trial, name)
+			require.Equal(t, plain.Stats, got.Stats, "trial %d (%s)", trial, name)
+		}
+		if plain.Stats["queryTerms"] > 0 {
+			withQueryTerms++
+		}
+		_, o := build(t, params, &withHashes)
+		if o.links != nil {
+			withLinks++
+		}
+		o.release()
+	}
+	assert.Greater(t, withQueryTerms, 200)
+	assert.Greater(t, withLinks, 20)
+	t.Logf("%d trials with query terms in the pool, %d with title links", withQueryTerms, withLinks)
+}
+
+// TestTermHashesAreRead: the query-term pass and the title links read the
+// given hashes (hashes of other words make the filter turn the pool's terms
+// away), and when hashes are not given they hash the terms themselves.
+func TestTermHashesAreRead(t *testing.T) {
+	p := bridgePool()
+	for i := range p.Candidates {
+		p.Candidates[i].Terms = text.Terms([]string{}, p.Candidates[i].Text)
+	}
+	other := func(c selectors.Candidate) []uint32 {
+		h := make([]uint32, len(c.Terms))
+		for j := range h {
+			h[j] = text.TermHash("zzzzzzzz")
+		}
+		return h
+	}
+	right := func(c selectors.Candidate) []uint32 { return text.TermHashes(nil, c.Terms) }
+	cases := []struct {
+		name       string
+		hashes     func(selectors.Candidate) []uint32
+		queryTerms int
+		linksOfAda []int32
+	}{
+		{"not given", func(selectors.Candidate) []uint32 { return nil }, 2, []int32{2}},
+		{"given", right, 2, []int32{2}},
+		{"of other words", other, 0, nil},
+	}
+	for _, tc := range cases {
+		q := *p
+		q.Candidates = slices.Clone(p.Candidates)
+		for i := range q.Candidates {
+			q.Candidates[i].TermHashes = tc.hashes(q.Candidates[i])
+		}
+		_, o := build(t, nil, &q)
+		assert.Equal(t, tc.queryTerms, o.queryTerms, tc.name)
+		var ada []int32
+		if o.links != nil {
+			ada = o.links[0]
+		}
+		assert.Equal(t, tc.linksOfAda, ada, tc.name)
+		o.release()
+	}
+}
+
+// TestQueryIndex: the query's terms are found by a scan of their hashes
+// (short queries) or in a map (long ones), each once per candidate; a word
+// that shares a term's hash is not the term; and in the scan, once a term is
+// found in a candidate, the candidate's later words of its hash are not read.
+func TestQueryIndex(t *testing.T) {
+	long := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec")
+	require.Greater(t, len(long), maxScannedTerms)
+	for _, tc := range []struct {
+		name  string
+		terms []string
+	}{{"short", []string{"statin", "liver", "pain"}}, {"long", append(long, "statin")}} {
+		var q queryIndex
+		byTerm := map[string]int32{}
+		for i, w := range tc.terms {
+			q.add(w)
+			byTerm[w] = int32(i)
+		}
+		if len(tc.terms) > maxScannedTerms {
+			q.byTerm = byTerm
+		}
+		q.seen = make([]int32, len(tc.terms))
+		for i, w := range tc.terms {
+			h := text.TermHash(w)
+			require.True(t, q.filter.hasHash(h), "%s: %q", tc.name, w)
+			for d := range 2 {
+				got, ok := q.foundIn(d, h, []string{"x", w}, 1)
+				require.True(t, ok, "%s: %q in candidate %d", tc.name, w, d)
+				require.Equal(t, int32(i), got, "%s: %q", tc.name, w)
+				_, ok = q.foundIn(d, h, []string{w}, 0)
+				require.False(t, ok, "%s: %q found in candidate %d before", tc.name, w, d)
+			}
+		}
+		require.Equal(t, text.TermHash("statin"), text.TermHash("stbtin"), "the words share a hash")
+		_, ok := q.foundIn(2, text.TermHash("stbtin"), []string{"stbtin"}, 0)
+		require.False(t, ok, "%s: a word with a term's hash", tc.name)
+		_, ok = q.foundIn(2, text.TermHash("muscl"), []string{"muscl"}, 0)
+		require.False(t, ok, "%s: another word", tc.name)
+		if q.byTerm == nil {
+			require.NotPanics(t, func() { q.foundIn(1, text.TermHash("statin"), nil, 7) }, "the word is not read")
+		}
 	}
 }

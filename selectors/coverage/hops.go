@@ -255,26 +255,45 @@ type linkBuffers struct {
 	hashes termHashes
 }
 
-// termHashes are the wordHash of every analysed term of a pool, in one
-// array: the scans for the query's terms and for the titles read them
-// instead of each loading and hashing every word.
+// termHashes are the text.TermHash of every analysed term of a pool: the
+// candidates' own (Candidate.TermHashes) where given, the others computed
+// here into one array. The scans for the query's terms and for the titles
+// read them instead of each loading and hashing every word.
 type termHashes struct {
-	flat  []uint64
-	start []int32 // of(d) = flat[start[d]:start[d+1]]
+	per  [][]uint32 // of(d) = per[d]
+	flat []uint32   // the hashes computed here
 }
 
-func (h *termHashes) compute(all [][]string) {
-	h.start = resize(h.start, len(all)+1)
-	h.flat = h.flat[:0]
-	for d, words := range all {
-		for _, w := range words {
-			h.flat = append(h.flat, wordHash(w))
+// compute finds the hashes of all, the analysed terms of the candidates c.
+func (h *termHashes) compute(c []selectors.Candidate, all [][]string) {
+	h.per = resize(h.per, len(all))
+	missing := 0
+	for d := range all {
+		if h.per[d] = givenHashes(&c[d]); h.per[d] == nil {
+			missing += len(all[d])
 		}
-		h.start[d+1] = int32(len(h.flat))
+	}
+	// Sized up front: the slices of flat taken below stay valid.
+	h.flat = slices.Grow(h.flat[:0], missing)
+	for d, words := range all {
+		if h.per[d] == nil {
+			from := len(h.flat)
+			h.flat = text.TermHashes(h.flat, words)
+			h.per[d] = h.flat[from:len(h.flat):len(h.flat)]
+		}
 	}
 }
 
-func (h *termHashes) of(d int) []uint64 { return h.flat[h.start[d]:h.start[d+1]] }
+func (h *termHashes) of(d int) []uint32 { return h.per[d] }
+
+// givenHashes returns the candidate's TermHashes when they are its Terms'
+// (Run's validation sees to it), else nil.
+func givenHashes(c *selectors.Candidate) []uint32 {
+	if c.Terms != nil && len(c.TermHashes) == len(c.Terms) {
+		return c.TermHashes
+	}
+	return nil
+}
 
 var linkPool = sync.Pool{New: func() any { return &linkBuffers{byHead: map[string]int32{}} }}
 
@@ -298,6 +317,7 @@ func (b *linkBuffers) release() {
 	if cap(b.hashes.flat) > maxPooledEntries {
 		b.hashes.flat = nil
 	}
+	clear(b.hashes.per)
 	clear(b.byHead)
 	clear(b.titles)
 	clear(b.links)
@@ -376,7 +396,7 @@ func (m *mentions) find(all [][]string, hashes *termHashes, titles [][]string, i
 }
 
 // anchorIndex finds the titles anchored at a term: an open-addressing table
-// keyed by wordHash (the word compared only when the hash matches), behind
+// keyed by text.TermHash (the word compared only when the hash matches), behind
 // a wordFilter that turns most words away before the table is read.
 type anchorIndex struct {
 	filter wordFilter
@@ -392,7 +412,7 @@ type anchorRef struct {
 }
 
 type anchorSlot struct {
-	hash  uint64
+	hash  uint32
 	word  string
 	first int32 // refs index + 1; 0 = empty slot
 }
@@ -422,7 +442,7 @@ func (x *anchorIndex) build() {
 	}
 	x.slots = resize(x.slots, size)
 	for r, w := range x.words {
-		h := wordHash(w)
+		h := text.TermHash(w)
 		x.filter.addHash(h)
 		s := x.slot(h, w)
 		if s.first == 0 {
@@ -434,9 +454,9 @@ func (x *anchorIndex) build() {
 }
 
 // slot is the slot of word w (hash h), or the empty slot where it belongs.
-func (x *anchorIndex) slot(h uint64, w string) *anchorSlot {
-	mask := uint64(len(x.slots) - 1)
-	for i := h >> 20 & mask; ; i = (i + 1) & mask {
+func (x *anchorIndex) slot(h uint32, w string) *anchorSlot {
+	mask := uint32(len(x.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
 		s := &x.slots[i]
 		if s.first == 0 || (s.hash == h && s.word == w) {
 			return s

@@ -71,7 +71,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		links = make(chan [][]int32, 1)
 		o.linkBuffers = linkPool.Get().(*linkBuffers)
 		hashes = &o.linkBuffers.hashes
-		hashes.compute(all)
+		hashes.compute(c, all)
 		if n >= parallelLinks {
 			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
 		} else {
@@ -187,8 +187,10 @@ func analysed(c []selectors.Candidate, an *text.Analyzer) [][]string {
 }
 
 // queryTerms finds the query's distinct analysed terms in the candidates
-// (from all when given, else analysing each text; with the hashes of all
-// when given).
+// (from all when given, else their Terms or analysing each text; testing
+// each term against the query's word filter by its hash: from hashes, the
+// hashes of all, when given, else the candidate's TermHashes, else hashing
+// it here).
 // It returns, per candidate, the indices of the query terms it contains;
 // the term weights w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 over the
 // terms found in the pool (terms found nowhere are dropped); and lex_d, the
@@ -199,16 +201,20 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	if p.Query == "" {
 		return nil, nil, nil, nil
 	}
-	index := map[string]int32{}
-	var filter wordFilter
-	for _, t := range an.Terms(nil, p.Query) {
+	qterms := an.Terms(nil, p.Query)
+	q := queryIndex{terms: make([]string, 0, len(qterms)), hashes: make([]uint32, 0, len(qterms))}
+	index := make(map[string]int32, len(qterms))
+	for _, t := range qterms {
 		if _, ok := index[t]; !ok {
 			index[t] = int32(len(index))
-			filter.add(t)
+			q.add(t)
 		}
 	}
 	if len(index) == 0 {
 		return nil, nil, nil, nil
+	}
+	if len(index) > maxScannedTerms {
+		q.byTerm = index
 	}
 	c := p.Candidates
 	n := len(c)
@@ -218,34 +224,41 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 	flat := make([]int32, 0, n)
 	ends := make([]int32, n)
 	df := make([]float64, len(index))
-	seen := make([]int, len(index)) // seen[t] = d+1 once t is found in d
+	q.seen = make([]int32, len(index))
 	var buf []string
 	for d := range c {
-		terms := c[d].Terms
+		var terms []string
+		var hs []uint32 // the terms' hashes, when given or computed already
 		switch {
 		case all != nil:
 			terms = all[d]
-		case terms == nil:
+		case c[d].Terms != nil:
+			terms = c[d].Terms
+		default:
 			buf = an.Terms(buf[:0], c[d].Text)
 			terms = buf
 		}
-		found := func(term string) {
-			if t, ok := index[term]; ok && seen[t] != d+1 {
-				seen[t] = d + 1
+		if hashes != nil {
+			hs = hashes.of(d)
+		} else {
+			hs = givenHashes(&c[d])
+		}
+		found := func(h uint32, j int) {
+			if t, ok := q.foundIn(d, h, terms, j); ok {
 				flat = append(flat, t)
 				df[t]++
 			}
 		}
-		if hashes != nil && all != nil { // the terms' hashes, computed already
-			for j, h := range hashes.of(d) {
-				if filter.hasHash(h) {
-					found(terms[j])
+		if hs != nil {
+			for j, h := range hs {
+				if q.filter.hasHash(h) {
+					found(h, j)
 				}
 			}
 		} else {
-			for _, term := range terms {
-				if filter.hasHash(wordHash(term)) {
-					found(term)
+			for j, term := range terms {
+				if h := text.TermHash(term); q.filter.hasHash(h) {
+					found(h, j)
 				}
 			}
 		}
@@ -296,6 +309,54 @@ func queryTerms(p *selectors.Problem, an *text.Analyzer, all [][]string, hashes 
 		}
 	}
 	return has, w, lex, ids
+}
+
+// queryIndex finds a pool's words among the query's distinct terms: the
+// word filter turns most words away by their hash; a word it lets through is
+// found by its hash among the terms' (a scan of a few 32-bit hashes costs
+// less than hashing the word again for a map), the words compared only
+// when the hashes match; a long query's terms are found in a map.
+type queryIndex struct {
+	filter wordFilter
+	terms  []string
+	hashes []uint32
+	byTerm map[string]int32 // when the query has more than maxScannedTerms terms
+	seen   []int32          // seen[t] = d+1 once term t is found in candidate d
+}
+
+// maxScannedTerms is the most distinct query terms found by a scan.
+const maxScannedTerms = 16
+
+func (q *queryIndex) add(term string) {
+	h := text.TermHash(term)
+	q.filter.addHash(h)
+	q.terms = append(q.terms, term)
+	q.hashes = append(q.hashes, h)
+}
+
+// foundIn returns the query term that words[j], a word of candidate d of
+// hash h, is, when d's earlier words were not that term, and marks it found
+// in d. The word is read only to tell apart the query terms of its hash not
+// found in d yet: once they are, its later words of that hash add nothing,
+// whatever they are (in the server the read is a cache miss, and a chunk
+// tends to repeat the query terms it has).
+func (q *queryIndex) foundIn(d int, h uint32, words []string, j int) (int32, bool) {
+	mark := int32(d + 1)
+	if q.byTerm != nil {
+		t, ok := q.byTerm[words[j]]
+		if !ok || q.seen[t] == mark {
+			return 0, false
+		}
+		q.seen[t] = mark
+		return t, true
+	}
+	for t, x := range q.hashes {
+		if x == h && q.seen[t] != mark && q.terms[t] == words[j] {
+			q.seen[t] = mark
+			return int32(t), true
+		}
+	}
+	return 0, false
 }
 
 // topTargets returns the indices of the limit candidates of largest

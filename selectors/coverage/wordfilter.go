@@ -1,8 +1,10 @@
 package coverage
 
+import "github.com/diverse-select/diverse-select/selectors/text"
+
 // wordFilter is a set of words that can answer "certainly not in the set"
-// from a word's length and three of its bytes, without hashing the whole
-// word: most words of a pool are neither a query term nor the start of a
+// from a word's length and three of its bytes (text.TermHash), without
+// hashing the whole word: most words of a pool are neither a query term nor the start of a
 // title, and the map look-ups were most of the cost of finding those. Two
 // bits per word in one of 64 words, from one multiplicative hash of those
 // features (one bit from the length and first and last bytes alone let
@@ -10,28 +12,19 @@ package coverage
 // their titles' first terms).
 type wordFilter [64]uint64
 
-func (f *wordFilter) add(w string) { f.addHash(wordHash(w)) }
+func (f *wordFilter) add(w string) { f.addHash(text.TermHash(w)) }
 
-func (f *wordFilter) addHash(h uint64) { f[h>>58] |= wordBits(h) }
+func (f *wordFilter) addHash(h uint32) { f[h>>26] |= wordBits(h) }
 
-// hasHash reports whether the word of hash h (wordHash) may be in the set.
+// hasHash reports whether the word of hash h (text.TermHash) may be in the set.
 // (Callers hash the word themselves: a method that did both would be too
 // large to inline.)
-func (f *wordFilter) hasHash(h uint64) bool {
+func (f *wordFilter) hasHash(h uint32) bool {
 	m := wordBits(h)
-	return f[h>>58]&m == m
-}
-
-// wordHash mixes the word's length and three of its bytes.
-func wordHash(w string) uint64 {
-	n := len(w)
-	if n == 0 {
-		return 0
-	}
-	return (uint64(n) | uint64(w[0])<<8 | uint64(w[n-1])<<16 | uint64(w[n>>1])<<24) * 0x9E3779B97F4A7C15
+	return f[h>>26]&m == m
 }
 
 // wordBits are the word's two bits within its 64-bit word of the filter
 // (chosen by the top bits of the hash; one cache line holds the bits of
 // every word).
-func wordBits(h uint64) uint64 { return 1<<(h>>52&63) | 1<<(h>>46&63) }
+func wordBits(h uint32) uint64 { return 1<<(h>>20&63) | 1<<(h>>14&63) }

@@ -171,3 +171,27 @@ func TestCountTerms(t *testing.T) {
 		assert.Equal(t, len(Terms(nil, s)), CountTerms(s), "%q", s)
 	}
 }
+
+// TestTermHash: the hash reads the length and the first, middle and last
+// bytes only (terms that agree on them collide, which its filters allow
+// for); TermHashes appends the hash of each term in order.
+func TestTermHash(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"statin", "statin", true},
+		{"statin", "stbtin", true}, // only the second byte differs
+		{"statin", "statins", false},
+		{"statin", "ttatin", false},
+		{"statin", "statim", false},
+		{"statin", "staxin", false}, // the middle byte (index 3)
+		{"ab", "ba", false},
+		{"", "", true},
+	} {
+		assert.Equal(t, tc.same, TermHash(tc.a) == TermHash(tc.b), "%q and %q", tc.a, tc.b)
+	}
+	assert.Zero(t, TermHash(""))
+	want := []uint32{7, TermHash("statin"), TermHash("muscl"), TermHash("pain"), TermHash("statin")}
+	assert.Equal(t, want, TermHashes([]uint32{7}, []string{"statin", "muscl", "pain", "statin"}))
+}
