@@ -6,6 +6,7 @@
 //	make eval          library evaluation: docs/quality.md tables and plot
 //	make eval-check    the CI quality regression check on a fixed subset
 //	make eval-server   the HotpotQA measurement end to end through Weaviate
+//	make eval-large    coverage's targets on pools of 1000 and 2000 candidates
 package main
 
 import (
@@ -61,7 +62,7 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check) or server (end to end through Weaviate)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate) or large (coverage's targets on pools of 1000 and 2000)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
@@ -69,7 +70,7 @@ func main() {
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
-	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); 0 = all")
+	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); large mode: the first n questions and claims; 0 = all")
 	flag.StringVar(&o.thresholds, "thresholds", "tools/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
@@ -102,6 +103,8 @@ func main() {
 		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
 	case "cards":
 		err = runCards(ctx, o, os.Stdout)
+	case "large":
+		err = runLarge(ctx, o, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
