@@ -31,7 +31,7 @@ const (
 )
 
 var (
-	largePools   = []int{1000, 2000}
+	largePools   = []int{1000, 2000} // the default of -pools
 	largeTargets = []int{0, 512, coverage.DefaultTargets, 128, 64, 32}
 )
 
@@ -213,6 +213,7 @@ func poolCeiling(in *instance, c constraint) float64 {
 // their outcomes, and the selection times.
 type largeRun struct {
 	enc    string
+	pools  []int
 	suites map[int][]*suite
 	res    map[int]*results
 	times  map[int]map[string]time.Duration // pool -> label -> median
@@ -237,7 +238,11 @@ func runLarge(ctx context.Context, o options, w io.Writer) error {
 		hq = hq[:min(o.questions, len(hq))]
 		pd.Claims = pd.Claims[:min(o.questions, len(pd.Claims))]
 	}
-	cfgs := largeConfigs()
+	cfgs := append(largeConfigs(), o.extra...)
+	pools := o.pools
+	if len(pools) == 0 {
+		pools = largePools
+	}
 	var runs []*largeRun
 	for _, enc := range o.encoders {
 		e, err := newEnv(o, enc)
@@ -248,8 +253,8 @@ func runLarge(ctx context.Context, o options, w io.Writer) error {
 		if e.err != nil {
 			return e.err
 		}
-		r := &largeRun{enc: enc, suites: map[int][]*suite{}, res: map[int]*results{}, times: map[int]map[string]time.Duration{}}
-		for _, n := range largePools {
+		r := &largeRun{enc: enc, pools: pools, suites: map[int][]*suite{}, res: map[int]*results{}, times: map[int]map[string]time.Duration{}}
+		for _, n := range pools {
 			t1 := time.Now()
 			suites := []*suite{hotpotLargeSuite(e, hq, hc, n, hotpotBudgets), perspLargeSuite(e, pd, pids, pc, n, perspKs)}
 			if e.err != nil {
@@ -269,7 +274,7 @@ func runLarge(ctx context.Context, o options, w io.Writer) error {
 		}
 		runs = append(runs, r)
 	}
-	body := largeReport(runs, time.Since(t0).Round(time.Second), len(hq), len(pd.Claims))
+	body := largeReport(runs, cfgs, time.Since(t0).Round(time.Second), len(hq), len(pd.Claims))
 	if o.print {
 		_, err := io.WriteString(w, body)
 		return err
@@ -362,14 +367,14 @@ func largeTable(b *bytes.Buffer, r *largeRun, si int, cfgs []config) {
 	const mi = 0
 	var head []string
 	head = append(head, "strategy")
-	for _, n := range largePools {
+	for _, n := range r.pools {
 		for _, c := range r.suites[n][si].Constraints {
 			head = append(head, fmt.Sprintf("N=%d %s", n, c))
 		}
 	}
 	col := func(f func(s *suite, res map[string]*outcome, ci int) string) []string {
 		var row []string
-		for _, n := range largePools {
+		for _, n := range r.pools {
 			s := r.suites[n][si]
 			for ci := range s.Constraints {
 				row = append(row, f(s, r.res[n].out[s.Name], ci))
@@ -382,17 +387,7 @@ func largeTable(b *bytes.Buffer, r *largeRun, si int, cfgs []config) {
 		if c.Sweep {
 			continue
 		}
-		label := "`" + c.Label + "`"
-		if c.Strategy == "coverage" {
-			t := c.Params["targets"].(int)
-			label = fmt.Sprintf("`coverage`, targets %d", t)
-			switch t {
-			case 0:
-				label += " (exact)"
-			case coverage.DefaultTargets:
-				label = "**" + label + " (default)**"
-			}
-		}
+		label := rowLabel(c)
 		rows = append(rows, append([]string{label}, col(func(s *suite, res map[string]*outcome, ci int) string {
 			return largeCell(func(keep func(*instance) bool) float64 { return res[c.Label].mean(s, ci, mi, keep) })
 		})...))
@@ -412,15 +407,32 @@ func largeTable(b *bytes.Buffer, r *largeRun, si int, cfgs []config) {
 			return sum / float64(max(k, 1))
 		})
 	}
-	rows = append(rows, append([]string{"ceiling: " + ceilingName(r.suites[largePools[0]][si])}, col(func(s *suite, _ map[string]*outcome, ci int) string {
+	rows = append(rows, append([]string{"ceiling: " + ceilingName(r.suites[r.pools[0]][si])}, col(func(s *suite, _ map[string]*outcome, ci int) string {
 		return ceiling(s, ci, func(in *instance, c constraint) float64 { return poolCeiling(in, c) })
 	})...))
-	if r.suites[largePools[0]][si].Oracle != nil {
+	if r.suites[r.pools[0]][si].Oracle != nil {
 		rows = append(rows, append([]string{"oracle: both gold in the pool and within the budget"}, col(func(s *suite, _ map[string]*outcome, ci int) string {
 			return ceiling(s, ci, func(in *instance, c constraint) float64 { return s.Oracle(in, c)[mi] })
 		})...))
 	}
 	table(b, head, rows)
+}
+
+// rowLabel names a row: coverage's rows by their targets, the default's in
+// bold; any other config (an -extra one too) by its label.
+func rowLabel(c config) string {
+	t, ok := c.Params["targets"].(int)
+	if c.Strategy != "coverage" || !ok {
+		return "`" + c.Label + "`"
+	}
+	label := fmt.Sprintf("`coverage`, targets %d", t)
+	switch t {
+	case 0:
+		return label + " (exact)"
+	case coverage.DefaultTargets:
+		return "**" + label + " (default)**"
+	}
+	return label
 }
 
 func ceilingName(s *suite) string {
@@ -432,8 +444,7 @@ func ceilingName(s *suite) string {
 
 // largeReport renders the generated part of the section "Large pools:
 // coverage's targets" of docs/quality.md.
-func largeReport(runs []*largeRun, elapsed time.Duration, nq, nc int) string {
-	cfgs := largeConfigs()
+func largeReport(runs []*largeRun, cfgs []config, elapsed time.Duration, nq, nc int) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Generated by `make eval-large` (`go run ./tools/eval -mode large`) in %s on %d cores. "+
 		"HotpotQA: %d questions; the corpus is every distinct paragraph of all of them (title + \"\\n\" + paragraph); per question "+
@@ -444,7 +455,7 @@ func largeReport(runs []*largeRun, elapsed time.Duration, nq, nc int) string {
 		"half of the questions and claims). MMR is the best lambda of 0.1 ... 0.9 per column and subset (an oracle choice).\n\n",
 		elapsed, runtime.NumCPU(), nq, nc)
 	for _, r := range runs {
-		for si, s := range r.suites[largePools[0]] {
+		for si, s := range r.suites[r.pools[0]] {
 			fmt.Fprintf(&b, "#### %s, %s\n\n", s.Name, encoderTitle(r.enc))
 			largeTable(&b, r, si, cfgs)
 		}
@@ -456,7 +467,7 @@ func largeReport(runs []*largeRun, elapsed time.Duration, nq, nc int) string {
 		largeTimed, hotpotBudgets[len(hotpotBudgets)/2], largeTimed, perspKs[len(perspKs)/2])
 	head := []string{"strategy"}
 	for _, r := range runs {
-		for _, n := range largePools {
+		for _, n := range r.pools {
 			head = append(head, fmt.Sprintf("%s N=%d", r.enc, n))
 		}
 	}
@@ -464,7 +475,7 @@ func largeReport(runs []*largeRun, elapsed time.Duration, nq, nc int) string {
 	for _, c := range timedConfigs(cfgs) {
 		row := []string{"`" + c.Label + "`"}
 		for _, r := range runs {
-			for _, n := range largePools {
+			for _, n := range r.pools {
 				row = append(row, fmtDuration(r.times[n][c.Label]))
 			}
 		}

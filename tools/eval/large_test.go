@@ -111,3 +111,44 @@ func TestLargeConfigs(t *testing.T) {
 	assert.Contains(t, largeTargets, coverage.DefaultTargets, "the default's row is measured")
 	assert.Contains(t, largeTargets, 0, "the exact objective's row is measured")
 }
+
+func TestParsePools(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int
+		err  bool
+	}{
+		{"", nil, false},
+		{"1000,2000", []int{1000, 2000}, false},
+		{" 250 , 500", []int{250, 500}, false},
+		{"0", nil, true},
+		{"1000,x", nil, true},
+	}
+	for _, tc := range tests {
+		got, err := parsePools(tc.in)
+		if tc.err {
+			assert.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+}
+
+func TestRowLabel(t *testing.T) {
+	tests := []struct {
+		c    config
+		want string
+	}{
+		{config{Label: "topk", Strategy: "topk"}, "`topk`"},
+		{config{Label: targetsLabel(0), Strategy: "coverage", Params: map[string]any{"targets": 0}}, "`coverage`, targets 0 (exact)"},
+		{config{Label: targetsLabel(coverage.DefaultTargets), Strategy: "coverage", Params: map[string]any{"targets": coverage.DefaultTargets}},
+			"**`coverage`, targets 256 (default)**"},
+		{config{Label: targetsLabel(64), Strategy: "coverage", Params: map[string]any{"targets": 64}}, "`coverage`, targets 64"},
+		// An -extra config (parsed numbers are float64) keeps its label.
+		{config{Label: "coverage:targets=16", Strategy: "coverage", Params: map[string]any{"targets": 16.0}}, "`coverage:targets=16`"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, rowLabel(tc.c))
+	}
+}

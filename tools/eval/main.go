@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,7 @@ type options struct {
 	print             bool
 	target            string
 	encoders          []string
+	pools             []int
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
@@ -65,6 +67,7 @@ func main() {
 		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate) or large (coverage's targets on pools of 1000 and 2000)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
+		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
@@ -81,6 +84,9 @@ func main() {
 	}
 	var err error
 	if o.encoders, err = parseEncoders(*encs); err != nil {
+		fail(err)
+	}
+	if o.pools, err = parsePools(*pools); err != nil {
 		fail(err)
 	}
 	if *extra != "" {
@@ -112,6 +118,22 @@ func main() {
 		fail(err)
 	}
 	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
+}
+
+// parsePools reads the -pools flag: positive pool sizes, comma-separated.
+func parsePools(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-pools: %q is not a pool size (allowed: positive integers, comma-separated)", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func fail(err error) {
