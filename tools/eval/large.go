@@ -31,8 +31,12 @@ const (
 )
 
 var (
-	largePools   = []int{1000, 2000} // the default of -pools
-	largeTargets = []int{0, 512, coverage.DefaultTargets, 128, 64, 32}
+	// largePools is the default of -pools: the sizes the question is about
+	// (1000 and 2000, with a table per dataset: detailPools) and smaller
+	// ones for the trend (in the summary table by pool size).
+	largePools   = []int{100, 250, 500, 1000, 2000}
+	detailPools  = []int{1000, 2000}
+	largeTargets = []int{0, 512, coverage.DefaultTargets, 128, 64, 32, 16, 8}
 )
 
 // targetsLabel is the config label of coverage with the given targets.
@@ -343,16 +347,13 @@ func timeSelections(ctx context.Context, suites []*suite, cfgs []config, nq int)
 	return out, len(samples[0]), nil
 }
 
+// median is the middle sample (the upper one of an even count), 0 for none.
 func median(d []time.Duration) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	s := slices.Sorted(slices.Values(d))
+	return s[len(s)/2]
 }
 
 // largeCell is "all (tuning / held-out)" of one column.
@@ -365,16 +366,17 @@ func largeCell(val func(keep func(*instance) bool) float64) string {
 // column per pool size and constraint, on the dataset's first metric.
 func largeTable(b *bytes.Buffer, r *largeRun, si int, cfgs []config) {
 	const mi = 0
+	pools := detailed(r.pools)
 	var head []string
 	head = append(head, "strategy")
-	for _, n := range r.pools {
+	for _, n := range pools {
 		for _, c := range r.suites[n][si].Constraints {
 			head = append(head, fmt.Sprintf("N=%d %s", n, c))
 		}
 	}
 	col := func(f func(s *suite, res map[string]*outcome, ci int) string) []string {
 		var row []string
-		for _, n := range r.pools {
+		for _, n := range pools {
 			s := r.suites[n][si]
 			for ci := range s.Constraints {
 				row = append(row, f(s, r.res[n].out[s.Name], ci))
@@ -415,6 +417,68 @@ func largeTable(b *bytes.Buffer, r *largeRun, si int, cfgs []config) {
 			return ceiling(s, ci, func(in *instance, c constraint) float64 { return s.Oracle(in, c)[mi] })
 		})...))
 	}
+	table(b, head, rows)
+}
+
+// detailed is the pools of the per-dataset tables: those of detailPools that
+// ran, or every pool that ran when none of them did.
+func detailed(pools []int) []int {
+	var out []int
+	for _, n := range pools {
+		if slices.Contains(detailPools, n) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return pools
+	}
+	return out
+}
+
+// sizeTable writes one encoder's summary by pool size: a row per config, a
+// column per dataset and pool at the dataset's middle constraint, all
+// instances.
+func sizeTable(b *bytes.Buffer, r *largeRun, cfgs []config) {
+	const mi = 0
+	head := []string{"strategy"}
+	type column struct {
+		s   *suite
+		res map[string]*outcome
+		ci  int
+	}
+	var cols []column
+	for si := range r.suites[r.pools[0]] {
+		for _, n := range r.pools {
+			s := r.suites[n][si]
+			ci := len(s.Constraints) / 2
+			head = append(head, fmt.Sprintf("%s %s N=%d", s.Name, s.Constraints[ci], n))
+			cols = append(cols, column{s, r.res[n].out[s.Name], ci})
+		}
+	}
+	row := func(label string, val func(c column) float64) []string {
+		out := []string{label}
+		for _, c := range cols {
+			out = append(out, pct(val(c)))
+		}
+		return out
+	}
+	var rows [][]string
+	for _, c := range cfgs {
+		if !c.Sweep {
+			rows = append(rows, row(rowLabel(c), func(col column) float64 { return col.res[c.Label].mean(col.s, col.ci, mi, nil) }))
+		}
+	}
+	rows = append(rows, row("`mmr`, best lambda per column", func(col column) float64 {
+		_, v := bestSweep(col.s, col.res, cfgs, col.ci, mi, nil)
+		return v
+	}))
+	rows = append(rows, row("ceiling: gold in the pool", func(col column) float64 {
+		sum := 0.0
+		for _, in := range col.s.Insts {
+			sum += poolCeiling(in, col.s.Constraints[col.ci])
+		}
+		return sum / float64(max(1, len(col.s.Insts)))
+	}))
 	table(b, head, rows)
 }
 
@@ -459,6 +523,13 @@ func largeReport(runs []*largeRun, cfgs []config, elapsed time.Duration, nq, nc 
 			fmt.Fprintf(&b, "#### %s, %s\n\n", s.Name, encoderTitle(r.enc))
 			largeTable(&b, r, si, cfgs)
 		}
+	}
+	b.WriteString("#### By pool size\n\n")
+	b.WriteString("The same measurement at every pool size of the run, at one budget and one K, all instances; the ceiling row is " +
+		"both gold paragraphs in the pool (HotpotQA) or the clusters the pool holds (Perspectrum).\n\n")
+	for _, r := range runs {
+		fmt.Fprintf(&b, "%s:\n\n", encoderTitle(r.enc))
+		sizeTable(&b, r, cfgs)
 	}
 	b.WriteString("#### Wall time of one selection\n\n")
 	fmt.Fprintf(&b, "Median wall time of one selection (packing the pool's vectors into the module's similarity engine and the strategy's "+

@@ -76,7 +76,7 @@ func TestMedian(t *testing.T) {
 		{nil, 0},
 		{[]time.Duration{5}, 5},
 		{[]time.Duration{9, 1, 5}, 5},
-		{[]time.Duration{4, 1, 3, 2}, 2}, // (2+3)/2 in integer nanoseconds
+		{[]time.Duration{4, 1, 3, 2}, 3}, // the upper middle of an even count
 	}
 	for _, tc := range tests {
 		orig := append([]time.Duration(nil), tc.in...)
@@ -150,5 +150,18 @@ func TestRowLabel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, rowLabel(tc.c))
+	}
+}
+
+func TestDetailed(t *testing.T) {
+	tests := []struct {
+		in, want []int
+	}{
+		{[]int{100, 250, 500, 1000, 2000}, []int{1000, 2000}},
+		{[]int{1000}, []int{1000}},
+		{[]int{100, 250}, []int{100, 250}}, // none of the detail pools ran: every pool
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, detailed(tc.in))
 	}
 }
