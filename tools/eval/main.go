@@ -46,16 +46,24 @@ type options struct {
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
-// default strategy and every -extra config.
-func (o options) targetFor(cfgs []config) []string {
+// default strategy and every -extra config. A -target that names no config
+// is an error naming the labels it can take.
+func (o options) targetFor(cfgs []config) ([]string, error) {
 	if o.target != "" {
-		return []string{o.target}
+		var labels []string
+		for _, c := range cfgs {
+			if c.Label == o.target {
+				return []string{o.target}, nil
+			}
+			labels = append(labels, c.Label)
+		}
+		return nil, fmt.Errorf("-target: no config %q (allowed: %s)", o.target, strings.Join(labels, ", "))
 	}
 	out := []string{dsconfig.DefaultStrategy}
 	for _, c := range o.extra {
 		out = append(out, c.Label)
 	}
-	return out
+	return out, nil
 }
 
 func tuning(in *instance) bool  { return in.Half == 0 }
@@ -238,6 +246,10 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 		}
 	}
 	cfgs := append(append(configs(def), abl...), o.extra...)
+	targetLabels, err := o.targetFor(cfgs)
+	if err != nil {
+		return err
+	}
 	var all []*results
 	for _, enc := range o.encoders {
 		t1 := time.Now()
@@ -256,7 +268,7 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 			fmt.Fprintf(w, "\n######## encoder %s\n", enc)
 			printAll(w, r)
 		}
-		for _, label := range o.targetFor(cfgs) {
+		for _, label := range targetLabels {
 			for _, sub := range []struct {
 				name string
 				keep func(*instance) bool
