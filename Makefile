@@ -158,7 +158,7 @@ eval-server: build
 
 ## eval-large: coverage's targets (0, 512, 256, 128, 64, 32, 16, 8) against the baselines on pools of 1000 and 2000
 ## candidates, and 100-500 for the trend (per query the top N of all HotpotQA paragraphs or all Perspectrum perspectives),
-## both encoders, with the wall time of one selection; tables into docs/quality.md (about 9 minutes on 2 cores; not in CI)
+## both encoders, with the wall time of one selection; tables into docs/quality.md (about 5 minutes on 2 cores; not in CI)
 eval-large:
 	$(GO) run ./tools/eval -mode large -data "$(SHARED_DATA)"
 
