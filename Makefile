@@ -14,7 +14,7 @@ SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
 .PHONY: all build weaviate embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
-	eval eval-check eval-check-update eval-server \
+	eval eval-check eval-check-update eval-server eval-large \
 	weaviate-faults weaviate-stock fuzz test-race load
 
 all: build
@@ -155,6 +155,12 @@ eval-check-update:
 ## next to the library on the same pools; tables into docs/quality.md (several minutes)
 eval-server: build
 	$(GO) run ./tools/eval -mode server -data "$(SHARED_DATA)"
+
+## eval-large: coverage's targets (0, 512, 256, 128, 64, 32, 16, 8) against the baselines on pools of 1000 and 2000
+## candidates, and 100-500 for the trend (per query the top N of all HotpotQA paragraphs or all Perspectrum perspectives),
+## both encoders, with the wall time of one selection; tables into docs/quality.md (about 5 minutes on 2 cores; not in CI)
+eval-large:
+	$(GO) run ./tools/eval -mode large -data "$(SHARED_DATA)"
 
 ## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)

@@ -6,6 +6,7 @@
 //	make eval          library evaluation: docs/quality.md tables and plot
 //	make eval-check    the CI quality regression check on a fixed subset
 //	make eval-server   the HotpotQA measurement end to end through Weaviate
+//	make eval-large    coverage's targets on pools of 1000 and 2000 candidates
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,19 +42,28 @@ type options struct {
 	print             bool
 	target            string
 	encoders          []string
+	pools             []int
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
-// default strategy and every -extra config.
-func (o options) targetFor(cfgs []config) []string {
+// default strategy and every -extra config. A -target that names no config
+// is an error naming the labels it can take.
+func (o options) targetFor(cfgs []config) ([]string, error) {
 	if o.target != "" {
-		return []string{o.target}
+		var labels []string
+		for _, c := range cfgs {
+			if c.Label == o.target {
+				return []string{o.target}, nil
+			}
+			labels = append(labels, c.Label)
+		}
+		return nil, fmt.Errorf("-target: no config %q (allowed: %s)", o.target, strings.Join(labels, ", "))
 	}
 	out := []string{dsconfig.DefaultStrategy}
 	for _, c := range o.extra {
 		out = append(out, c.Label)
 	}
-	return out
+	return out, nil
 }
 
 func tuning(in *instance) bool  { return in.Half == 0 }
@@ -61,15 +72,16 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check) or server (end to end through Weaviate)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate) or large (coverage's targets on pools of 1000 and 2000)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
+		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
-	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); 0 = all")
+	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); large mode: the first n questions and claims; 0 = all")
 	flag.StringVar(&o.thresholds, "thresholds", "tools/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
@@ -80,6 +92,9 @@ func main() {
 	}
 	var err error
 	if o.encoders, err = parseEncoders(*encs); err != nil {
+		fail(err)
+	}
+	if o.pools, err = parsePools(*pools); err != nil {
 		fail(err)
 	}
 	if *extra != "" {
@@ -102,6 +117,8 @@ func main() {
 		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
 	case "cards":
 		err = runCards(ctx, o, os.Stdout)
+	case "large":
+		err = runLarge(ctx, o, os.Stdout)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
@@ -109,6 +126,22 @@ func main() {
 		fail(err)
 	}
 	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
+}
+
+// parsePools reads the -pools flag: positive pool sizes, comma-separated.
+func parsePools(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-pools: %q is not a pool size (allowed: positive integers, comma-separated)", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func fail(err error) {
@@ -213,6 +246,10 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 		}
 	}
 	cfgs := append(append(configs(def), abl...), o.extra...)
+	targetLabels, err := o.targetFor(cfgs)
+	if err != nil {
+		return err
+	}
 	var all []*results
 	for _, enc := range o.encoders {
 		t1 := time.Now()
@@ -231,7 +268,7 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 			fmt.Fprintf(w, "\n######## encoder %s\n", enc)
 			printAll(w, r)
 		}
-		for _, label := range o.targetFor(cfgs) {
+		for _, label := range targetLabels {
 			for _, sub := range []struct {
 				name string
 				keep func(*instance) bool

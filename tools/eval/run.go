@@ -138,7 +138,10 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 		for i, c := range in.Cands {
 			vecs[i] = c.Vector
 		}
-		sims := selectors.NewDenseSimilarities(vecs)
+		var sims selectors.Similarities = selectors.NewDenseSimilarities(vecs)
+		if s.Engine != nil {
+			sims = s.Engine(vecs)
+		}
 		keys := make([]uint64, len(in.Cands))
 		for i, c := range in.Cands {
 			keys[i] = selectors.NormalizedTextHash(c.Text)

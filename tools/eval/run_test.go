@@ -60,3 +60,28 @@ func TestOutcomeMeanAndMacro(t *testing.T) {
 	assert.InDelta(t, 2.0/3, o.mean(s, 0, 0, taskKeep("perspectrum")), 1e-12) // 2 of 3
 	assert.InDelta(t, (2.0/3+0)/2, macroTasks(s, o, 0, 0, nil, []string{"perspectrum", "agnews"}), 1e-12)
 }
+
+func TestTargetFor(t *testing.T) {
+	cfgs := []config{{Label: "coverage"}, {Label: "topk"}, {Label: "mmr:lambda=0.7"}}
+	tests := []struct {
+		target string
+		extra  []config
+		want   []string
+		err    bool
+	}{
+		{"", nil, []string{"coverage"}, false},
+		{"", []config{{Label: "mmr:lambda=0.7"}}, []string{"coverage", "mmr:lambda=0.7"}, false},
+		{"topk", nil, []string{"topk"}, false},
+		{"nosuch", nil, nil, true}, // an error naming the labels, not a crash later
+	}
+	for _, tc := range tests {
+		got, err := options{target: tc.target, extra: tc.extra}.targetFor(cfgs)
+		if tc.err {
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "topk")
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, got)
+	}
+}

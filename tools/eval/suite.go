@@ -51,6 +51,9 @@ type suite struct {
 	// Oracle, when set, is the best any selection can score under a
 	// constraint (HotpotQA: the gold paragraphs that fit the budget).
 	Oracle func(in *instance, c constraint) []float64
+	// Engine, when set, builds the similarity engine of an instance from
+	// its vectors (default: selectors.NewDenseSimilarities).
+	Engine func(vecs [][]float32) selectors.Similarities
 }
 
 // Metric names.
