@@ -106,7 +106,6 @@ func testDeferredSelection(t *testing.T, vectors bool) {
 				require.Equal(t, want[i].Schema, cold[i].Schema, "the selected objects are whole")
 			}
 
-
 			db.batches = nil
 			warm := run()
 			require.Equal(t, ids(want), ids(warm))

@@ -11,6 +11,8 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 	"github.com/weaviate/weaviate/entities/vectorindex/hnsw"
+
+	"github.com/diverse-select/diverse-select/selectors/coverage"
 )
 
 // multiClass has one named vector, "mv", a multi-vector.
@@ -88,7 +90,8 @@ func TestHookMultiVector(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, p.multiVector)
 		need := m.selectionBytes(p, big, nil)
-		require.EqualValues(t, 200*200*4+200*64*32*4+200*32*4, need, "coverage's kernel block, the packed and the pooled vectors")
+		require.EqualValues(t, 200*min(200, coverage.DefaultTargets)*4+200*64*32*4+200*32*4, need,
+			"coverage's kernel block (N x targets), the packed and the pooled vectors")
 	})
 
 	t.Run("time cap stops the MaxSim matrix", func(t *testing.T) {

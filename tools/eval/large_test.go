@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -143,7 +145,7 @@ func TestRowLabel(t *testing.T) {
 		{config{Label: "topk", Strategy: "topk"}, "`topk`"},
 		{config{Label: targetsLabel(0), Strategy: "coverage", Params: map[string]any{"targets": 0}}, "`coverage`, targets 0 (exact)"},
 		{config{Label: targetsLabel(coverage.DefaultTargets), Strategy: "coverage", Params: map[string]any{"targets": coverage.DefaultTargets}},
-			"**`coverage`, targets 256 (default)**"},
+			fmt.Sprintf("**`coverage`, targets %d (default)**", coverage.DefaultTargets)},
 		{config{Label: targetsLabel(64), Strategy: "coverage", Params: map[string]any{"targets": 64}}, "`coverage`, targets 64"},
 		// An -extra config (parsed numbers are float64) keeps its label.
 		{config{Label: "coverage:targets=16", Strategy: "coverage", Params: map[string]any{"targets": 16.0}}, "`coverage:targets=16`"},
@@ -163,5 +165,12 @@ func TestDetailed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, detailed(tc.in))
+	}
+}
+
+// TestLargeTargets: the large-pool tables hold a row for coverage's default.
+func TestLargeTargets(t *testing.T) {
+	if !slices.Contains(largeTargets, coverage.DefaultTargets) {
+		t.Errorf("largeTargets %v has no row for the default targets %d", largeTargets, coverage.DefaultTargets)
 	}
 }
