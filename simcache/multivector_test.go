@@ -237,3 +237,37 @@ func identityIdx(n int) []int {
 	}
 	return out
 }
+
+// TestMultiCrossFewerTargets: with fewer targets than candidates, Cross on a
+// pool of up to matrixForRows keeps the matrix (every later row is read from
+// it) and its block is the matrix's target columns, in target order; on a
+// larger pool it computes the targets' rows and keeps no matrix. Either way
+// the block agrees with the float64 reference.
+func TestMultiCrossFewerTargets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		n        int
+		targets  []int
+		keepsMat bool
+	}{
+		{n: 40, targets: []int{7, 0, 39, 12}, keepsMat: true},
+		{n: matrixForRows, targets: []int{3, 1}, keepsMat: true},
+		{n: matrixForRows + 1, targets: []int{matrixForRows, 2}, keepsMat: false},
+	} {
+		t.Run(fmt.Sprintf("n=%d", tc.n), func(t *testing.T) {
+			sets := randomSets(rng, tc.n, 3, 8)
+			e := NewMulti(sets)
+			defer e.Release()
+			out, ld := e.Cross(tc.targets)
+			require.Equal(t, tc.keepsMat, e.hasMat)
+			for _, i := range []int{0, tc.n / 2, tc.n - 1} {
+				for k, j := range tc.targets {
+					require.InDelta(t, naiveChamfer(sets[i], sets[j]), out[i*ld+k], 3e-5, "row %d target %d", i, j)
+					if tc.keepsMat {
+						require.Equal(t, e.mat[i*tc.n+j], out[i*ld+k], "the matrix's column")
+					}
+				}
+			}
+		})
+	}
+}
