@@ -64,12 +64,17 @@ func withoutProperties(in []search.Result, vectors bool) []search.Result {
 // is read by id in one batch, once the cache holds them only the selected
 // objects are; a selected object deleted since the search is left out.
 func TestDeferredSelection(t *testing.T) {
-	for _, vectors := range []bool{false, true} {
-		t.Run(fmt.Sprintf("vectors deferred %v", vectors), func(t *testing.T) { testDeferredSelection(t, vectors) })
+	for _, tc := range []struct {
+		vectors bool
+		pool    int
+	}{{false, 60}, {true, 60}, {true, parallelLookups + 44}} { // the last: the look-ups on every core
+		t.Run(fmt.Sprintf("vectors deferred %v, pool %d", tc.vectors, tc.pool), func(t *testing.T) {
+			testDeferredSelection(t, tc.vectors, tc.pool)
+		})
 	}
 }
 
-func testDeferredSelection(t *testing.T, vectors bool) {
+func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 	class := docClass()
 	byName := func(string) *models.Class { return class }
 	deferred := context.WithValue(context.Background(), deferredKey{}, &deferral{vectors: vectors})
@@ -82,26 +87,26 @@ func testDeferredSelection(t *testing.T, vectors bool) {
 		{"tokenBudget": 300, "evidence": "cards", "query": "statins liver"},
 	} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
-			whole := results(60, 1000)
+			whole := results(pool, 1000)
 			want, err := runHook(t, New(byName), whole, args)
 			require.NoError(t, err)
 			require.NotEmpty(t, want)
 
 			m := New(byName)
-			db := newStore(results(60, 1000))
+			db := newStore(results(pool, 1000))
 			m.multiGet = db.multiGet
 			run := func() []search.Result {
 				r := &Request{m: m, form: formArgument}
 				r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
 				require.NoError(t, r.err)
-				got, err := m.selectHook(deferred, withoutProperties(results(60, 1000), vectors), r, nil, nil, nil)
+				got, err := m.selectHook(deferred, withoutProperties(results(pool, 1000), vectors), r, nil, nil, nil)
 				require.NoError(t, err)
 				return got
 			}
 			cold := run()
 			require.Equal(t, ids(want), ids(cold))
 			require.Len(t, db.batches, 1, "one batch for the uncached texts, none for the selected (read with them)")
-			require.Len(t, db.batches[0], 60)
+			require.Len(t, db.batches[0], pool)
 			for i := range want {
 				require.Equal(t, want[i].Schema, cold[i].Schema, "the selected objects are whole")
 			}

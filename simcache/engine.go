@@ -101,19 +101,46 @@ func New(vectors [][]float32) *Engine {
 	clear(e.unit[e.n*e.stride:]) // the padding rows
 	e.hasMat = false
 	e.nonFinite = -1
-	for i, v := range vectors {
-		row := e.unit[i*e.stride : (i+1)*e.stride]
-		src := v // read in place when the kernels can (no padding to add)
-		if len(v) != e.dim || e.dim != e.stride {
-			clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
-			src = row
+	// A large pool is packed on every core: the vectors are read from
+	// wherever their owners keep them (a feature cache entry each), about
+	// 0.45 ms of cache misses at N = 1000, d = 768 on one core.
+	units := (e.n + packChunk - 1) / packChunk
+	firstBad := make([]int, units) // per unit, its first non-finite vector
+	workers := 1
+	if e.n*e.dim >= parallelPack {
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+	}
+	workshare.Run(workers, units, func(u int) {
+		firstBad[u] = -1
+		for i := u * packChunk; i < min(e.n, (u+1)*packChunk); i++ {
+			v := vectors[i]
+			row := e.unit[i*e.stride : (i+1)*e.stride]
+			src := v // read in place when the kernels can (no padding to add)
+			if len(v) != e.dim || e.dim != e.stride {
+				clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
+				src = row
+			}
+			if !normalise(row, src) && firstBad[u] < 0 {
+				firstBad[u] = i
+			}
 		}
-		if !normalise(row, src) && e.nonFinite < 0 {
+	})
+	for _, i := range firstBad {
+		if i >= 0 {
 			e.nonFinite = i
+			break
 		}
 	}
 	return e
 }
+
+const (
+	// packChunk is the number of vectors in one unit of New's packing.
+	packChunk = 64
+	// parallelPack is the size (candidates x dimensions) from which New
+	// packs on several cores: 256 x 768 floats take about 0.1 ms on one.
+	parallelPack = 256 * 768
+)
 
 // PackedBytes is the memory New packs n vectors of dim components into (rows
 // and dimension padded as the kernels read them).

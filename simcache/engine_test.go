@@ -229,11 +229,30 @@ func TestEngineNonFinite(t *testing.T) {
 		{[][]float32{{3e38, 3e38}, {1, inf}}, 1},
 		{[][]float32{{0, 0}, nil, {1e30, -1e30}}, -1},
 		{[][]float32{make([]float32, 37), append(make([]float32, 36), nan)}, 1},
+		// A pool packed on several cores: the first non-finite vector, not
+		// the first a core found.
+		{bigPool(600, 768, map[int]float32{500: nan, 450: inf, 599: nan}), 450},
+		{bigPool(600, 768, nil), -1},
 	} {
 		e := New(tc.vecs)
 		require.Equal(t, tc.want, e.NonFinite(), "%v", tc.vecs)
 		e.Release()
 	}
+}
+
+// bigPool is n vectors of dim ones, bad[i] put into vector i.
+func bigPool(n, dim int, bad map[int]float32) [][]float32 {
+	out := make([][]float32, n)
+	for i := range out {
+		out[i] = make([]float32, dim)
+		for j := range out[i] {
+			out[i][j] = 1
+		}
+		if x, ok := bad[i]; ok {
+			out[i][dim/2] = x
+		}
+	}
+	return out
 }
 
 // TestEngineSubset: a subset engine gives the parent's similarities of the
