@@ -30,33 +30,11 @@ const maxTitleWords = 12
 
 // title returns the candidate's title line, if it has one.
 func title(c selectors.Candidate) (string, bool) {
-	// The first line is read only as far as a title can reach: a pool of
-	// texts without titles is not scanned to each text's end.
-	text := c.Text
-	fields, in := 0, false
-	for i := 0; i < len(text); i++ {
-		b := text[i]
-		switch {
-		case b == '\n':
-			if strings.TrimSpace(text[i+1:]) == "" {
-				return "", false
-			}
-			return text[:i], true
-		case b >= utf8.RuneSelf: // Unicode spaces: the whole line
-			head, ok := firstLine(text)
-			if !ok || moreFields(head, maxTitleWords) {
-				return "", false
-			}
-			return head, true
-		case asciiSpace[b]:
-			in = false
-		case !in:
-			if in, fields = true, fields+1; fields > maxTitleWords {
-				return "", false
-			}
-		}
+	head, ok := firstLine(c.Text)
+	if !ok || moreFields(head, maxTitleWords) {
+		return "", false
 	}
-	return "", false
+	return head, true
 }
 
 // firstLine returns the text's first line when more text follows it: the
