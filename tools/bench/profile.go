@@ -14,10 +14,10 @@ import (
 
 // profileBuckets say where a CPU sample's time went: a sample belongs to the
 // first bucket that names one of its frames, from the leaf towards the root
-// (so the innermost recognised work gets it), or to "other". A fallback
-// bucket takes a sample only when no outer frame names another bucket: a
-// helper of ours (a dot product, a row sum, a work-sharing loop) counts
-// where it was called from.
+// (so the innermost recognised work gets it), or to "other". The module's
+// other work takes a sample only when no outer frame of ours names another
+// bucket: a helper of ours (a dot product, a row sum, a work-sharing loop)
+// counts where our code called it from.
 var profileBuckets = []struct {
 	name  string
 	match []string
@@ -33,7 +33,7 @@ var profileBuckets = []struct {
 			"diverse-select/simcache.FeatureKey", "diverse-select/selectors/tokens",
 			"diverse-select/selectors/text"}},
 	{"packing and normalising the vectors", []string{"diverse-select/simcache.New", "diverse-select/simcache.normalise"}},
-	{moduleWork, []string{"github.com/diverse-select/"}},
+	{moduleWork, []string{ourFrames}},
 	{"embedding the query (text2vec-transformers client)", []string{"text2vec-transformers", "modules/text2vec"}},
 	{"object and vector loading (storage)", []string{"storobj.", "lsmkv.", "ObjectsByDocID", "objectsByDocID", "entities/storobj"}},
 	{"vector search (HNSW)", []string{"vector/hnsw", "vector/compressionhelpers", "distancer", "adapters/repos/db.(*Shard).ObjectVectorSearch"}},
@@ -107,9 +107,12 @@ func (c *clients) profileDefault(ctx context.Context, o options) (string, error)
 	}
 }
 
-// moduleWork is the fallback bucket: the module's frames no other bucket
-// names.
-const moduleWork = "the module's other work (plan, validation, results)"
+// moduleWork is the fallback bucket: the module's frames (ourFrames) no
+// other bucket names.
+const (
+	moduleWork = "the module's other work (plan, validation, results)"
+	ourFrames  = "github.com/diverse-select/"
+)
 
 // bucketOf is the index in profileBuckets of the bucket s belongs to, or
 // len(profileBuckets) for "other".
@@ -118,6 +121,9 @@ func bucketOf(s *profile.Sample) int {
 	for _, loc := range s.Location {
 		for li := range loc.Line { // the innermost of inlined frames first
 			name := loc.Line[li].Function.Name
+			if fallback >= 0 && !strings.Contains(name, ourFrames) {
+				return fallback // out of our code: its callers (the handlers) did not do this work
+			}
 			for bi, bk := range profileBuckets {
 				if !slices.ContainsFunc(bk.match, func(m string) bool { return strings.Contains(name, m) }) {
 					continue

@@ -34,6 +34,8 @@ func TestBucketOf(t *testing.T) {
 			bucket("object and vector loading (storage)")},
 		{[]string{dd + "module.(*Module).selectResults", "github.com/weaviate/weaviate/usecases/traverser.(*Explorer).GetClass"},
 			bucket(moduleWork)},
+		{[]string{dd + "simcache.dotAVX512", dd + "module.(*Module).selectResults",
+			"github.com/weaviate/weaviate/adapters/handlers/grpc/v1.(*Service).search"}, bucket(moduleWork)},
 		{[]string{"runtime.futex", "net/http.(*conn).serve"}, bucket("response: GraphQL, JSON, gRPC, HTTP")},
 		{[]string{"runtime.futex"}, len(profileBuckets)},
 	} {
