@@ -154,14 +154,7 @@ func byID(hits []Hit) map[string]map[string]any {
 // returns the new text, never the cached old one.
 func TestDeferredPropertiesUpdate(t *testing.T) {
 	const class = "DeferredUpdate"
-	createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps()})
-	docs := make([]Doc, 12)
-	for i := range docs {
-		v := make([]float32, 8)
-		v[i%8], v[(i+1)%8] = 1, float32(i)/12
-		docs[i] = Doc{Key: fmt.Sprint(i), Group: i, Body: fmt.Sprintf("fact %d about statins and the liver, told once", i), Vector: v}
-	}
-	importDocs(t, class, docs)
+	docs := twelveFacts(t, class, ", told once")
 	query := sel(class, `nearVector: {vector: [1, 0.5, 0, 0, 0, 0, 0, 0]}, limit: 12`, "", "body")
 	first := get(t, class, query, nil)
 	checkSelection(t, first, 0, true)
@@ -197,6 +190,21 @@ func TestDeferredPropertiesUpdate(t *testing.T) {
 	}
 }
 
+// twelveFacts creates class (vectors given) with twelve facts of distinct
+// 8-d vectors, each body ending in tail, and returns them.
+func twelveFacts(t *testing.T, class, tail string) []Doc {
+	t.Helper()
+	createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps()})
+	docs := make([]Doc, 12)
+	for i := range docs {
+		v := make([]float32, 8)
+		v[i%8], v[(i+1)%8] = 1, float32(i)/12
+		docs[i] = Doc{Key: fmt.Sprint(i), Group: i, Body: fmt.Sprintf("fact %d about statins and the liver%s", i, tail), Vector: v}
+	}
+	importDocs(t, class, docs)
+	return docs
+}
+
 func indexOfKey(class string, docs []Doc, id string) int {
 	for i, d := range docs {
 		if strfmt.UUID(uuidOf(class, d.Tenant+"/"+d.Key)).String() == id {
@@ -214,14 +222,7 @@ func indexOfKey(class string, docs []Doc, id string) int {
 // dropped as a near-copy.
 func TestDeferredVectorUpdate(t *testing.T) {
 	const class = "DeferredVector"
-	createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps()})
-	docs := make([]Doc, 12)
-	for i := range docs {
-		v := make([]float32, 8)
-		v[i%8], v[(i+1)%8] = 1, float32(i)/12
-		docs[i] = Doc{Key: fmt.Sprint(i), Group: i, Body: fmt.Sprintf("fact %d about statins and the liver", i), Vector: v}
-	}
-	importDocs(t, class, docs)
+	docs := twelveFacts(t, class, "")
 	query := sel(class, `nearVector: {vector: [1, 0.5, 0, 0, 0, 0, 0, 0]}, limit: 12`,
 		`strategy: "topk", dedupThreshold: 0.999, maxResults: 12`, "body")
 	get(t, class, query, nil) // the cache now holds every text and vector
