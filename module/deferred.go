@@ -215,13 +215,12 @@ func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 	entries = make([]*simcache.Features, len(in))
 	// A large pool's look-ups on every core: each is a few cache misses
 	// (the entry and its key's strings), about 0.45 us at a pool of 1000.
-	units := (len(in) + lookupChunk - 1) / lookupChunk
 	workers := 1
 	if len(in) >= parallelLookups {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workshare.Run(workers, units, func(u int) {
-		for i := u * lookupChunk; i < min(len(in), (u+1)*lookupChunk); i++ {
+	workshare.Ranges(workers, len(in), lookupChunk, func(_, from, to int) {
+		for i := from; i < to; i++ {
 			entries[i] = features.lookup(&in[i])
 		}
 	})
@@ -264,7 +263,7 @@ const (
 // cachedVectors counts the candidates whose compared vector comes from their
 // feature cache entry: the search did not load it.
 func cachedVectors(p *plan, in []search.Result, entries []*simcache.Features) int {
-	if !p.needsVectors() || p.multiVector {
+	if !p.cachesVectors() {
 		return 0
 	}
 	n := 0

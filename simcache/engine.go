@@ -110,9 +110,9 @@ func New(vectors [][]float32) *Engine {
 	if e.n*e.dim >= parallelPack {
 		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	}
-	workshare.Run(workers, units, func(u int) {
+	workshare.Ranges(workers, e.n, packChunk, func(u, from, to int) {
 		firstBad[u] = -1
-		for i := u * packChunk; i < min(e.n, (u+1)*packChunk); i++ {
+		for i := from; i < to; i++ {
 			v := vectors[i]
 			row := e.unit[i*e.stride : (i+1)*e.stride]
 			src := v // read in place when the kernels can (no padding to add)

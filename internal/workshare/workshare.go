@@ -35,3 +35,10 @@ func Run(workers, units int, unit func(u int)) {
 	work()
 	wg.Wait()
 }
+
+// Ranges runs f over [0, n) cut into consecutive ranges of size items (the
+// last one shorter), as Run's units: f(u, from, to) for the u-th range
+// [from, to).
+func Ranges(workers, n, size int, f func(u, from, to int)) {
+	Run(workers, (n+size-1)/size, func(u int) { f(u, u*size, min(n, (u+1)*size)) })
+}

@@ -25,3 +25,21 @@ func TestRunInOrderAlone(t *testing.T) {
 	Run(1, 4, func(u int) { order = append(order, u) })
 	require.Equal(t, []int{0, 1, 2, 3}, order)
 }
+
+// TestRanges: the ranges cover [0, n) once, in consecutive pieces of size
+// (the last shorter), numbered in order.
+func TestRanges(t *testing.T) {
+	for _, tc := range []struct{ workers, n, size int }{{1, 0, 4}, {2, 1, 4}, {2, 8, 4}, {2, 9, 4}, {4, 1000, 64}} {
+		counts := make([]atomic.Int32, tc.n)
+		Ranges(tc.workers, tc.n, tc.size, func(u, from, to int) {
+			require.Equal(t, u*tc.size, from)
+			require.Equal(t, min(tc.n, from+tc.size), to)
+			for i := from; i < to; i++ {
+				counts[i].Add(1)
+			}
+		})
+		for i := range counts {
+			require.Equal(t, int32(1), counts[i].Load(), "n=%d size=%d item %d", tc.n, tc.size, i)
+		}
+	}
+}

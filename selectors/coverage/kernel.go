@@ -73,12 +73,11 @@ func kernelGains(sims selectors.Similarities, targets []int, w []float64, center
 		k.base = make([]float64, n)
 	}
 	// Chunks of rows, on several cores for large blocks.
-	units := (n + kernelChunk - 1) / kernelChunk
 	workers := 1
 	if n*m >= parallelKernel {
 		workers = min(runtime.GOMAXPROCS(0), maxKernelWorkers)
 	}
-	workshare.Run(workers, units, func(u int) { k.rows(u*kernelChunk, min(n, (u+1)*kernelChunk)) })
+	workshare.Ranges(workers, n, kernelChunk, func(_, from, to int) { k.rows(from, to) })
 	return out, ld, k.base
 }
 

@@ -346,25 +346,26 @@ func scanTermsShared(q *queryIndex, c []selectors.Candidate, ends []int32, df []
 	n := len(c)
 	units := (n + termsChunk - 1) / termsChunk
 	type part struct {
-		flat []int32
-		df   []float64
+		from, to int
+		flat     []int32
+		df       []float64
 	}
 	parts := make([]part, units)
-	workshare.Run(runtime.GOMAXPROCS(0), units, func(u int) {
+	workshare.Ranges(runtime.GOMAXPROCS(0), n, termsChunk, func(u, from, to int) {
 		own := *q // the index is read-only but for its marks
 		own.seen = make([]int32, len(q.terms))
-		parts[u].df = make([]float64, len(df))
-		from, to := u*termsChunk, min(n, (u+1)*termsChunk)
-		parts[u].flat = scanTerms(&own, c, nil, nil, nil, from, to, make([]int32, 0, to-from), ends, parts[u].df)
+		pt := &parts[u]
+		pt.from, pt.to, pt.df = from, to, make([]float64, len(df))
+		pt.flat = scanTerms(&own, c, nil, nil, nil, from, to, make([]int32, 0, to-from), ends, pt.df)
 	})
 	total := 0
 	for _, pt := range parts {
 		total += len(pt.flat)
 	}
 	flat := make([]int32, 0, total)
-	for u, pt := range parts {
+	for _, pt := range parts {
 		offset := int32(len(flat))
-		for d := u * termsChunk; d < min(n, (u+1)*termsChunk); d++ {
+		for d := pt.from; d < pt.to; d++ {
 			ends[d] += offset
 		}
 		flat = append(flat, pt.flat...)
