@@ -44,13 +44,7 @@ func deferredCounters(t *testing.T, query func()) deferredMoves {
 // rerank; nearText, hybrid and bm25).
 func TestDeferredProperties(t *testing.T) {
 	const class = "Deferred"
-	createClass(t, &models.Class{
-		Class:        class,
-		Vectorizer:   "text2vec-transformers",
-		ModuleConfig: withReranker(map[string]any{"textProperty": "body"}),
-		Properties:   bodyProps(),
-	})
-	importDocs(t, class, healthDocs)
+	createHealthReranked(t, class, map[string]any{"textProperty": "body"})
 	idx := index(class, healthDocs)
 	const props = "body grp ntok"
 	checkWhole := func(t *testing.T, id string, got map[string]any) {

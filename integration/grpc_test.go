@@ -46,16 +46,21 @@ func withReranker(cfg map[string]any) map[string]any {
 func rerankHealth(t testing.TB) string {
 	t.Helper()
 	const class = "RerankHealth"
-	ensure(t, class, func(t testing.TB) {
-		createClass(t, &models.Class{
-			Class:        class,
-			Vectorizer:   "text2vec-transformers",
-			ModuleConfig: withReranker(rerankCfg),
-			Properties:   bodyProps(),
-		})
-		importDocs(t, class, healthDocs)
-	})
+	ensure(t, class, func(t testing.TB) { createHealthReranked(t, class, rerankCfg) })
 	return class
+}
+
+// createHealthReranked creates class with the Health corpus, vectorised by
+// text2vec-transformers, and reranker-diverse-select configured by cfg.
+func createHealthReranked(t testing.TB, class string, cfg map[string]any) {
+	t.Helper()
+	createClass(t, &models.Class{
+		Class:        class,
+		Vectorizer:   "text2vec-transformers",
+		ModuleConfig: withReranker(cfg),
+		Properties:   bodyProps(),
+	})
+	importDocs(t, class, healthDocs)
 }
 
 var (

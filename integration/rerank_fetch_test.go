@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 )
 
@@ -17,15 +16,7 @@ import (
 // reply carries no vector the request did not ask for.
 func TestGRPCRerankOneFetch(t *testing.T) {
 	legacy := "RerankOneFetch"
-	ensure(t, legacy, func(t testing.TB) {
-		createClass(t, &models.Class{
-			Class:        legacy,
-			Vectorizer:   "text2vec-transformers",
-			ModuleConfig: withReranker(map[string]any{"textProperty": "body"}),
-			Properties:   bodyProps(),
-		})
-		importDocs(t, legacy, healthDocs)
-	})
+	ensure(t, legacy, func(t testing.TB) { createHealthReranked(t, legacy, map[string]any{"textProperty": "body"}) })
 	named := namedRerankClass(t, "RerankOneFetchNamed", map[string]any{"textProperty": "body", "targetVector": "title"})
 	const pool = 15
 	alpha := float32(0.5)

@@ -40,7 +40,7 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 		tenant:      r.tenant,
 		cacheTokens: r.eff.Tokenizer != tokens.Chars,
 		wantTerms:   r.eff.Selector.UsesTerms(),
-		vectors:     r.needsVectors() && !r.multiVector,
+		vectors:     r.cachesVectors(),
 		target:      r.target,
 	}
 }

@@ -153,6 +153,11 @@ func (s *settings) needsVectors() bool {
 	return s.eff.Selector.UsesVectors() || s.eff.DedupThreshold > 0
 }
 
+// cachesVectors reports whether the feature cache holds the vector the
+// selection compares, so that the search need not load it: a single
+// vector (multi-vectors are loaded by the search).
+func (p *plan) cachesVectors() bool { return p.needsVectors() && !p.multiVector }
+
 // propertiesToExtract names the properties the selection reads, so
 // Weaviate loads them even when the query does not select them.
 func (s *settings) propertiesToExtract() []string {

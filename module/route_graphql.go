@@ -111,7 +111,7 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 	if err != nil {
 		return nil, err
 	}
-	if p.needsVectors() && !p.multiVector {
+	if p.cachesVectors() {
 		own := &askedVectors{vector: addl.Vector, vectors: slices.Clone(addl.Vectors)}
 		if p.target == "" && !addl.Vector {
 			addl.Vector, r.asked = true, own

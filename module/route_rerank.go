@@ -143,7 +143,7 @@ func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery st
 func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error {
 	// What the search deferred (deferred.go), selectResults takes from the
 	// feature cache or reads with the candidates the cache does not hold.
-	needVector := r.needsVectors() && !(vectorsDeferred(ctx) && !r.multiVector)
+	needVector := r.needsVectors() && !(vectorsDeferred(ctx) && r.cachesVectors())
 	var props []string
 	if !propertiesDeferred(ctx) {
 		props = r.propertiesToExtract()
