@@ -77,6 +77,24 @@ func loadHotpot(dataDir string) ([]hotpotQuestion, error) {
 // the title, then the text (the module joins text properties with "\n").
 func hotpotText(p hotpotPara) string { return p.Title + "\n" + p.Text }
 
+// distinctParas is every question's paragraphs, each title and text once, in
+// file order, without the gold mark (which belongs to a question): the
+// corpus eval-server imports and the large pools are drawn from.
+func distinctParas(qs []hotpotQuestion) []hotpotPara {
+	var out []hotpotPara
+	seen := map[hotpotPara]bool{}
+	for _, q := range qs {
+		for _, p := range q.Paras {
+			p.Gold = false
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // perspClaim is one Perspectrum claim with its candidate perspectives.
 type perspClaim struct {
 	ID    int

@@ -105,15 +105,10 @@ func (c *openCorpus) instance(e *env, id, query string, half, n int, labels func
 // hotpotCorpus is every distinct paragraph of every question, in first
 // appearance order, as the evaluation forms it (title + "\n" + text).
 func hotpotCorpus(qs []hotpotQuestion) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, q := range qs {
-		for _, p := range q.Paras {
-			if t := hotpotText(p); !seen[t] {
-				seen[t] = true
-				out = append(out, t)
-			}
-		}
+	paras := distinctParas(qs)
+	out := make([]string, len(paras))
+	for i, p := range paras {
+		out[i] = hotpotText(p)
 	}
 	return out
 }

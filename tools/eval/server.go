@@ -43,7 +43,7 @@ type serverRoute struct {
 	// selectArgs are extra diverseSelect arguments for a question.
 	selectArgs func(question string) string
 	// vector is the object vector of a paragraph; nil: the class vectorises.
-	vector func(p serverPara) []float32
+	vector func(p hotpotPara) []float32
 }
 
 // serverRoutes: GloVe through the embedder (nearText), USE-Lite with the
@@ -76,7 +76,7 @@ func serverRoutes(o options) ([]serverRoute, error) {
 					return fmt.Sprintf(`nearVector: {vector: %s}`, floatList(vec(q)))
 				},
 				selectArgs: func(q string) string { return fmt.Sprintf(`, query: %q`, q) },
-				vector:     func(p serverPara) []float32 { return vec(p.Title + "\n" + p.Text) }}
+				vector:     func(p hotpotPara) []float32 { return vec(hotpotText(p)) }}
 			// Every question and paragraph must have a vector: check now, not mid-run.
 			qs, err := loadHotpot(o.dataDir)
 			if err != nil {
@@ -111,28 +111,15 @@ func floatList(v []float32) string {
 	return b.String()
 }
 
-// serverPara is one deduplicated paragraph.
-type serverPara struct{ Title, Text string }
-
 func runServer(ctx context.Context, o options, w io.Writer) error {
 	t0 := time.Now()
 	qs, err := loadHotpot(o.dataDir)
 	if err != nil {
 		return err
 	}
-	var paras []serverPara
 	// Every question's paragraphs are imported; -questions only limits the
 	// questions asked (a quick look).
-	seen := map[serverPara]bool{}
-	for _, q := range qs {
-		for _, p := range q.Paras {
-			sp := serverPara{p.Title, p.Text}
-			if !seen[sp] {
-				seen[sp] = true
-				paras = append(paras, sp)
-			}
-		}
-	}
+	paras := distinctParas(qs)
 	root, err := stack.RepoRoot()
 	if err != nil {
 		return err
@@ -410,7 +397,7 @@ func sameSet(a, b []string) bool {
 }
 
 // importParas (re)creates the class and imports the paragraphs in batches.
-func importParas(ctx context.Context, client *weaviate.Client, rt serverRoute, paras []serverPara) error {
+func importParas(ctx context.Context, client *weaviate.Client, rt serverRoute, paras []hotpotPara) error {
 	_ = client.Schema().ClassDeleter().WithClassName(rt.class).Do(ctx)
 	ds := map[string]any{"textProperty": "title", "extraTextProperties": []string{"text"}}
 	class := &models.Class{
