@@ -61,9 +61,9 @@ func clip(s string) string {
 
 // Parse validates a raw map (decoded JSON or GraphQL values) into Overrides:
 // each common key by its entry in Keys, any other key as a strategy
-// parameter. maxCandidates bounds the candidates key. A null value, and ""
-// for a string key that allows it, leaves the key unset.
-func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
+// parameter. lim bounds the values (MaxCandidates the candidates key). A null
+// value, and "" for a string key that allows it, leaves the key unset.
+func Parse(raw map[string]any, lim Limits) (*Overrides, error) {
 	o := &Overrides{given: map[string]bool{}, Params: map[string]any{}}
 	names := make([]string, 0, len(raw))
 	for name := range raw {
@@ -83,7 +83,7 @@ func Parse(raw map[string]any, maxCandidates int) (*Overrides, error) {
 			o.Params[name] = v
 			continue
 		}
-		pv, err := k.parse(v, maxCandidates)
+		pv, err := k.parse(v, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -127,6 +127,27 @@ func str(key string, v any) (string, error) {
 		return "", errf(key, "must be a string, got %s (%T)", clip(fmt.Sprint(v)), v)
 	}
 	return s, nil
+}
+
+// strSet is a list of strings (property names) without its duplicates, at
+// most lim.MaxListLength long: a repeated name would only repeat work.
+func strSet(key string, v any, lim Limits) ([]string, error) {
+	list, err := strList(key, v)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, min(len(list), 64))
+	out := list[:0:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if lim.MaxListLength > 0 && len(out) > lim.MaxListLength {
+		return nil, errf(key, "lists %d distinct entries, above the module's limit of %d (DIVERSE_SELECT_MAX_LIST_LENGTH)", len(out), lim.MaxListLength)
+	}
+	return out, nil
 }
 
 func strList(key string, v any) ([]string, error) {

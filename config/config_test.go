@@ -29,7 +29,7 @@ func TestValidateClassAcceptsJSONNumbers(t *testing.T) {
 	if err := ValidateClass(raw, m, s); err != nil {
 		t.Fatalf("ValidateClass with json.Number values: %v", err)
 	}
-	o, err := Parse(raw, m.MaxCandidates)
+	o, err := Parse(raw, m.Limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +54,8 @@ func TestTypedErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, parseErr := Parse(map[string]any{KeyOrder: "random"}, m.MaxCandidates)
-	unknown, _ := Parse(map[string]any{KeyStrategy: "topk", "lambda": 0.5}, m.MaxCandidates)
+	_, parseErr := Parse(map[string]any{KeyOrder: "random"}, m.Limits)
+	unknown, _ := Parse(map[string]any{KeyStrategy: "topk", "lambda": 0.5}, m.Limits)
 	_, unknownErr := Merge(m, nil, unknown)
 	_, envErr := FromEnv(func(k string) string { return map[string]string{"DIVERSE_SELECT_MAX_MATRIX_MB": "x"}[k] })
 	_, pluginErr := PluginsFromEnv(func(k string) string { return map[string]string{"DIVERSE_SELECT_PLUGIN_TIMEOUT": "x"}[k] })

@@ -35,8 +35,9 @@ type Module struct {
 	// Settings are the defaults of the keys with a variable (Key.Env):
 	// strategy, tokenBudget, candidates, tokenizer.
 	Settings
-	// MaxCandidates is the hard cap on the pool.
-	MaxCandidates int
+	// Limits bound what one query may ask for; they are checked before any
+	// work starts.
+	Limits
 	// MaxMatrixMB is the most memory in MiB one query's N x N matrices may
 	// use (facility: 4*N^2 bytes, twice that with a distance kernel; 2000
 	// candidates need 15.3 MiB); 0 = no cap.
@@ -51,6 +52,27 @@ type Module struct {
 	// concurrent queries may hold at once (matrices and packed vectors);
 	// auto = DefaultInflightMB of the memory limit, 0 = no bound.
 	MaxInflightMB int
+}
+
+// Limits bound the size of one query's input: each is checked before the
+// work it guards starts, and a query over one is refused with an error naming
+// the argument, the limit and its variable (see Env).
+type Limits struct {
+	// MaxCandidates is the hard cap on the pool.
+	MaxCandidates int
+	// MaxQueryBytes bounds the query text the selection reads (the nearText
+	// concepts, the bm25/hybrid or rerank query, the query key) and every
+	// other string argument.
+	MaxQueryBytes int
+	// MaxQueryTerms bounds the distinct terms of that query text: the text
+	// strategies and evidence cards do work per query term and candidate.
+	MaxQueryTerms int
+	// MaxListLength bounds every list argument (extraTextProperties).
+	MaxListLength int
+	// MaxSettingsBytes bounds the settings a rerank query carries, checked
+	// before they are parsed; MaxSettingsDepth their bracket nesting.
+	MaxSettingsBytes int
+	MaxSettingsDepth int
 }
 
 // MaxInflightBytes is MaxInflightMB in bytes (0 = no bound).
@@ -91,6 +113,21 @@ var Env = []EnvVar{
 	{Name: "DIVERSE_SELECT_MAX_CANDIDATES", Default: "2000", Lo: 1, Hi: selectors.MaxCandidates, Meta: "maxCandidates",
 		Doc:   "hard cap on the candidate pool; larger requests are refused",
 		field: func(m *Module) any { return &m.MaxCandidates }},
+	{Name: "DIVERSE_SELECT_MAX_QUERY_BYTES", Default: "16384", Lo: 1, Hi: 1 << 24, Meta: "maxQueryBytes",
+		Doc:   "longest query text (bytes) a selection reads - nearText concepts, the bm25/hybrid or rerank query, the `query` key - and longest string argument; longer queries are refused",
+		field: func(m *Module) any { return &m.MaxQueryBytes }},
+	{Name: "DIVERSE_SELECT_MAX_QUERY_TERMS", Default: "512", Lo: 1, Hi: 1 << 20, Meta: "maxQueryTerms",
+		Doc:   "most distinct terms in that query text (the text strategies and evidence cards work per query term and candidate); more are refused",
+		field: func(m *Module) any { return &m.MaxQueryTerms }},
+	{Name: "DIVERSE_SELECT_MAX_LIST_LENGTH", Default: "64", Lo: 1, Hi: 1 << 16, Meta: "maxListLength",
+		Doc:   "most entries in a list argument (`extraTextProperties`, after duplicates are dropped); longer lists are refused",
+		field: func(m *Module) any { return &m.MaxListLength }},
+	{Name: "DIVERSE_SELECT_MAX_SETTINGS_BYTES", Default: "4096", Lo: 16, Hi: 1 << 20, Meta: "maxSettingsBytes",
+		Doc:   "longest settings part of a rerank query (`diverseSelect(...)`), checked before it is parsed",
+		field: func(m *Module) any { return &m.MaxSettingsBytes }},
+	{Name: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH", Default: "2", Lo: 1, Hi: 16, Meta: "maxSettingsDepth",
+		Doc:   "deepest bracket nesting of those settings (2: the call and one list), checked before they are parsed",
+		field: func(m *Module) any { return &m.MaxSettingsDepth }},
 	{Name: "DIVERSE_SELECT_TOKENIZER", Default: "cl100k_base", Key: KeyTokenizer, Meta: KeyTokenizer,
 		Doc: "token counter when neither the class nor the query sets one"},
 	{Name: "DIVERSE_SELECT_MAX_MATRIX_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "maxMatrixMB",
@@ -179,7 +216,7 @@ func (e EnvVar) parse(m *Module, v string) error {
 		}
 		*d = t
 	default:
-		pv, err := key.parse(v, selectors.MaxCandidates)
+		pv, err := key.parse(v, Limits{MaxCandidates: selectors.MaxCandidates, MaxListLength: 1 << 16, MaxQueryBytes: 1 << 24})
 		if err != nil {
 			return &EnvError{e.Name, v, err.Error()}
 		}

@@ -96,7 +96,7 @@ func FuzzParse(f *testing.F) {
 		if !ok {
 			return
 		}
-		o, err := Parse(raw, m.MaxCandidates)
+		o, err := Parse(raw, m.Limits)
 		if err != nil {
 			checkConfigError(t, raw, err)
 			return
@@ -132,11 +132,11 @@ func FuzzValidateClass(f *testing.F) {
 			checkConfigError(t, raw, err)
 			return
 		}
-		class, err := Parse(raw, m.MaxCandidates)
+		class, err := Parse(raw, m.Limits)
 		if err != nil {
 			t.Fatalf("ValidateClass accepted what Parse refuses: %v", err)
 		}
-		topk, err := Parse(map[string]any{KeyStrategy: "topk"}, m.MaxCandidates)
+		topk, err := Parse(map[string]any{KeyStrategy: "topk"}, m.Limits)
 		if err != nil {
 			t.Fatal(err)
 		}

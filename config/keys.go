@@ -220,14 +220,15 @@ func orderNames() []string {
 	return out
 }
 
-// parse validates a raw value of the key; maxCandidates is the module's cap
-// (the Max of candidates). The value has the type of the key's field.
-func (k Key) parse(v any, maxCandidates int) (any, error) {
+// parse validates a raw value of the key within the module's limits
+// (MaxCandidates is the Max of candidates). The value has the type of the
+// key's field.
+func (k Key) parse(v any, lim Limits) (any, error) {
 	switch k.Kind {
 	case KindInt:
 		hi := int(k.Max)
 		if hi == 0 {
-			hi = maxCandidates
+			hi = lim.MaxCandidates
 		}
 		return intIn(k.Name, v, int(k.Min), hi, k.Note)
 	case KindFloat:
@@ -237,9 +238,12 @@ func (k Key) parse(v any, maxCandidates int) (any, error) {
 		}
 		return f, err
 	case KindStrings:
-		return strList(k.Name, v)
+		return strSet(k.Name, v, lim)
 	}
 	s, err := str(k.Name, v)
+	if err == nil && lim.MaxQueryBytes > 0 && len(s) > lim.MaxQueryBytes {
+		return nil, errf(k.Name, "is %d bytes long, above the module's limit of %d (DIVERSE_SELECT_MAX_QUERY_BYTES)", len(s), lim.MaxQueryBytes)
+	}
 	if err == nil && k.Enum != nil && !(s == "" && k.emptyUnset) {
 		if allowed := k.Enum(); !contains(allowed, s) {
 			err = errf(k.Name, "is %q; allowed: %s", clip(s), strings.Join(allowed, ", "))

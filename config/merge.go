@@ -93,7 +93,7 @@ func orNone(names []string) string {
 // ValidateClass checks a class's moduleConfig["diverse-select"] completely:
 // keys, types, ranges, the strategy's parameters, and the schema references.
 func ValidateClass(raw map[string]any, m Module, s Schema) error {
-	o, err := Parse(raw, m.MaxCandidates)
+	o, err := Parse(raw, m.Limits)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func TestParseErrorsNameTheKey(t *testing.T) {
 		{map[string]any{"extraTextProperties": []any{"a", 1}}, `"extraTextProperties" must be a list of strings`},
 	}
 	for _, tc := range cases {
-		_, err := Parse(tc.raw, 2000)
+		_, err := Parse(tc.raw, Limits{MaxCandidates: 2000})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%v): error %v, want it to contain %q", tc.raw, err, tc.want)
 		}
@@ -36,9 +36,9 @@ func TestParseErrorsNameTheKey(t *testing.T) {
 }
 
 func TestMergePrecedence(t *testing.T) {
-	m := Module{Settings: Settings{Strategy: "adagres", Candidates: 50, Tokenizer: "cl100k_base"}, MaxCandidates: 2000}
+	m := Module{Settings: Settings{Strategy: "adagres", Candidates: 50, Tokenizer: "cl100k_base"}, Limits: Limits{MaxCandidates: 2000}}
 	parse := func(raw map[string]any) *Overrides {
-		o, err := Parse(raw, m.MaxCandidates)
+		o, err := Parse(raw, m.Limits)
 		if err != nil {
 			t.Fatal(err)
 		}

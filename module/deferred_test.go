@@ -97,7 +97,7 @@ func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 			m.multiGet = db.multiGet
 			run := func() []search.Result {
 				r := &Request{m: m, form: formArgument}
-				r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+				r.query, r.err = config.Parse(args, m.defaults.Limits)
 				require.NoError(t, r.err)
 				got, err := m.selectHook(deferred, withoutProperties(results(pool, 1000), vectors), r, nil, nil, nil)
 				require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestPrepareSearch(t *testing.T) {
 	m.multiGet = newStore(nil).multiGet
 	request := func(args map[string]any) *Request {
 		r := &Request{m: m, form: formArgument}
-		r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+		r.query, r.err = config.Parse(args, m.defaults.Limits)
 		require.NoError(t, r.err)
 		r.settings, r.err = m.settingsFor(class, routeArgument, r.query)
 		require.NoError(t, r.err)
@@ -231,7 +231,7 @@ func TestPrepareSearchVectors(t *testing.T) {
 			m := New(func(string) *models.Class { return tc.class })
 			m.multiGet = newStore(nil).multiGet
 			r := &Request{m: m, form: formArgument, asked: tc.asked}
-			r.query, r.err = config.Parse(map[string]any{"strategy": "mmr"}, m.defaults.MaxCandidates)
+			r.query, r.err = config.Parse(map[string]any{"strategy": "mmr"}, m.defaults.Limits)
 			require.NoError(t, r.err)
 			r.settings, r.err = m.settingsFor(tc.class, routeArgument, r.query)
 			require.NoError(t, r.err)

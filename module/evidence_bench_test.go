@@ -39,7 +39,7 @@ func BenchmarkEvidenceCards(b *testing.B) {
 		args := map[string]any{"tokenBudget": 150, "query": "statin side effects muscle pain", "evidence": mode}
 		r := &Request{m: m, form: formArgument}
 		var err error
-		if r.query, err = config.Parse(args, m.defaults.MaxCandidates); err != nil {
+		if r.query, err = config.Parse(args, m.defaults.Limits); err != nil {
 			b.Fatal(err)
 		}
 		run := func() []search.Result {

@@ -175,7 +175,7 @@ func TestEvidenceBadValues(t *testing.T) {
 		{map[string]any{"evidenceSentences": 2.5}, `"evidenceSentences" must be an integer in [1, 64]`},
 		{map[string]any{"evidenceMaxWords": -1}, `"evidenceMaxWords" must be an integer in [0, 100000]`},
 	} {
-		_, err := config.Parse(tc.args, 1000)
+		_, err := config.Parse(tc.args, config.Limits{MaxCandidates: 1000})
 		require.Error(t, err, "%v", tc.args)
 		require.Contains(t, err.Error(), tc.want)
 	}

@@ -46,7 +46,7 @@ func results(n int, updated int64) []search.Result {
 func runHook(t *testing.T, m *Module, in []search.Result, args map[string]any) ([]search.Result, error) {
 	t.Helper()
 	r := &Request{m: m, form: formArgument}
-	r.query, r.err = config.Parse(args, m.defaults.MaxCandidates)
+	r.query, r.err = config.Parse(args, m.defaults.Limits)
 	require.NoError(t, r.err)
 	return m.selectHook(context.Background(), in, r, nil, nil, nil)
 }
@@ -146,7 +146,7 @@ func TestFeatureCacheTermHashes(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
 			m := New(func(string) *models.Class { return class })
-			query, err := config.Parse(tc.args, m.defaults.MaxCandidates)
+			query, err := config.Parse(tc.args, m.defaults.Limits)
 			require.NoError(t, err)
 			pl, err := m.newPlan(class, routeArgument, query, searchFacts{relevance: fromOrder, queryText: "statin liver pain"})
 			require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/config"
 )
 
 // fuzzClass has text, text[] and int properties and a legacy vector.
@@ -222,4 +225,49 @@ func normaliseNumbers(v map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// FuzzRerankQuery: any rerank query - deep brackets, long strings, odd UTF-8 -
+// splits into settings and text or is refused with an error naming the rerank
+// query or a key; it never panics, and its work is bounded by the limits
+// (the parser reads at most DIVERSE_SELECT_MAX_SETTINGS_BYTES of it).
+func FuzzRerankQuery(f *testing.F) {
+	for _, seed := range []string{
+		`statins and muscle pain`,
+		`diverseSelect(strategy: "mmr", tokenBudget: 300, lambda: 0.7): statins`,
+		`diverseSelect(extraTextProperties: ["title", "body"], x: true, y: -1.5e3): q`,
+		`diverseSelect(order: "a) b: c\u00e9\"\\"): q`,
+		"diverseSelect(strategy: " + strings.Repeat("[", 64) + "): solar",
+		"diverseSelect(order: \"\xff\xfe\"): q",
+		`diverseSelect(tokenBudget: $b): q`,
+		`diverseSelect(`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		settings, text, err := parseRerankQuery(q, testLimits)
+		if err != nil {
+			var ce *config.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %v is not a config.Error", err, err)
+			}
+			return
+		}
+		if settings == nil && text != q {
+			t.Fatalf("no settings, but text %q differs from the query %q", text, q)
+		}
+		if len(text) > len(q) {
+			t.Fatalf("text %q longer than the query", text)
+		}
+		// The settings convert as the GraphQL forms' arguments do: a named
+		// error or overrides, never a panic.
+		if settings != nil {
+			if _, err := config.Parse(settings, testLimits); err != nil {
+				var ce *config.Error
+				if !errors.As(err, &ce) {
+					t.Fatalf("config.Parse error %T %v is not a config.Error", err, err)
+				}
+			}
+		}
+	})
 }

@@ -98,7 +98,7 @@ func TestHookInflightBound(t *testing.T) {
 	in := results(1000, 1)
 	// coverage over the whole pool (targets 0): one float32 N x N block.
 	wholePool := map[string]any{"strategy": "coverage", "targets": 0}
-	query, err := config.Parse(wholePool, m.defaults.MaxCandidates)
+	query, err := config.Parse(wholePool, m.defaults.Limits)
 	require.NoError(t, err)
 	p, err := m.newPlan(class, routeArgument, query, searchFromArgs(nil))
 	require.NoError(t, err)

@@ -14,7 +14,7 @@ import (
 func TestPageOffset(t *testing.T) {
 	m := New(func(string) *models.Class { return nil })
 	parse := func(raw map[string]any) *config.Overrides {
-		o, err := config.Parse(raw, m.defaults.MaxCandidates)
+		o, err := config.Parse(raw, m.defaults.Limits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestPreparePostProcessMovesOffset(t *testing.T) {
 	m := New(func(string) *models.Class { return class })
 	for _, form := range []form{formArgument, formField} {
 		r := &Request{m: m, form: form}
-		r.query, r.err = config.Parse(map[string]any{"strategy": "topk"}, m.defaults.MaxCandidates)
+		r.query, r.err = config.Parse(map[string]any{"strategy": "topk"}, m.defaults.Limits)
 		args := map[string]any{"offset": 7}
 		out, err := r.preparePostProcess("Doc", "", args, &filters.Pagination{Limit: 20, Offset: 7}, nil)
 		if err != nil {

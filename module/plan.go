@@ -52,6 +52,7 @@ type plan struct {
 type settings struct {
 	eff       *config.Effective // strategy and parameters, budget, pool, order, ...
 	textProps []string
+	limits    config.Limits // the module's input limits
 }
 
 // searchFacts is what a route knows of the search that produced the
@@ -97,6 +98,9 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
 	}
+	if err := config.CheckQueryText(p.queryText, st.limits); err != nil {
+		return nil, err
+	}
 	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
 		return nil, err
 	}
@@ -119,7 +123,7 @@ func (m *Module) settingsFor(class *models.Class, route string, query *config.Ov
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {
 		var err error
-		if classOverrides, err = config.Parse(raw, m.defaults.MaxCandidates); err != nil {
+		if classOverrides, err = config.Parse(raw, m.defaults.Limits); err != nil {
 			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
 	}
@@ -134,9 +138,15 @@ func (m *Module) settingsFor(class *models.Class, route string, query *config.Ov
 	if err := config.CheckPropertyParams(eff, s); err != nil {
 		return nil, err
 	}
-	st := &settings{eff: eff}
+	st := &settings{eff: eff, limits: m.defaults.Limits}
 	if eff.TextProperty != "" {
-		st.textProps = append([]string{eff.TextProperty}, eff.ExtraTextProperties...)
+		// Each property once: a repeated one would only repeat its text.
+		st.textProps = []string{eff.TextProperty}
+		for _, name := range eff.ExtraTextProperties {
+			if !slices.Contains(st.textProps, name) { // config.Limits bound the list
+				st.textProps = append(st.textProps, name)
+			}
+		}
 	} else {
 		// Default: every text property, in schema order - the chunk as a whole.
 		for _, p := range class.Properties {

@@ -64,7 +64,7 @@ func TestResolveTargetPrecedence(t *testing.T) {
 			var query *config.Overrides
 			var err error
 			if tc.query != nil {
-				if query, err = config.Parse(tc.query, m.defaults.MaxCandidates); err != nil {
+				if query, err = config.Parse(tc.query, m.defaults.Limits); err != nil {
 					t.Fatal(err)
 				}
 			}

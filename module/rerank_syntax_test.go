@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/tailor-platform/graphql/language/parser"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+
+	"github.com/diverse-select/diverse-select/config"
 )
 
 func TestParseRerankQuery(t *testing.T) {
@@ -36,9 +39,21 @@ func TestParseRerankQuery(t *testing.T) {
 		{name: "textProperty", q: `diverseSelect(textProperty: "x"): q`, wantErr: `"textProperty" is not a setting of the rerank query`},
 		{name: "twice", q: `diverseSelect(tokenBudget: 1, tokenBudget: 2): q`, wantErr: `"tokenBudget" is given twice`},
 		{name: "variable", q: `diverseSelect(tokenBudget: $b): q`, wantErr: `"tokenBudget" is a variable`},
+		{name: "escapes", q: `diverseSelect(order: "a\"b\\c\u00e9"): q`, settings: map[string]any{"order": `a"b\cé`}, text: "q"},
+		{name: "odd UTF-8 in a string", q: "diverseSelect(order: \"\xff\xfe\"): q", settings: map[string]any{"order": "\xff\xfe"}, text: "q"},
+		{name: "odd UTF-8 outside", q: "diverseSelect(\xff: 1): q", wantErr: `has settings that are not GraphQL arguments`},
+		{name: "lone surrogate", q: `diverseSelect(order: "\ud800"): q`, settings: map[string]any{"order": "\uFFFD"}, text: "q"},
+		{name: "list in a list", q: `diverseSelect(extraTextProperties: [["title"]]): q`, wantErr: `DIVERSE_SELECT_MAX_SETTINGS_DEPTH`},
+		{name: "deep brackets", q: "diverseSelect(strategy: " + strings.Repeat("[", 1_000_000) + "): solar", wantErr: `nested deeper than 2 brackets`},
+		{name: "1 MB of brackets after text", q: "solar " + strings.Repeat("[", 1<<20), text: "solar " + strings.Repeat("[", 1<<20)},
+		{name: "long settings", q: "diverseSelect(order: \"" + strings.Repeat("x", 5000) + "\"): q", wantErr: `DIVERSE_SELECT_MAX_SETTINGS_BYTES`},
+		{name: "unbalanced close", q: `diverseSelect(x: ]): q`, wantErr: `expected a value for "x"`},
+		{name: "missing colon", q: `diverseSelect(x 1): q`, wantErr: `expected ":" after "x"`},
+		{name: "huge integer", q: `diverseSelect(tokenBudget: 99999999999999999999): q`, wantErr: `not a 64-bit integer`},
+		{name: "unterminated string", q: `diverseSelect(order: "abc): q`, wantErr: `no closing parenthesis`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			settings, text, err := parseRerankQuery(tc.q)
+			settings, text, err := parseRerankQuery(tc.q, testLimits)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -97,11 +112,22 @@ func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
 	}
 }
 
+// testLimits are the module's default input limits.
+var testLimits = func() config.Limits {
+	m, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		panic(err)
+	}
+	return m.Limits
+}()
+
+// mustArguments parses a GraphQL document "{ f(...) }" with the GraphQL
+// parser Weaviate uses and returns the field's arguments.
 func mustArguments(t *testing.T, doc string) []*ast.Argument {
 	t.Helper()
-	args, err := settingsArguments(strings.TrimSuffix(strings.TrimPrefix(doc, "{ "), " }"))
+	d, err := parser.Parse(parser.ParseParams{Source: doc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return args
+	return d.Definitions[0].(*ast.OperationDefinition).SelectionSet.Selections[0].(*ast.Field).Arguments
 }

@@ -11,6 +11,6 @@ import "github.com/diverse-select/diverse-select/config"
 // already resolved into values here).
 func (m *Module) parseArgument(raw map[string]any) *Request {
 	r := &Request{m: m, form: formArgument}
-	r.query, r.err = config.Parse(raw, m.defaults.MaxCandidates)
+	r.query, r.err = config.Parse(raw, m.defaults.Limits)
 	return r
 }

@@ -112,7 +112,7 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 // and the rest of the query as query text, merged over the class's
 // reranker-diverse-select config.
 func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
-	raw, text, err := parseRerankQuery(rerankQuery)
+	raw, text, err := parseRerankQuery(rerankQuery, rr.m.defaults.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -125,7 +125,7 @@ func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery st
 	if text != "" {
 		raw[config.KeyQuery] = text
 	}
-	query, err := config.Parse(raw, rr.m.defaults.MaxCandidates)
+	query, err := config.Parse(raw, rr.m.defaults.Limits)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -73,11 +73,11 @@ func (s *Selector) Select(ctx context.Context, cands []Candidate, q Query) ([]st
 	var class *config.Overrides
 	if q.Class != nil {
 		var err error
-		if class, err = config.Parse(q.Class, s.defaults.MaxCandidates); err != nil {
+		if class, err = config.Parse(q.Class, s.defaults.Limits); err != nil {
 			return nil, fmt.Errorf("class config: %w", err)
 		}
 	}
-	args, err := config.Parse(q.Args, s.defaults.MaxCandidates)
+	args, err := config.Parse(q.Args, s.defaults.Limits)
 	if err != nil {
 		return nil, err
 	}
