@@ -151,6 +151,7 @@ var PluginEnv = []EnvVar{
 	{Name: "DIVERSE_SELECT_PLUGINS", Doc: "comma-separated paths of more plugin files"},
 	{Name: "DIVERSE_SELECT_PLUGIN_SHA256", Doc: "comma-separated `name=sha256` pins; a plugin whose file does not match its pin is refused"},
 	{Name: "DIVERSE_SELECT_PLUGIN_TIMEOUT", Default: DefaultPluginTimeout.String(), Doc: "most time one plugin call may take; a plugin past it is killed and restarted"},
+	{Name: "DIVERSE_SELECT_PLUGIN_ENV", Doc: "comma-separated names of the environment variables a plugin process gets from Weaviate's; it gets no other (no API keys or credentials unless named here)"},
 }
 
 // EnvError is a malformed environment variable: its name, its value and
@@ -284,6 +285,15 @@ func PluginsFromEnv(getenv func(string) string) (Plugins, error) {
 			return p, &EnvError{"DIVERSE_SELECT_PLUGIN_SHA256", pin, "want name=<64 hex digits of sha256>"}
 		}
 		p.SHA256[strings.TrimSpace(name)] = b
+	}
+	for _, name := range strings.Split(get("DIVERSE_SELECT_PLUGIN_ENV"), ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if strings.ContainsAny(name, "= \t") {
+			return p, &EnvError{"DIVERSE_SELECT_PLUGIN_ENV", name, "want comma-separated variable names"}
+		}
+		p.Env = append(p.Env, name)
 	}
 	if v := get("DIVERSE_SELECT_PLUGIN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

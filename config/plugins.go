@@ -25,6 +25,9 @@ type Plugins struct {
 	// Timeout: DIVERSE_SELECT_PLUGIN_TIMEOUT, the most one Select call may
 	// take (0 = DefaultPluginTimeout).
 	Timeout time.Duration
+	// Env: DIVERSE_SELECT_PLUGIN_ENV, the names of the variables of
+	// Weaviate's environment a plugin process gets; it gets no other.
+	Env []string
 }
 
 // Files returns the plugin files to start: the executable regular files of

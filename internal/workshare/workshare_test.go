@@ -43,3 +43,35 @@ func TestRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestPanicReachesCaller: a panic on a helper goroutine (or the caller) is
+// raised on the caller, where its query's recover catches it, after every
+// helper has stopped; the process lives on.
+func TestPanicReachesCaller(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"run, every unit", func() { Run(4, 100, func(int) { panic("boom") }) }},
+		{"run, one unit", func() {
+			Run(4, 1000, func(u int) {
+				if u == 999 {
+					panic("boom")
+				}
+			})
+		}},
+		{"go", func() { wait := Go(func() { panic("boom") }); wait() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := func() (p any) {
+				defer func() { p = recover() }()
+				tc.run()
+				return nil
+			}()
+			wp, ok := got.(*Panic)
+			require.True(t, ok, "recovered %v (%T), want a *Panic", got, got)
+			require.Equal(t, "boom", wp.Value)
+			require.NotEmpty(t, wp.Stack)
+		})
+	}
+}

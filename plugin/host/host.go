@@ -23,6 +23,7 @@ package host
 import (
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +37,7 @@ import (
 type Host struct {
 	logger  logrus.FieldLogger
 	timeout time.Duration
+	env     []string // the variables passed to plugins (DIVERSE_SELECT_PLUGIN_ENV)
 	plugins []*Plugin
 }
 
@@ -61,7 +63,7 @@ func StrategyName(path string) string {
 // never fails as a whole: each broken plugin is logged, registered as
 // unavailable when its name allows, and reported by Status.
 func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
-	h := &Host{logger: logger, timeout: cfg.Timeout}
+	h := &Host{logger: logger, timeout: cfg.Timeout, env: cfg.Env}
 	if h.timeout <= 0 {
 		h.timeout = config.DefaultPluginTimeout
 	}
@@ -107,6 +109,7 @@ func Start(cfg config.Plugins, logger logrus.FieldLogger) *Host {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recovered(logger, p.name, &errs[i])
 			errs[i] = p.firstStart()
 		}()
 	}
@@ -142,5 +145,17 @@ func (h *Host) Close() {
 	wg.Wait()
 	if len(h.plugins) > 0 {
 		h.logger.WithField("plugins", len(h.plugins)).Info("diverse-select: plugins stopped")
+	}
+}
+
+// recovered, deferred on a goroutine of the host, turns its panic into *err
+// (nil: logged only): a panic on a goroutine of its own would end Weaviate.
+func recovered(logger logrus.FieldLogger, plugin string, err *error) {
+	if v := recover(); v != nil {
+		logger.WithFields(logrus.Fields{"plugin": plugin, "panic": fmt.Sprint(v), "stack": string(debug.Stack())}).
+			Error("diverse-select: plugins: panic recovered")
+		if err != nil {
+			*err = fmt.Errorf("panic while starting the plugin (logged with its stack): %v", v)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func run(m *testing.M) int {
 	}
 	// The folder: the behaviours, plus a file named after a built-in strategy
 	// and one whose name is no strategy name; a second "cheat" elsewhere.
-	for _, name := range []string{"passthrough", "crash", "hang", "cheat", "badversion", "pinned", "mmr", "bad.name.x", "dup/cheat"} {
+	for _, name := range []string{"passthrough", "crash", "hang", "cheat", "badversion", "pinned", "env", "mmr", "bad.name.x", "dup/cheat"} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -70,11 +70,16 @@ func run(m *testing.M) int {
 	}
 	os.Remove(bin)
 	sum := sha256.Sum256(b)
+	// Weaviate's environment holds a secret; the plugins get only what
+	// DIVERSE_SELECT_PLUGIN_ENV names (TestPluginEnvironment).
+	os.Setenv("DIVERSE_SELECT_TEST_SECRET", "s3cret")
+	os.Setenv("DIVERSE_SELECT_TEST_SHARED", "shared-value")
 	cfg, err := config.PluginsFromEnv(func(name string) string {
 		return map[string]string{
 			"DIVERSE_SELECT_PLUGIN_DIR":     dir,
 			"DIVERSE_SELECT_PLUGINS":        filepath.Join(dir, "dup", "cheat"),
 			"DIVERSE_SELECT_PLUGIN_TIMEOUT": "1s",
+			"DIVERSE_SELECT_PLUGIN_ENV":     "DIVERSE_SELECT_TEST_SHARED, DIVERSE_SELECT_TEST_UNSET",
 			// passthrough pinned to its true hash, pinned to a wrong one.
 			"DIVERSE_SELECT_PLUGIN_SHA256": "passthrough=" + hex.EncodeToString(sum[:]) + ",pinned=" + strings.Repeat("ab", 32),
 		}[name]
@@ -325,5 +330,56 @@ func TestCheckCommonKeys(t *testing.T) {
 	}
 	if err := checkCommonKeys([]selectors.ParamSpec{{Name: "w", Kind: selectors.KindFloat}}); err != nil {
 		t.Errorf("w: %v", err)
+	}
+}
+
+// TestPluginEnvironment: a plugin process starts with the variables
+// DIVERSE_SELECT_PLUGIN_ENV names and none other of Weaviate's environment.
+func TestPluginEnvironment(t *testing.T) {
+	d, ok := selectors.Lookup("env")
+	if !ok {
+		t.Fatalf("the env plugin is not registered: %+v", statusOf("env"))
+	}
+	_, env, _ := strings.Cut(d.Doc, "env=")
+	if !strings.Contains(env, "DIVERSE_SELECT_TEST_SHARED=shared-value") {
+		t.Errorf("the plugin's environment %q lacks the variable DIVERSE_SELECT_PLUGIN_ENV names", env)
+	}
+	for _, leaked := range []string{"s3cret", "DIVERSE_SELECT_TEST_SECRET", "PATH=", "HOME=", "DIVERSE_SELECT_TEST_UNSET"} {
+		if strings.Contains(env, leaked) {
+			t.Errorf("the plugin's environment %q holds %q", env, leaked)
+		}
+	}
+}
+
+// TestVerifiedCopy: a pinned plugin runs from a private copy of the bytes
+// that were hashed, so swapping the file after the check changes nothing;
+// a file that does not match is refused before anything runs.
+func TestVerifiedCopy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p")
+	good := []byte("#!/bin/sh\necho good\n")
+	if err := os.WriteFile(path, good, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(good)
+	p := &Plugin{path: path, pin: sum[:]}
+	copyPath, err := p.verifiedCopy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(copyPath))
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho swapped\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(copyPath)
+	if err != nil || string(got) != string(good) {
+		t.Fatalf("copy holds %q (%v), want the verified bytes", got, err)
+	}
+	info, err := os.Stat(filepath.Dir(copyPath))
+	if err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("copy folder mode %v (%v), want 0700", info.Mode().Perm(), err)
+	}
+	if _, err := p.verifiedCopy(); err == nil || !strings.Contains(err.Error(), "does not match its pin") {
+		t.Fatalf("swapped file: %v, want a pin mismatch", err)
 	}
 }

@@ -2,14 +2,16 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
+	"github.com/sirupsen/logrus"
 
 	"github.com/diverse-select/diverse-select/plugin/proto"
 	"github.com/diverse-select/diverse-select/plugin/sdk"
@@ -82,9 +84,18 @@ func (p *Plugin) start() error {
 	if p.spawn == nil {
 		p.spawn = spawner()
 	}
-	cmd := exec.Command(p.path)
+	path, err := p.verifiedCopy()
+	if err != nil {
+		return err
+	}
+	if path != p.path {
+		defer os.RemoveAll(filepath.Dir(path)) // the started process keeps its image
+	}
+	cmd := exec.Command(path)
 	cmd.SysProcAttr = procAttr()
+	cmd.Env = p.host.environment()
 	cfg := &plugin.ClientConfig{
+		SkipHostEnv:      true, // cmd.Env is the plugin's whole environment
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          sdk.PluginSet(nil),
 		Cmd:              cmd,
@@ -93,11 +104,7 @@ func (p *Plugin) start() error {
 		GRPCDialOptions:  sdk.DialOptions(),
 		Logger:           newLogger(p.name, p.host.logger, p.exited),
 	}
-	if p.pin != nil {
-		cfg.SecureConfig = &plugin.SecureConfig{Checksum: p.pin, Hash: sha256.New()}
-	}
 	client := plugin.NewClient(cfg)
-	var err error
 	done := make(chan struct{})
 	p.spawn <- func() { _, err = client.Start(); close(done) }
 	<-done
@@ -143,7 +150,10 @@ func spawner() chan func() {
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
 		for f := range ch {
-			f()
+			func() {
+				defer recovered(logrus.StandardLogger(), "spawner", nil)
+				f()
+			}()
 		}
 	}()
 	return ch
@@ -238,6 +248,7 @@ func (p *Plugin) failed(gen int, cause error) {
 	// Killing a hung plugin can take go-plugin's grace period: not on the
 	// query's time.
 	go func() {
+		defer recovered(p.host.logger, p.name, nil)
 		p.kill()
 		p.scheduleRestart()
 	}()
@@ -256,6 +267,7 @@ func (p *Plugin) scheduleRestart() {
 }
 
 func (p *Plugin) restart() {
+	defer recovered(p.host.logger, p.name, nil) // runs on a timer's goroutine
 	err := p.start()
 	p.mu.Lock()
 	if p.life.closed {

@@ -67,17 +67,19 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// they are found on another core while the query terms and the kernel
 	// are computed (with an analyzer of their own: one is not safe for
 	// concurrent use).
-	var links chan [][]int32
+	var links [][]int32
+	var waitLinks func() // nil: no title links
 	var hashes *termHashes
 	if all != nil { // the second hop is on and a chunk has a title
-		links = make(chan [][]int32, 1)
 		o.linkBuffers = linkPool.Get().(*linkBuffers)
 		hashes = &o.linkBuffers.hashes
 		hashes.compute(c, all)
 		if n >= parallelLinks {
-			go func() { links <- titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) }()
+			// A panic there is raised here by waitLinks, under the run's recover.
+			waitLinks = workshare.Go(func() { links = titleLinks(o.linkBuffers, c, text.NewAnalyzer(), all, p.Query) })
 		} else {
-			links <- titleLinks(o.linkBuffers, c, an, all, p.Query)
+			links = titleLinks(o.linkBuffers, c, an, all, p.Query)
+			waitLinks = func() {}
 		}
 	}
 	var lex []float64
@@ -106,8 +108,9 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 		o.w = targetWeights(o.rho, o.targets)
 		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
 	}
-	if links != nil {
-		if o.links = <-links; o.links != nil {
+	if waitLinks != nil {
+		waitLinks()
+		if o.links = links; o.links != nil {
 			// One hop is worth hop query terms of average weight.
 			o.hopW = o.kappa * s.hop / float64(max(1, o.queryTerms))
 		}

@@ -26,6 +26,10 @@ type misbehave struct{ role string }
 func (m misbehave) Describe() sdk.Description {
 	d := sdk.Description{Doc: "test plugin: " + m.role, NeedsVectors: true}
 	switch m.role {
+	case "env": // tells the host the environment it was started with
+		d.Doc += " env=" + strings.Join(os.Environ(), ";")
+		def, _ := selectors.Lookup(mmr.Name)
+		d.Params = def.Params
 	case "crash":
 		d.Params = []selectors.ParamSpec{{Name: "crash", Kind: selectors.KindBool, Default: true, Doc: "exit in Select"}}
 	case "cheat":
