@@ -21,7 +21,9 @@ type Panic struct {
 	Stack []byte // the helper's
 }
 
-func (p *Panic) String() string { return fmt.Sprintf("%v (on a helper goroutine)\n%s", p.Value, p.Stack) }
+func (p *Panic) String() string {
+	return fmt.Sprintf("%v (on a helper goroutine)\n%s", p.Value, p.Stack)
+}
 
 // catch records the first panic of a goroutine into first.
 func catch(first *atomic.Pointer[Panic]) {
