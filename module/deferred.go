@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/sirupsen/logrus"
+
 	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
@@ -56,8 +58,20 @@ type deferral struct {
 // (cross-references, groupBy, boost, a TTL on a date property). Then, on a
 // class without multi-vectors, the vectors the routes asked for on the
 // selection's behalf are taken back too (the feature cache holds them).
-func PrepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
+//
+// A panic here leaves ctx (with the tenant) and params as they were, and is
+// logged: the search then loads the pool as without the module's deferral.
+func PrepareSearch(ctx context.Context, params *dto.GetParams) (out context.Context) {
 	ctx = WithTenant(ctx, params.Tenant)
+	addl := params.AdditionalProperties
+	if err := guard(loggerOf(params), "search preparation", func() error { out = prepareSearch(ctx, params); return nil }); err != nil {
+		params.AdditionalProperties = addl
+		return ctx
+	}
+	return out
+}
+
+func prepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
 	class, ok := deferrable(params)
 	if !ok {
 		return ctx
@@ -78,9 +92,28 @@ func PrepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
 // has just set a search with a module additional property to load the
 // legacy vector: false when the selection takes it from its feature cache
 // (PrepareSearch) and the query did not ask for it.
-func SearchLoadsVector(ctx context.Context) bool {
+func SearchLoadsVector(ctx context.Context) (loads bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			loads = true // as without the module
+		}
+	}()
 	d, _ := ctx.Value(deferredKey{}).(*deferral)
 	return d == nil || !d.vectors || d.ownVector
+}
+
+// loggerOf is the logger of the module a search's hooks belong to, for the
+// entry points Weaviate calls before it knows them.
+func loggerOf(params *dto.GetParams) logrus.FieldLogger {
+	for _, v := range params.AdditionalProperties.ModuleParams {
+		if r, ok := v.(*Request); ok && r.m != nil {
+			return r.m.logger
+		}
+	}
+	if rr := serverReranker.Load(); rr != nil {
+		return rr.m.logger
+	}
+	return logrus.StandardLogger()
 }
 
 func propertiesDeferred(ctx context.Context) bool {

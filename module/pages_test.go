@@ -2,6 +2,9 @@ package diverseselect
 
 import (
 	"context"
+	"github.com/diverse-select/diverse-select/selectors"
+	logtest "github.com/sirupsen/logrus/hooks/test"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"strings"
 	"testing"
 
@@ -75,34 +78,69 @@ func TestPreparePostProcessMovesOffset(t *testing.T) {
 	}
 }
 
-func TestMoveRerankOffset(t *testing.T) {
-	withRR := &models.Class{Class: "R", ModuleConfig: map[string]any{RerankerName: map[string]any{}}}
+// TestPrepareGRPCSearchMovesOffset: a gRPC search that reranks a class
+// configuring reranker-diverse-select hands its offset to the selection;
+// every other search keeps it.
+func TestPrepareGRPCSearchMovesOffset(t *testing.T) {
+	withRR := &models.Class{Class: "R", ModuleConfig: map[string]any{RerankerName: map[string]any{"strategy": "topk"}},
+		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
 	plain := &models.Class{Class: "P"}
-	m := New(func(name string) *models.Class {
-		switch name {
-		case "R":
-			return withRR
-		case "P":
-			return plain
-		}
-		return nil
-	})
-	NewReranker(m, false, Weaviate{})
+	m := New(func(string) *models.Class { return nil })
+	useServerReranker(t, NewReranker(m, false, Weaviate{}))
+	prop := "body"
 	tests := []struct {
-		collection string
-		reranks    bool
-		want       uint32 // the search's offset after the move
-		moved      int
+		class   *models.Class
+		reranks bool
+		want    uint32 // the search's offset after the move
+		moved   int
 	}{
-		{"R", true, 0, 5},
-		{"R", false, 5, 0},
-		{"P", true, 5, 0},
-		{"missing", true, 5, 0},
+		{withRR, true, 0, 5},
+		{withRR, false, 5, 0},
+		{plain, true, 5, 0},
+		{nil, true, 5, 0}, // not authorized, or no such collection
 	}
 	for _, tc := range tests {
-		ctx, off := MoveRerankOffset(context.Background(), tc.collection, 5, tc.reranks)
-		if off != tc.want || rerankOffset(ctx) != tc.moved {
-			t.Errorf("%s reranks=%v: search offset %d, moved %d; want %d, %d", tc.collection, tc.reranks, off, rerankOffset(ctx), tc.want, tc.moved)
+		req := &pb.SearchRequest{Collection: "R", Offset: 5}
+		if tc.reranks {
+			req.Rerank = &pb.Rerank{Property: prop}
 		}
+		ctx := PrepareGRPCSearch(context.Background(), req, tc.class)
+		if req.Offset != tc.want || rerankOffset(ctx) != tc.moved {
+			t.Errorf("%v reranks=%v: search offset %d, moved %d; want %d, %d", tc.class, tc.reranks, req.Offset, rerankOffset(ctx), tc.want, tc.moved)
+		}
+	}
+}
+
+// useServerReranker makes rr the process's reranker for one test.
+func useServerReranker(t *testing.T, rr *Reranker) {
+	old := serverReranker.Swap(rr)
+	t.Cleanup(func() { serverReranker.Store(old) })
+}
+
+// panicNew is a strategy that panics while it is built from its parameters.
+const panicNew = "test-panic-new"
+
+func init() {
+	selectors.Register(selectors.Definition{Name: panicNew, Doc: "test: panics while built",
+		New: func(selectors.Params) (selectors.Strategy, error) { panic("injected panic in New") }})
+}
+
+// TestPrepareGRPCSearchPanic: a panic while the gRPC search is prepared is
+// logged and leaves the request as it was; the process lives on.
+func TestPrepareGRPCSearchPanic(t *testing.T) {
+	class := &models.Class{Class: "R", ModuleConfig: map[string]any{RerankerName: map[string]any{"strategy": panicNew}},
+		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
+	m := New(func(string) *models.Class { return nil })
+	logger, hook := logtest.NewNullLogger()
+	m.logger = logger
+	useServerReranker(t, NewReranker(m, false, Weaviate{}))
+	md := &pb.MetadataRequest{Vectors: []string{"a"}}
+	req := &pb.SearchRequest{Collection: "R", Offset: 5, Rerank: &pb.Rerank{Property: "body"}, Metadata: md}
+	ctx := PrepareGRPCSearch(context.Background(), req, class)
+	if req.Offset != 5 || req.Metadata != md || md.Vector || len(md.Vectors) != 1 || rerankOffset(ctx) != 0 {
+		t.Errorf("after a panic: offset %d, metadata %+v, moved %d; want the request as it was", req.Offset, req.Metadata, rerankOffset(ctx))
+	}
+	if e := hook.LastEntry(); e == nil || e.Message != "diverse-select: panic recovered" {
+		t.Errorf("the panic was not logged: %+v", e)
 	}
 }

@@ -55,7 +55,6 @@ func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
 	if rr.isReranker == nil {
 		rr.isReranker = func(name string) bool { return strings.HasPrefix(name, "reranker-") }
 	}
-	activeReranker.Store(rr) // for the gRPC glue's MoveRerankOffset
 	return rr
 }
 

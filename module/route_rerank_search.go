@@ -38,18 +38,44 @@ type askedVectors struct {
 	vectors []string // named vectors the request asked for
 }
 
-// PrepareGRPCSearch puts a gRPC search request's tenant into ctx and, for a
-// rerank on a collection that configures reranker-diverse-select with a
-// strategy that compares vectors, adds the vector it compares to the
-// request's metadata (see above). A request the module cannot resolve here
-// is left as it is: the hook reports its error, or loads what is missing.
-func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest) context.Context {
-	ctx = WithTenant(ctx, req.GetTenant())
+// PrepareGRPCSearch prepares a gRPC search that reranks class (which
+// Weaviate has already authorized for the request: the glue calls it with
+// the class its authorizing getter returned, so nothing of the request is
+// read for a caller who may not read the collection). For a class that
+// configures reranker-diverse-select it moves the search's offset to the
+// selection (rerank_pages.go) and adds the vector the selection compares to
+// the request's metadata (see above). A request the module cannot resolve
+// here is left as it is: the hook reports its error, or loads what is
+// missing. A panic leaves ctx and the request as they were, and is logged.
+func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models.Class) (out context.Context) {
 	rr := serverReranker.Load()
-	if rr == nil || req.GetRerank() == nil {
+	if rr == nil || req.GetRerank() == nil || class == nil || classConfig(class, RerankerName) == nil {
 		return ctx
 	}
-	legacy, named, ok := rr.searchVector(req)
+	offset, md := req.Offset, req.Metadata
+	var mdCopy *pb.MetadataRequest
+	if md != nil {
+		mdCopy = &pb.MetadataRequest{Vector: md.Vector, Vectors: slices.Clone(md.Vectors)}
+	}
+	err := guard(rr.m.logger, "gRPC search preparation", func() error {
+		out = rr.prepareGRPCSearch(ctx, req, class)
+		return nil
+	})
+	if err != nil {
+		req.Offset, req.Metadata = offset, md
+		if md != nil {
+			md.Vector, md.Vectors = mdCopy.Vector, mdCopy.Vectors
+		}
+		return ctx
+	}
+	return out
+}
+
+func (rr *Reranker) prepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models.Class) context.Context {
+	if req.Offset > 0 {
+		ctx, req.Offset = context.WithValue(ctx, rerankOffsetKey{}, int(req.Offset)), 0
+	}
+	legacy, named, ok := rr.searchVector(req, class)
 	if !ok {
 		return ctx
 	}
@@ -74,11 +100,7 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest) context.Conte
 
 // searchVector resolves, as the hook's plan will, which vector the
 // selection of req compares: the legacy one, a named one, or none (ok false).
-func (rr *Reranker) searchVector(req *pb.SearchRequest) (legacy bool, named string, ok bool) {
-	class := rr.m.classByName(req.GetCollection())
-	if class == nil || classConfig(class, RerankerName) == nil {
-		return false, "", false
-	}
+func (rr *Reranker) searchVector(req *pb.SearchRequest, class *models.Class) (legacy bool, named string, ok bool) {
 	query, st, err := rr.rerankSettings(class, req.GetRerank().GetProperty(), req.GetRerank().GetQuery())
 	if err != nil || !st.needsVectors() {
 		return false, "", false

@@ -49,12 +49,12 @@ var Patches = []Patch{
 		File:     "adapters/handlers/grpc/v1/service.go",
 		Func:     "search",
 		Anchor:   "getClass := s.classGetterWithAuthzFunc(ctx, principal, req.Tenant)",
-		Insert:   "ctx = withSearchRequest(ctx, req)",
+		Insert:   "ctx = withSearchRequest(ctx, req, getClass)",
 		Glue:     "grpc_search.go.txt",
 		GlueName: "zz_diverse_select_search.go",
 		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
 			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
-			"context; for a rerank on a collection that configures the module, it asks the search for the vector the " +
+			"context; for a rerank on a collection that configures the module (read through Weaviate's authorizing getter, so nothing is read for a caller without access), it asks the search for the vector the " +
 			"selection compares (removed again from the reply unless the request asked for it), so the hook does not read " +
 			"the candidates a second time by id, and it moves the search's offset to the selection, so the offset pages " +
 			"the selection over the same pool instead of skipping the pool's first results.",
