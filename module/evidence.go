@@ -1,6 +1,7 @@
 package diverseselect
 
 import (
+	"context"
 	"maps"
 
 	"github.com/weaviate/weaviate/entities/search"
@@ -42,13 +43,17 @@ func cardOptions(eff *config.Effective, cands []selectors.Candidate) (evidence.O
 // applyCards turns the problem's candidates into their cards when the plan
 // asks for them, and returns the cards (nil = whole chunks). Each
 // candidate's sentence analysis comes from the feature cache.
-func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *featureSource, txt *lazyText) []evidence.Card {
+// It stops with ctx's error when the query's context ends.
+func applyCards(ctx context.Context, pl *plan, p *selectors.Problem, in []search.Result, features *featureSource, txt *lazyText) ([]evidence.Card, error) {
 	opts, ok := cardOptions(pl.eff, p.Candidates)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	analysed := make([]*evidence.Analysed, len(in))
 	for i := range in {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		txt.reset(&in[i])
 		analysed[i] = features.analysed(txt)
 	}
@@ -62,6 +67,9 @@ func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *fe
 	wantTerms := pl.eff.Selector.UsesTerms()
 	cards := make([]evidence.Card, len(in))
 	for i := range in {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		card := q.Card(i, opts)
 		cards[i] = card
 		c := &p.Candidates[i]
@@ -74,7 +82,7 @@ func applyCards(pl *plan, p *selectors.Problem, in []search.Result, features *fe
 			c.Text = card.Text
 		}
 	}
-	return cards
+	return cards, nil
 }
 
 // withCard returns the object's properties for the output with the card

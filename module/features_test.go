@@ -153,7 +153,7 @@ func TestFeatureCacheTermHashes(t *testing.T) {
 			in := results(40, 1000)
 			features := m.featureSource(pl, nil)
 			problem := func() *selectors.Problem {
-				p, _, _, err := m.problem(pl, in, nil)
+				p, _, _, err := m.problem(context.Background(), pl, in, nil)
 				require.NoError(t, err)
 				if e, ok := p.Similarities.(interface{ Release() }); ok {
 					e.Release() // the test reads the candidates only

@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -19,7 +20,12 @@ import (
 // threshold to the candidates, selects, and returns only the selected
 // objects, in the requested order, each with its explanation in
 // _additional.diverseSelect.
+//
+// All of its work runs under the module's time cap (capTime) and, from the
+// problem building on, holds its reservation of the in-flight bound.
 func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan) ([]search.Result, error) {
+	ctx, stop := m.capTime(ctx)
+	defer stop()
 	in = p.threshold.filter(in)
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
@@ -30,7 +36,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	if deferred {
 		var err error
 		if in, entries, uncached, err = m.loadUncached(ctx, p, in); err != nil {
-			return nil, err
+			return nil, errors.Join(m.stopped(ctx, p, len(in), "reading the candidates"), err)
 		}
 	}
 	if len(in) == 0 {
@@ -42,7 +48,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 	}
 	defer release() // after the engine's Release below (defers run last first)
 	start := time.Now()
-	problem, source, cards, err := m.problem(p, in, entries)
+	problem, source, cards, err := m.problem(ctx, p, in, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +84,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 		}
 		var read int
 		if gone, read, err = m.loadSelected(ctx, p, in, selected); err != nil {
-			return nil, err
+			return nil, errors.Join(m.stopped(ctx, p, len(in), "reading the selected objects"), err)
 		}
 		m.metrics.deferredSelection(uncached, read, cachedVectors(p, in, entries))
 	}
@@ -133,7 +139,7 @@ func candidateCapError(n, limit int) error {
 // where the candidates' relevance came from; with evidence cards it returns
 // every candidate's card (see applyCards). entries are the candidates'
 // feature cache entries when already looked up (nil: look them up).
-func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
+func (m *Module) problem(ctx context.Context, pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
 	counter, err := m.counter(pl.eff.Tokenizer)
 	if err != nil {
 		return nil, 0, nil, err
@@ -156,6 +162,11 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 	features := m.featureSource(pl, counter)
 	text := &lazyText{names: pl.textProps, features: features}
 	for i := range in {
+		if i%checkEvery == 0 {
+			if err := m.stopped(ctx, pl, len(in), "building the problem"); err != nil {
+				return nil, 0, nil, err
+			}
+		}
 		res := &in[i]
 		props, _ := res.Schema.(map[string]any)
 		if entries != nil {
@@ -201,7 +212,10 @@ func (m *Module) problem(pl *plan, in []search.Result, entries []*simcache.Featu
 		}
 		p.Similarities = simcache.New(vecs)
 	}
-	cards := applyCards(pl, p, in, features, text)
+	cards, err := applyCards(ctx, pl, p, in, features, text)
+	if err != nil {
+		return nil, 0, nil, errors.Join(m.stopped(ctx, pl, len(in), "making evidence cards"), err)
+	}
 	return p, source, cards, nil
 }
 

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	restCtx "github.com/weaviate/weaviate/adapters/handlers/rest/context"
 	"github.com/weaviate/weaviate/entities/search"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -19,15 +19,33 @@ import (
 // query, but 64 concurrent queries of 2000 candidates each would still hold
 // 64 times 36 MiB. A selection reserves its estimated bytes before it builds
 // its problem and returns them when its buffers are released; one that does
-// not fit waits, first come first served, at most wait (and never past its
-// query's context), then fails with an error naming the variable. Refusing
-// a query is recoverable; the kernel's out-of-memory kill of the database is
-// not.
+// not fit waits at most wait (and never past its query's context), then fails
+// with an error naming the variable. Refusing a query is recoverable; the
+// kernel's out-of-memory kill of the database is not.
+//
+// The bound is shared fairly among the callers (Weaviate's principals; all
+// anonymous queries are one caller): when memory is freed, the waiting query
+// of the caller that holds the least goes first (among one caller's queries,
+// the earliest). A client that floods the database with heavy queries then
+// waits behind everyone else's instead of holding every slot until the other
+// clients time out.
 type inflight struct {
-	sem   *semaphore.Weighted // nil: no bound
-	limit int64               // bytes
+	limit int64 // bytes; 0: no bound
 	wait  time.Duration
-	held  atomic.Int64 // bytes reserved now (for errors and /v1/meta)
+	held  atomic.Int64 // bytes reserved now (for errors and metrics)
+
+	mu      sync.Mutex
+	used    int64            // == held, under mu
+	byOwner map[string]int64 // bytes each caller holds
+	waiters []*inflightWaiter
+}
+
+// inflightWaiter is a reservation waiting for memory; granted is closed when
+// it is made.
+type inflightWaiter struct {
+	owner   string
+	need    int64
+	granted chan struct{}
 }
 
 // newInflight returns the bound of the module's defaults. A queued query
@@ -35,20 +53,18 @@ type inflight struct {
 // its default when that is 0): by then every selection that held the memory
 // it waits for has finished or been stopped by that cap.
 func newInflight(d config.Module) *inflight {
-	f := &inflight{limit: d.MaxInflightBytes(), wait: d.MaxSelectTime}
+	f := &inflight{limit: d.MaxInflightBytes(), wait: d.MaxSelectTime, byOwner: map[string]int64{}}
 	if f.wait <= 0 {
 		f.wait = config.DefaultMaxSelectTime
-	}
-	if f.limit > 0 {
-		f.sem = semaphore.NewWeighted(f.limit)
 	}
 	return f
 }
 
 // acquire reserves need bytes for a selection over n candidates; release
-// returns them (once, however often it is called).
+// returns them (once, however often it is called). The caller is the
+// principal of ctx (Weaviate's request context).
 func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func(), err error) {
-	if f == nil || f.sem == nil || need <= 0 {
+	if f == nil || f.limit <= 0 || need <= 0 {
 		return func() {}, nil
 	}
 	if need > f.limit {
@@ -56,29 +72,98 @@ func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func
 			"more than the module's bound of %s on the memory of all concurrent selections (DIVERSE_SELECT_MAX_INFLIGHT_MB); "+
 			"use fewer candidates, or raise DIVERSE_SELECT_MAX_INFLIGHT_MB", n, mibText(need), mibText(f.limit))}
 	}
-	waitCtx, cancel := context.WithTimeout(ctx, f.wait)
-	defer cancel()
-	if err := f.sem.Acquire(waitCtx, need); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("diverseSelect: selection cancelled while waiting for memory: %w", ctx.Err())
+	w := &inflightWaiter{owner: ownerOf(ctx), need: need, granted: make(chan struct{})}
+	f.mu.Lock()
+	f.waiters = append(f.waiters, w)
+	f.grant()
+	f.mu.Unlock()
+	timer := time.NewTimer(f.wait)
+	defer timer.Stop()
+	select {
+	case <-w.granted:
+	case <-ctx.Done():
+		if !f.cancel(w) {
+			return f.releaser(w), nil // granted meanwhile
+		}
+		return nil, fmt.Errorf("diverseSelect: selection cancelled while waiting for memory: %w", ctx.Err())
+	case <-timer.C:
+		if !f.cancel(w) {
+			return f.releaser(w), nil
 		}
 		return nil, &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: the selection over %d candidates needs %s "+
 			"and waited %s, but concurrent selections held the module's bound of %s (DIVERSE_SELECT_MAX_INFLIGHT_MB) "+
 			"all that time; retry, use fewer candidates, or raise DIVERSE_SELECT_MAX_INFLIGHT_MB",
 			n, mibText(need), f.wait, mibText(f.limit))}
 	}
-	f.held.Add(need)
+	return f.releaser(w), nil
+}
+
+// grant makes the reservations that fit, in fair order: each time the
+// waiting query of the caller holding the least (the earliest of its
+// queries). When that one does not fit, nothing is granted past it, so a
+// large query is not starved by smaller ones. Called under mu.
+func (f *inflight) grant() {
+	for len(f.waiters) > 0 {
+		next := 0
+		for i, w := range f.waiters {
+			if f.byOwner[w.owner] < f.byOwner[f.waiters[next].owner] {
+				next = i
+			}
+		}
+		w := f.waiters[next]
+		if f.used+w.need > f.limit {
+			return
+		}
+		f.waiters = append(f.waiters[:next], f.waiters[next+1:]...)
+		f.used += w.need
+		f.byOwner[w.owner] += w.need
+		f.held.Store(f.used)
+		close(w.granted)
+	}
+}
+
+// cancel withdraws a waiting reservation; false when it was granted already.
+func (f *inflight) cancel(w *inflightWaiter) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, x := range f.waiters {
+		if x == w {
+			f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+			f.grant() // a large waiter may have held smaller ones back
+			return true
+		}
+	}
+	return false
+}
+
+// releaser returns a granted reservation's memory, once.
+func (f *inflight) releaser(w *inflightWaiter) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			f.held.Add(-need)
-			f.sem.Release(need)
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.used -= w.need
+			if f.byOwner[w.owner] -= w.need; f.byOwner[w.owner] <= 0 {
+				delete(f.byOwner, w.owner)
+			}
+			f.held.Store(f.used)
+			f.grant()
 		})
-	}, nil
+	}
+}
+
+// ownerOf names the caller of a query for the fair share: the principal
+// Weaviate put in the request's context ("" when anonymous).
+func ownerOf(ctx context.Context) string {
+	if p := restCtx.GetPrincipalFromContext(ctx); p != nil {
+		return p.Username
+	}
+	return ""
 }
 
 // selectionBytes estimates what selecting from in holds beyond the results
-// Weaviate already has: the packed vectors (when the strategy or the dedup
+// Weaviate already has: the candidates' texts and their analysis (problemTextBytes), the packed vectors (when the strategy or the dedup
 // pass compares vectors; every vector of a multi-vector) and the strategy's
 // N x N matrices (unless the matrix cap refuses them before they are
 // allocated). entries are the candidates' feature cache entries when looked
@@ -89,6 +174,7 @@ func (m *Module) selectionBytes(p *plan, in []search.Result, entries []*simcache
 	if mb, limit := p.eff.Selector.MatrixBytes(n), m.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
 		need += mb
 	}
+	need += problemTextBytes(p, in, entries)
 	if p.needsVectors() && p.multiVector {
 		need += multiVectorBytes(p, in)
 	} else if p.needsVectors() {
@@ -104,3 +190,49 @@ func (m *Module) selectionBytes(p *plan, in []search.Result, entries []*simcache
 }
 
 func mibText(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// textOverhead is what building the problem holds per byte of a candidate's
+// text: the joined text, its terms and, on a feature cache miss, the cached
+// copy and the sentence analysis of evidence cards.
+const textOverhead = 3
+
+// problemTextBytes estimates what building the problem holds for the
+// candidates' texts: textOverhead times their length, from the properties
+// the search loaded or else the feature cache entry.
+func problemTextBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+	var n int64
+	for i := range in {
+		props, _ := in[i].Schema.(map[string]any)
+		loaded := false
+		for _, name := range p.textProps {
+			if v, ok := props[name]; ok {
+				n += textLength(v)
+				loaded = true
+			}
+		}
+		if !loaded && i < len(entries) && entries[i] != nil {
+			n += int64(len(entries[i].Text))
+		}
+	}
+	return textOverhead * n
+}
+
+func textLength(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x))
+	case []string:
+		var n int64
+		for _, s := range x {
+			n += int64(len(s))
+		}
+		return n
+	case []any:
+		var n int64
+		for _, e := range x {
+			n += textLength(e)
+		}
+		return n
+	}
+	return 0
+}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	restCtx "github.com/weaviate/weaviate/adapters/handlers/rest/context"
 	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -103,8 +105,10 @@ func TestHookInflightBound(t *testing.T) {
 	p, err := m.newPlan(class, routeArgument, query, searchFromArgs(nil))
 	require.NoError(t, err)
 	need := m.selectionBytes(p, in, nil)
-	// One float32 N x N block, plus 1000 vectors of 16 floats.
-	require.EqualValues(t, 1000*1000*4+1000*16*4, need)
+	// One float32 N x N block, plus 1000 vectors of 16 floats, plus the texts.
+	text := problemTextBytes(p, in, nil)
+	require.EqualValues(t, textOverhead*sumTextBytes(in, p.textProps), text)
+	require.EqualValues(t, 1000*1000*4+1000*16*4+text, need)
 
 	m.inflight = newTestInflight(3, time.Second) // 3 MiB < 3.9 MiB
 	_, err = runHook(t, m, in, wholePool)
@@ -134,4 +138,70 @@ func TestHookInflightBound(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Zero(t, m.inflight.held.Load(), "every reservation released")
+}
+
+// TestInflightFair: a caller that holds the whole bound and queues more does
+// not keep another caller out: when memory is freed, the caller holding the
+// least goes first, even though its query came later and the heavy caller's
+// waiting query is first in line.
+func TestInflightFair(t *testing.T) {
+	const mb = 1 << 20
+	f := newTestInflight(10, 5*time.Second)
+	heavy := restCtx.AddPrincipalToContext(context.Background(), &models.Principal{Username: "heavy"})
+	light := restCtx.AddPrincipalToContext(context.Background(), &models.Principal{Username: "light"})
+	big, err := f.acquire(heavy, 6*mb, 100)
+	require.NoError(t, err)
+	small, err := f.acquire(heavy, 4*mb, 100)
+	require.NoError(t, err)
+
+	type got struct {
+		who     string
+		release func()
+	}
+	order := make(chan got, 2)
+	waitFor := func(ctx context.Context, who string, need int64) {
+		release, err := f.acquire(ctx, need, 100)
+		require.NoError(t, err)
+		order <- got{who, release}
+	}
+	go waitFor(heavy, "heavy", 6*mb) // first in line, does not fit until big is released
+	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.waiters) == 1 }, time.Second, time.Millisecond)
+	go waitFor(light, "light", 4*mb)
+	require.Eventually(t, func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.waiters) == 2 }, time.Second, time.Millisecond)
+
+	small() // 4 MiB free: heavy still holds 6, light none - light goes first
+	first := <-order
+	require.Equal(t, "light", first.who)
+	big()
+	first.release()
+	second := <-order
+	require.Equal(t, "heavy", second.who)
+	second.release()
+	require.Zero(t, f.held.Load())
+}
+
+func sumTextBytes(in []search.Result, names []string) int64 {
+	var n int64
+	for _, r := range in {
+		props, _ := r.Schema.(map[string]any)
+		for _, name := range names {
+			if s, ok := props[name].(string); ok {
+				n += int64(len(s))
+			}
+		}
+	}
+	return n
+}
+
+// TestTimeCapCoversProblemBuilding: the module's time cap bounds the work
+// before the strategy runs too (token counts, features, evidence cards), so
+// a query whose text work is slow is stopped with the variable named.
+func TestTimeCapCoversProblemBuilding(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	m.defaults.MaxSelectTime = time.Nanosecond
+	_, err := runHook(t, m, results(500, 1), map[string]any{"strategy": "ngram", "evidence": "cards"})
+	require.ErrorContains(t, err, "DIVERSE_SELECT_MAX_SELECT_TIME")
+	require.ErrorContains(t, err, "building the problem")
+	require.Equal(t, kindTimeout, errorKind(err))
 }

@@ -8,37 +8,61 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// runSelection runs the strategy under the query's context (the client's
-// request: a disconnect or a query timeout cancels it) and the module's time
-// cap DIVERSE_SELECT_MAX_SELECT_TIME; the strategies check the context in
-// their loops. A cancelled selection is logged, so the stop is observable.
-func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
-	limit := m.defaults.MaxSelectTime
-	runCtx := ctx
-	if limit > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, limit)
-		defer cancel()
+// errTimeCap is the cause of a query's context when the module's time cap
+// DIVERSE_SELECT_MAX_SELECT_TIME, not the client, ended it.
+var errTimeCap = errors.New("the module's time cap (DIVERSE_SELECT_MAX_SELECT_TIME) was reached")
+
+// capTime bounds all of one query's work in the module - the reads of
+// uncached candidates, building the problem (token counts, features,
+// evidence analysis, packing), the selection and the read of the selected
+// objects - by the module's time cap DIVERSE_SELECT_MAX_SELECT_TIME, under
+// the query's own context (a disconnect or a query timeout ends it too).
+func (m *Module) capTime(ctx context.Context) (context.Context, context.CancelFunc) {
+	if limit := m.defaults.MaxSelectTime; limit > 0 {
+		return context.WithTimeoutCause(ctx, limit, errTimeCap)
 	}
-	res, err := r.eff.Selector.RunPage(runCtx, p, r.offset, r.paged)
+	return context.WithCancel(ctx)
+}
+
+// stopped is the error of work that ctx (from capTime) ended, or nil while
+// ctx runs: the time cap's error naming the variable, or the client's
+// cancellation.
+func (m *Module) stopped(ctx context.Context, r *plan, n int, stage string) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if errors.Is(context.Cause(ctx), errTimeCap) {
+		return &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("strategy %q on %d candidates "+
+			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped while %s; use fewer candidates "+
+			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, n, m.defaults.MaxSelectTime, stage)}
+	}
+	return fmt.Errorf("selection cancelled while %s: %w", stage, ctx.Err())
+}
+
+// runSelection runs the strategy under ctx (capTime's); the strategies
+// check the context in their loops. A cancelled selection is logged, so the
+// stop is observable.
+func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
+	res, err := r.eff.Selector.RunPage(ctx, p, r.offset, r.paged)
 	if err == nil {
 		return res, nil
 	}
 	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
 		return nil, panicError(m.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
 	}
-	if runCtx.Err() == nil {
+	if ctx.Err() == nil {
 		return nil, strategyError(err)
 	}
-	capHit := ctx.Err() == nil // the cap fired, not the client
 	m.logger.WithFields(map[string]any{
 		"class": r.className, "strategy": r.eff.Strategy, "candidates": len(p.Candidates),
-		"reason": context.Cause(runCtx).Error(), "timeCap": capHit,
+		"reason": context.Cause(ctx).Error(), "timeCap": errors.Is(context.Cause(ctx), errTimeCap),
 	}).Warn("diverse-select: selection cancelled")
-	if capHit {
-		return nil, &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("strategy %q on %d candidates "+
-			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped; use fewer candidates "+
-			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, len(p.Candidates), limit)}
+	if serr := m.stopped(ctx, r, len(p.Candidates), "selecting"); errors.Is(context.Cause(ctx), errTimeCap) {
+		return nil, serr
 	}
 	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }
+
+// checkEvery is how many candidates the problem building handles between
+// two looks at the query's context.
+const checkEvery = 64

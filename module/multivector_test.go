@@ -90,7 +90,7 @@ func TestHookMultiVector(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, p.multiVector)
 		need := m.selectionBytes(p, big, nil)
-		require.EqualValues(t, 200*min(200, coverage.DefaultTargets)*4+200*64*32*4+200*32*4, need,
+		require.EqualValues(t, 200*min(200, coverage.DefaultTargets)*4+200*64*32*4+200*32*4+problemTextBytes(p, big, nil), need,
 			"coverage's kernel block (N x targets), the packed and the pooled vectors")
 	})
 
