@@ -133,6 +133,7 @@ func (x *Analysed) sentencesWith(h uint64) uint64 {
 type Query struct {
 	pool    []*Analysed
 	hashes  []uint64
+	known   map[uint64]bool // the hashes, for the distinct-term test
 	weights []float64
 	// masks[d*len(hashes)+j] are the sentences of chunk d holding term j.
 	masks  []uint64
@@ -157,7 +158,11 @@ func (q *Query) Expand(terms []string, w float64) { q.add(terms, w) }
 func (q *Query) add(terms []string, w float64) {
 	old := len(q.hashes)
 	for _, t := range terms {
-		if h := hash(t); !slices.Contains(q.hashes, h) {
+		if h := hash(t); !q.known[h] {
+			if q.known == nil {
+				q.known = map[uint64]bool{}
+			}
+			q.known[h] = true
 			q.hashes = append(q.hashes, h)
 		}
 	}

@@ -110,8 +110,10 @@ func bm25(an *text.Analyzer, dict *text.Dict, p *selectors.Problem, terms, termO
 	n := len(p.Candidates)
 	out := make([]float64, n)
 	var qt []string
+	seen := map[string]bool{}
 	for _, t := range an.Terms(nil, p.Query) {
-		if !contains(qt, t) {
+		if !seen[t] {
+			seen[t] = true
 			qt = append(qt, t)
 		}
 	}
@@ -126,38 +128,37 @@ func bm25(an *text.Analyzer, dict *text.Dict, p *selectors.Problem, terms, termO
 		return out
 	}
 	stats["bm25"] = 1
+	// The query terms found in some candidate (k-th: qid[k], idf[k]); then
+	// one pass over each candidate's terms counts them (a pass per query term
+	// would cost the pool's words times the query's distinct terms).
+	slot := map[int32]int{}
+	var idf []float64
 	for _, t := range qt {
 		id, ok := dict.LookupTerm(t)
 		if !ok || df[id] == 0 {
 			continue // a term in no candidate scores nowhere
 		}
 		m := float64(df[id])
-		idf := math.Log((float64(n)-m+0.5)/(m+0.5) + 1)
-		for d := 0; d < n; d++ {
-			doc := terms[termOff[d]:termOff[d+1]]
-			tf := 0
-			for _, x := range doc {
-				if x == id {
-					tf++
-				}
+		slot[id] = len(idf)
+		idf = append(idf, math.Log((float64(n)-m+0.5)/(m+0.5)+1))
+	}
+	tf := make([]int, len(idf))
+	for d := 0; d < n; d++ {
+		doc := terms[termOff[d]:termOff[d+1]]
+		clear(tf)
+		for _, x := range doc {
+			if k, ok := slot[x]; ok {
+				tf[k]++
 			}
-			if tf == 0 {
-				continue
+		}
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(doc))/avgdl)
+		for k, f := range tf { // in query order, the order the sum always had
+			if f > 0 {
+				out[d] += idf[k] * float64(f) * (bm25K1 + 1) / (float64(f) + norm)
 			}
-			norm := bm25K1 * (1 - bm25B + bm25B*float64(len(doc))/avgdl)
-			out[d] += idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + norm)
 		}
 	}
 	return out
-}
-
-func contains(s []string, t string) bool {
-	for _, x := range s {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // Host is the novelty key of a source: the lower-cased host when the source
