@@ -45,9 +45,17 @@ type Module struct {
 	// FeatureCacheMB is the size of the per-object feature cache (token
 	// counts, analysed terms); 0 = off.
 	FeatureCacheMB int
+	// FeatureCacheSettle is how long after its last write an object's
+	// features may be cached: two writes within one millisecond share the
+	// cache key, and a write is read back some time after it is stamped.
+	FeatureCacheSettle time.Duration
 	// MaxSelectTime is the longest one query's selection may run before it
 	// is stopped; 0 = no cap.
 	MaxSelectTime time.Duration
+	// MetaDetails shows the operational details in /v1/meta (plugin paths,
+	// PIDs and errors, cache and in-flight figures), which Weaviate shows to
+	// every authenticated user; off, they are in the metrics and the log.
+	MetaDetails bool
 	// MaxInflightMB is the most memory in MiB the selections of all
 	// concurrent queries may hold at once (matrices and packed vectors);
 	// auto = DefaultInflightMB of the memory limit, 0 = no bound.
@@ -136,6 +144,9 @@ var Env = []EnvVar{
 	{Name: "DIVERSE_SELECT_FEATURE_CACHE_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "featureCacheMB",
 		Doc:   "size (MiB) of the per-object cache of token counts, analysed terms, text and the vector a selection compares (0 = off, and every pool is loaded with its properties and vectors; see \"Properties and vectors are read for the selected objects only\")",
 		field: func(m *Module) any { return &m.FeatureCacheMB }},
+	{Name: "DIVERSE_SELECT_FEATURE_CACHE_SETTLE", Default: "2s", Meta: "featureCacheSettle",
+		Doc:   "an object's features are cached only once this long has passed since its last write (Go duration; 0 = at once): two writes of one object within one millisecond would share a cache key",
+		field: func(m *Module) any { return &m.FeatureCacheSettle }},
 	{Name: "DIVERSE_SELECT_MAX_SELECT_TIME", Default: DefaultMaxSelectTime.String(), Meta: "maxSelectTime",
 		Doc:   "longest one query's selection may run (Go duration; 0 = no cap); a slower one is stopped with an error naming the variable",
 		field: func(m *Module) any { return &m.MaxSelectTime }},
@@ -143,6 +154,10 @@ var Env = []EnvVar{
 		Doc: "most memory (MiB) the selections of all concurrent queries may hold at once; auto = 1/32 of the cgroup memory limit, else of total memory, at least 64; " +
 			"a query that does not fit waits up to DIVERSE_SELECT_MAX_SELECT_TIME, then fails with an error naming the variable (0 = no bound)",
 		field: func(m *Module) any { return (*inflightMB)(&m.MaxInflightMB) }},
+	{Name: "DIVERSE_SELECT_META_DETAILS", Default: "false", Meta: "metaDetails",
+		Doc: "show plugin paths, PIDs and errors, the feature cache's and the in-flight bound's figures in `/v1/meta`, which every authenticated user may read " +
+			"(false: only plugin names and states; the figures are in the metrics, the rest in the log)",
+		field: func(m *Module) any { return &m.MetaDetails }},
 }
 
 // PluginEnv lists the environment variables Plugins reads, with their defaults.
@@ -210,6 +225,12 @@ func (e EnvVar) parse(m *Module, v string) error {
 			return &EnvError{e.Name, v, fmt.Sprintf("want %s or an integer in [%d, %d] (MiB; 0 = no bound)", InflightAuto, e.Lo, e.Hi)}
 		}
 		*d = inflightMB(n)
+	case *bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return &EnvError{e.Name, v, "want true or false"}
+		}
+		*d = b
 	case *time.Duration:
 		t, err := selectTime(v)
 		if err != nil {
@@ -249,6 +270,8 @@ func (m Module) Defaults() map[string]any {
 		} else {
 			switch x := e.field(&m).(type) {
 			case *int:
+				v = *x
+			case *bool:
 				v = *x
 			case *time.Duration:
 				v = x.String()

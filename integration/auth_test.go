@@ -73,6 +73,7 @@ func TestAuthorization(t *testing.T) {
 	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s, err := stack.Start(sctx, stack.Options{Log: logFile, Metrics: true, Env: map[string]string{
+		"DIVERSE_SELECT_FEATURE_CACHE_SETTLE":     "0", // as the shared stack (main_test.go)
 		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED": "false",
 		"AUTHENTICATION_APIKEY_ENABLED":           "true",
 		"AUTHENTICATION_APIKEY_ALLOWED_KEYS":      strings.Join(keys, ","),

@@ -68,7 +68,12 @@ func run(m *testing.M) int {
 	// Metrics and debug logs on: observe_test.go checks both. The
 	// reranker-transformers module, on a local rerank server: pipeline_test.go.
 	srv, err = stack.Start(ctx, stack.Options{BinDir: bin, DataDir: dataDir, Log: logFile, Metrics: true, Reranker: true,
-		Env: map[string]string{"LOG_LEVEL": "debug"}})
+		Env: map[string]string{"LOG_LEVEL": "debug",
+			// The tests query right after they import and check what the
+			// feature cache held; the settle time has a unit test of its own
+			// (module TestFeatureKeyVersions), the hostile-input suite runs
+			// with the default.
+			"DIVERSE_SELECT_FEATURE_CACHE_SETTLE": "0"}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration: start the stack: %v\nserver log: %s\n%s", err, logPath, tail(logPath, 40))
 		logFile.Close()

@@ -285,6 +285,7 @@ func startPluginStack(t *testing.T, env map[string]string) (*stack.Stack, *weavi
 	t.Cleanup(func() { logFile.Close() })
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	env["DIVERSE_SELECT_META_DETAILS"] = "true" // the tests read the plugins' PIDs and errors there
 	s, err := stack.Start(c, stack.Options{Env: env, Log: logFile})
 	if err != nil {
 		t.Fatalf("start a stack with plugins: %v (log %s)\n%s", err, logFile.Name(), tail(logFile.Name(), 30))

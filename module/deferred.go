@@ -45,6 +45,10 @@ type deferral struct {
 	// ownVector: the query itself asked for the legacy vector, so the search
 	// loads it anyway.
 	ownVector bool
+	// props are the properties the search would have loaded (nil: all):
+	// the objects read by id are cut to them, so the response and the hooks
+	// after the selection (generate) get what they get without the module.
+	props []string
 }
 
 // PrepareSearch is called by the "widen" glue before a search with result
@@ -79,6 +83,9 @@ func prepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
 	addl := &params.AdditionalProperties
 	addl.NoProps = true
 	d := &deferral{}
+	for _, p := range params.Properties {
+		d.props = append(d.props, p.Name)
+	}
 	if !hasMultiVector(class) {
 		if own, ok := ownVectors(ctx, addl); ok {
 			addl.Vector, addl.Vectors = own.vector, own.vectors
@@ -119,6 +126,28 @@ func loggerOf(params *dto.GetParams) logrus.FieldLogger {
 func propertiesDeferred(ctx context.Context) bool {
 	d, _ := ctx.Value(deferredKey{}).(*deferral)
 	return d != nil
+}
+
+// searchedProperties cuts an object read by id to the properties the
+// deferred search would have loaded (all when it named none).
+func searchedProperties(ctx context.Context, schema any) any {
+	d, _ := ctx.Value(deferredKey{}).(*deferral)
+	props, ok := schema.(map[string]any)
+	if d == nil || len(d.props) == 0 || !ok {
+		return schema
+	}
+	out := make(map[string]any, len(d.props)+1)
+	for _, name := range d.props {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	for _, name := range []string{"id", "_additional"} {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
 }
 
 // vectorsDeferred: the search was not asked for the vector the selection
@@ -324,9 +353,9 @@ func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, 
 
 // loadProperties reads the properties of in[missing] by id in one batch and
 // puts them in place, with the vector named by vector ("" the legacy one)
-// when it is not nil and the search did not load it; the version read is the
-// current one (its update time replaces the search's, so the cache keys its
-// text by the version read). It reports the candidates whose object is gone.
+// when it is not nil and the search did not load it. It reports the
+// candidates whose object is gone or is no longer the version the search
+// returned (sameVersion).
 func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
 	if len(missing) == 0 {
 		return nil, nil
@@ -343,14 +372,17 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
 	for k, i := range missing {
-		if k >= len(got) || got[k].ID != in[i].ID {
+		if k >= len(got) || !sameVersion(in[i], got[k]) {
+			// Deleted, or changed since the search: the query's filter and
+			// authorization matched the version the search returned, not
+			// this one, so it is not returned (nor its text selected).
 			if gone == nil {
 				gone = map[int]bool{}
 			}
 			gone[i] = true
 			continue
 		}
-		in[i].Schema, in[i].Updated = got[k].Schema, got[k].Updated
+		in[i].Schema = got[k].Schema
 		if vector != nil {
 			fill(&in[i], got[k], *vector, true, nil)
 		}

@@ -253,3 +253,25 @@ func TestPrepareSearchVectors(t *testing.T) {
 		require.True(t, p.AdditionalProperties.Vector)
 	})
 }
+
+// TestSearchedProperties: an object read by id after a deferred search is
+// cut to the properties the search would have loaded, so generate never
+// gets a property (a blob, say) the query did not ask for.
+func TestSearchedProperties(t *testing.T) {
+	read := map[string]any{"id": "x", "body": "text", "blob": "AAAA", "title": "t"}
+	for _, tc := range []struct {
+		name  string
+		props []string
+		want  map[string]any
+	}{
+		{"the query's properties", []string{"body", "title"}, map[string]any{"id": "x", "body": "text", "title": "t"}},
+		{"none named: all", nil, read},
+		{"a property the object lacks", []string{"body", "missing"}, map[string]any{"id": "x", "body": "text"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.WithValue(context.Background(), deferredKey{}, &deferral{props: tc.props})
+			require.Equal(t, tc.want, searchedProperties(ctx, read))
+		})
+	}
+	require.Equal(t, read, searchedProperties(context.Background(), read), "not deferred: unchanged")
+}

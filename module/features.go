@@ -3,6 +3,7 @@ package diverseselect
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/weaviate/weaviate/entities/search"
 
@@ -28,6 +29,9 @@ type featureSource struct {
 	vectors bool
 	target  string
 	an      *text.Analyzer // for this query's misses
+	// settled is the newest update time (unix ms) an object may have to be
+	// cached (see FeatureKey).
+	settled int64
 }
 
 func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
@@ -42,6 +46,7 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 		wantTerms:   r.eff.Selector.UsesTerms(),
 		vectors:     r.cachesVectors(),
 		target:      r.target,
+		settled:     time.Now().Add(-m.defaults.FeatureCacheSettle).UnixMilli(),
 	}
 }
 
@@ -114,15 +119,21 @@ func (f *featureSource) lookup(res *search.Result) *simcache.Features {
 	return c
 }
 
-// key is the candidate's feature cache key; false when the cache is off or
-// the object has no update time to tell versions apart.
+// key is the candidate's feature cache key; false when the cache is off, the
+// object has no update time to tell versions apart, or its last write is too
+// recent to be cached (another write in the same millisecond would get the
+// same key: DIVERSE_SELECT_FEATURE_CACHE_SETTLE).
 func (f *featureSource) key(res *search.Result) (simcache.FeatureKey, bool) {
-	if f.cache == nil || res.Updated <= 0 {
+	if f.cache == nil || res.Updated <= 0 || res.Updated > f.settled {
 		return simcache.FeatureKey{}, false
+	}
+	var docID uint64
+	if res.DocID != nil {
+		docID = *res.DocID
 	}
 	tenant := res.Tenant
 	if tenant == "" {
 		tenant = f.tenant
 	}
-	return simcache.FeatureKey{Class: res.ClassName, Tenant: tenant, ID: res.ID, Updated: res.Updated, Spec: f.spec}, true
+	return simcache.FeatureKey{Class: res.ClassName, Tenant: tenant, ID: res.ID, Updated: res.Updated, DocID: docID, Spec: f.spec}, true
 }

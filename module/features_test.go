@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-openapi/strfmt"
 	"github.com/stretchr/testify/require"
@@ -204,4 +205,44 @@ func mustKey(t *testing.T, f *featureSource, res *search.Result) simcache.Featur
 	k, ok := f.key(res)
 	require.True(t, ok)
 	return k
+}
+
+// TestFeatureKeyVersions: the cache key tells versions apart by update time
+// and doc id, and an object written within the settle time is not cached at
+// all (another write in the same millisecond would share its key).
+func TestFeatureKeyVersions(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	m.defaults.FeatureCacheSettle = time.Minute
+	pl, err := m.newPlan(class, routeArgument, nil, searchFromArgs(nil))
+	require.NoError(t, err)
+	f := m.featureSource(pl, nil)
+	f.cache = simcache.NewFeatureCache(1 << 20)
+	now := time.Now().UnixMilli()
+	doc := func(id uint64) *uint64 { return &id }
+	old := now - 2*time.Minute.Milliseconds()
+	for _, tc := range []struct {
+		name    string
+		updated int64
+		docID   *uint64
+		keyed   bool
+	}{
+		{"settled", old, doc(7), true},
+		{"written within the settle time", now - 1000, doc(7), false},
+		{"no update time", 0, doc(7), false},
+		{"no doc id", old, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := &search.Result{ID: "00000000-0000-0000-0000-000000000001", ClassName: "Doc", Updated: tc.updated, DocID: tc.docID}
+			k, ok := f.key(res)
+			require.Equal(t, tc.keyed, ok)
+			if ok && tc.docID != nil {
+				require.Equal(t, *tc.docID, k.DocID)
+				other := *res
+				other.DocID = doc(*tc.docID + 1)
+				k2, _ := f.key(&other)
+				require.NotEqual(t, k, k2, "a new doc id is a new key")
+			}
+		})
+	}
 }

@@ -93,6 +93,9 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			continue
 		}
 		o := in[it.Index]
+		if deferred {
+			o.Schema = searchedProperties(ctx, o.Schema) // what the query gets without the module
+		}
 		var card any // null without cards, and for an object without text
 		if cards != nil && cards[it.Index].Text != "" {
 			card = cards[it.Index].Text

@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/plugin/host"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -9,6 +10,9 @@ import (
 
 // metaInfo is shown in /v1/meta: the version, every strategy with its
 // parameters, the common keys and every module default in force (config.Env).
+// Weaviate shows /v1/meta to every authenticated user, so the operational
+// details (plugin paths, PIDs and errors, cache and in-flight figures) are
+// there only when the operator sets DIVERSE_SELECT_META_DETAILS.
 func (m *Module) metaInfo() (map[string]any, error) {
 	strategies := make([]map[string]any, 0)
 	for _, d := range selectors.Definitions() {
@@ -22,18 +26,34 @@ func (m *Module) metaInfo() (map[string]any, error) {
 			"name": d.Name, "doc": d.Doc, "needsVectors": d.NeedsVectors, "needsText": d.NeedsText, "parameters": params,
 		})
 	}
-	return map[string]any{
+	info := map[string]any{
 		"name":             Name,
 		"version":          Version,
 		"strategies":       strategies,
 		"commonKeys":       config.CommonKeys,
 		"tokenizers":       tokens.Names(),
 		"defaults":         m.defaults.Defaults(),
-		"inflightBytes":    m.inflight.held.Load(),
 		"similarityKernel": simcache.KernelName(),
-		"featureCache":     featureCacheMeta(m.features),
-		"plugins":          m.plugins.Status(),
-	}, nil
+		"featureCache":     map[string]any{"enabled": m.features != nil},
+		"plugins":          pluginStates(m.plugins.Status()),
+	}
+	if m.defaults.MetaDetails { // DIVERSE_SELECT_META_DETAILS: an operator's choice
+		info["inflightBytes"] = m.inflight.held.Load()
+		info["featureCache"] = featureCacheMeta(m.features)
+		info["plugins"] = m.plugins.Status()
+	}
+	return info, nil
+}
+
+// pluginStates is what every reader of /v1/meta sees of the plugins: each
+// strategy's name and state, without the file's path, the process id or an
+// error that may name either.
+func pluginStates(all []host.Status) []map[string]any {
+	out := make([]map[string]any, len(all))
+	for i, s := range all {
+		out[i] = map[string]any{"strategy": s.Strategy, "state": s.State}
+	}
+	return out
 }
 
 // featureCacheMeta reports the feature cache's figures since start.

@@ -53,7 +53,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
 	}
-	if err := rr.load(ctx, pl, in); err != nil {
+	if in, err = rr.load(ctx, pl, in); err != nil {
 		return nil, err
 	}
 	out, err := rr.m.selectResults(ctx, in, pl) // rerankHook's guard covers it
@@ -140,7 +140,12 @@ func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery st
 // did not load: Weaviate loads the legacy vector for near and bm25 searches
 // with a module additional property, but not named vectors, not vectors on
 // hybrid, and over gRPC only the rerank property of the text.
-func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error {
+//
+// It returns the pool without the candidates whose object is gone or was
+// changed since the search: the search matched (filtered, authorized) the
+// version it returned, and the selection never fills a result with another
+// version's vector or text.
+func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) ([]search.Result, error) {
 	// What the search deferred (deferred.go), selectResults takes from the
 	// feature cache or reads with the candidates the cache does not hold.
 	needVector := r.needsVectors() && !(vectorsDeferred(ctx) && r.cachesVectors())
@@ -155,14 +160,14 @@ func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error
 		}
 	}
 	if len(missing) == 0 {
-		return nil
+		return in, nil
 	}
 	if rr.m.multiGet == nil {
-		return fmt.Errorf("%s: the search did not load the vectors or properties the selection needs, and no database is at hand", RerankerName)
+		return nil, fmt.Errorf("%s: the search did not load the vectors or properties the selection needs, and no database is at hand", RerankerName)
 	}
 	class := rr.m.classByName(r.className)
 	if class != nil && schema.MultiTenancyEnabled(class) && r.tenant == "" {
-		return fmt.Errorf("%s: class %s is multi-tenant and the request's tenant is unknown here, "+
+		return nil, fmt.Errorf("%s: class %s is multi-tenant and the request's tenant is unknown here, "+
 			"so the vectors the strategy needs cannot be loaded", RerankerName, r.className)
 	}
 	rr.m.metrics.degradedPath("refetch")
@@ -171,15 +176,46 @@ func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) error
 		"needs; loading it again by id (request the vectors and text properties in the query to avoid this)")
 	got, err := rr.m.readByID(ctx, in, missing, r.tenant)
 	if err != nil {
-		return fmt.Errorf("%s: load the candidates' vectors and text: %w", RerankerName, err)
+		return nil, fmt.Errorf("%s: load the candidates' vectors and text: %w", RerankerName, err)
 	}
+	var gone map[int]bool
 	for k, i := range missing {
-		if k >= len(got) || got[k].ID != in[i].ID {
-			continue // deleted since the search: the selection reports what is missing
+		if k >= len(got) || !sameVersion(in[i], got[k]) {
+			if gone == nil {
+				gone = map[int]bool{}
+			}
+			gone[i] = true // deleted or changed since the search
+			continue
 		}
 		fill(&in[i], got[k], r.target, needVector, props)
 	}
-	return nil
+	return withoutGone(in, gone), nil
+}
+
+// sameVersion: read is the version of the object the search returned as
+// res - the same id, update time and (when both name it) doc id. Weaviate
+// keeps the doc id when only properties change, so the update time is what
+// tells such versions apart (see featureSource.key for the writes that share
+// a millisecond).
+func sameVersion(res, read search.Result) bool {
+	if read.ID != res.ID || read.Updated != res.Updated {
+		return false
+	}
+	return res.DocID == nil || read.DocID == nil || *res.DocID == *read.DocID
+}
+
+// withoutGone returns in without the candidates gone marks (in place).
+func withoutGone(in []search.Result, gone map[int]bool) []search.Result {
+	if len(gone) == 0 {
+		return in
+	}
+	kept := in[:0]
+	for i, r := range in {
+		if !gone[i] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 func hasVector(res search.Result, target string) bool {

@@ -11,9 +11,12 @@ import (
 )
 
 // FeatureKey identifies one object's text features (and the vector a
-// selection compares). Updated (the object's
-// last update time, unix ms) makes a changed object a new key, so entries
-// never go stale; Spec names what the features were computed from (text
+// selection compares). Updated (the object's last update time, unix ms) and
+// DocID (Weaviate's internal id of the stored version, new whenever the
+// vector changes) make a changed object a new key, so entries never go
+// stale; two writes of one object within one millisecond that keep its
+// vector share both, which the module rules out by caching only objects
+// whose last write has settled (DIVERSE_SELECT_FEATURE_CACHE_SETTLE); Spec names what the features were computed from (text
 // properties, tokenizer and the vector compared), so two configurations
 // never share an entry.
 type FeatureKey struct {
@@ -21,6 +24,7 @@ type FeatureKey struct {
 	Tenant  string
 	ID      strfmt.UUID
 	Updated int64
+	DocID   uint64
 	Spec    string
 }
 

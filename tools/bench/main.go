@@ -149,7 +149,8 @@ func run() error {
 		fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
 		s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
 			Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning",
-				"DEBUG_ENDPOINTS_ENABLED": "true"}}) // serves pprof, for -profile-pool
+				"DEBUG_ENDPOINTS_ENABLED":     "true",   // serves pprof, for -profile-pool
+				"DIVERSE_SELECT_META_DETAILS": "true"}}) // the feature cache's figures
 		if err != nil {
 			return err
 		}
