@@ -184,6 +184,14 @@ fuzz:
 		grep -E '^fuzz: elapsed' $$log | tail -n 1; \
 	done
 
+## hostile: the hostile-input suite (integration/hostile_test.go: GraphQL, gRPC with the official TypeScript and Go
+## clients) on a server of its own, printing each case's outcome, time and the server's RSS (measured, not asserted;
+## about a minute); HOSTILE_SERVER=<a server binary in bin/> runs the same cases against another build
+HOSTILE_SERVER ?=
+.PHONY: hostile
+hostile: build ts-deps
+	DIVERSE_SELECT_HOSTILE_SERVER=$(HOSTILE_SERVER) $(GO) test -count=1 -v -run '^TestHostileInput$$' ./integration/
+
 ## load: concurrent diverseSelect queries against the real server (loopback) while objects are imported and
 ## re-put; checks every answer against the library's offline selection, then goroutines and heap after the run.
 ## LOAD_FLAGS e.g. -requests 20000 -concurrency 64 (CI runs a bounded form: .ci/run)

@@ -226,11 +226,11 @@ func orderNames() []string {
 func (k Key) parse(v any, lim Limits) (any, error) {
 	switch k.Kind {
 	case KindInt:
-		hi := int(k.Max)
+		hi, note := int(k.Max), k.Note
 		if hi == 0 {
-			hi = lim.MaxCandidates
+			hi, note = lim.MaxCandidates, note+"; at most DIVERSE_SELECT_MAX_CANDIDATES"
 		}
-		return intIn(k.Name, v, int(k.Min), hi, k.Note)
+		return intIn(k.Name, v, int(k.Min), hi, note)
 	case KindFloat:
 		f, err := number(k.Name, v)
 		if err == nil && (f < k.Min || f > k.Max || k.MinOpen && f == k.Min) {

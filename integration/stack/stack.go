@@ -323,6 +323,15 @@ func (s *Stack) startEmbedder(ctx context.Context, o Options) error {
 	return nil
 }
 
+// ServerPID is the Weaviate process's id (0 when it is not running), for
+// measuring its memory.
+func (s *Stack) ServerPID() int {
+	if !s.Alive() {
+		return 0
+	}
+	return s.weaviate.cmd.Process.Pid
+}
+
 // Alive reports whether the Weaviate process is still running.
 func (s *Stack) Alive() bool { return s.weaviate != nil && !s.weaviate.exited() }
 
