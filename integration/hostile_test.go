@@ -78,7 +78,9 @@ func hostileCases() []hostileCase {
 				return h.rerank(`diverseSelect(order: "` + strings.Repeat("x", 1<<20) + `"): solar`)
 			}},
 		{name: "rerank settings unclosed, 16 MB", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_BYTES",
-			run: func(h *hostileStack) (int, error) { return h.rerank("diverseSelect(" + strings.Repeat("a: 1 ", 16<<20/5)) }},
+			run: func(h *hostileStack) (int, error) {
+				return h.rerank("diverseSelect(" + strings.Repeat("a: 1 ", 16<<20/5))
+			}},
 		{name: "rerank question of 16 MB", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
 			run: func(h *hostileStack) (int, error) { return h.typescript("words", 16<<20) }},
 		{name: "rerank question of 10,000 distinct words", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_QUERY_TERMS",
@@ -100,15 +102,21 @@ func hostileCases() []hostileCase {
 				return h.graphql(map[string]any{"strategy": "ngram", "query": words(1 << 20)})
 			}},
 		{name: "ngram, query of 3,000 distinct words", route: "GraphQL argument", refused: "DIVERSE_SELECT_MAX_QUERY_TERMS",
-			run: func(h *hostileStack) (int, error) { return h.graphql(map[string]any{"strategy": "ngram", "query": words(16000)}) }},
+			run: func(h *hostileStack) (int, error) {
+				return h.graphql(map[string]any{"strategy": "ngram", "query": words(16000)})
+			}},
 		{name: "evidence cards, query of 3,000 distinct words", route: "GraphQL argument", refused: "DIVERSE_SELECT_MAX_QUERY_TERMS",
 			run: func(h *hostileStack) (int, error) {
 				return h.graphql(map[string]any{"evidence": "cards", "query": words(16000)})
 			}},
 		{name: "nearText concept of 16 MB", route: "GraphQL argument", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
-			run: func(h *hostileStack) (int, error) { return h.graphqlConcept(words(16<<20), map[string]any{"strategy": "mmr"}) }},
+			run: func(h *hostileStack) (int, error) {
+				return h.graphqlConcept(words(16<<20), map[string]any{"strategy": "mmr"})
+			}},
 		{name: "strategy name of 16 MB", route: "GraphQL argument", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
-			run: func(h *hostileStack) (int, error) { return h.graphql(map[string]any{"strategy": strings.Repeat("x", 16<<20)}) }},
+			run: func(h *hostileStack) (int, error) {
+				return h.graphql(map[string]any{"strategy": strings.Repeat("x", 16<<20)})
+			}},
 		{name: "candidates and widenTo of 2^53", route: "GraphQL argument", refused: "DIVERSE_SELECT_MAX_CANDIDATES",
 			run: func(h *hostileStack) (int, error) {
 				return h.graphql(map[string]any{"candidates": 1 << 53, "widenTo": 1 << 53})
