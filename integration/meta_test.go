@@ -79,6 +79,18 @@ func TestMeta(t *testing.T) {
 	if fmt.Sprint(m.Tokenizers) != fmt.Sprint(tokens.Names()) {
 		t.Errorf("tokenizers %v, want %v", m.Tokenizers, tokens.Names())
 	}
+	// Every authenticated user reads /v1/meta: without DIVERSE_SELECT_META_DETAILS
+	// it holds no plugin paths or PIDs and no cache or in-flight figures.
+	var details map[string]any
+	if err := json.Unmarshal(raw, &details); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := details["inflightBytes"]; ok {
+		t.Errorf("/v1/meta shows inflightBytes without DIVERSE_SELECT_META_DETAILS")
+	}
+	if fc, _ := details["featureCache"].(map[string]any); len(fc) != 1 || fc["enabled"] != true {
+		t.Errorf("/v1/meta's featureCache is %v, want only {enabled: true} without DIVERSE_SELECT_META_DETAILS", fc)
+	}
 	if m.Defaults["strategy"] != config.DefaultStrategy {
 		t.Errorf("default strategy %v, want %s", m.Defaults["strategy"], config.DefaultStrategy)
 	}
