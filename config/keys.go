@@ -242,7 +242,12 @@ func (k Key) parse(v any, lim Limits) (any, error) {
 	}
 	s, err := str(k.Name, v)
 	if err == nil && lim.MaxQueryBytes > 0 && len(s) > lim.MaxQueryBytes {
-		return nil, errf(k.Name, "is %d bytes long, above the module's limit of %d (DIVERSE_SELECT_MAX_QUERY_BYTES)", len(s), lim.MaxQueryBytes)
+		allowed := k.Allowed
+		if k.Enum != nil {
+			allowed = strings.Join(k.Enum(), ", ")
+		}
+		return nil, errf(k.Name, "is %d bytes long, above the module's limit of %d (DIVERSE_SELECT_MAX_QUERY_BYTES); allowed: %s",
+			len(s), lim.MaxQueryBytes, allowed)
 	}
 	if err == nil && k.Enum != nil && !(s == "" && k.emptyUnset) {
 		if allowed := k.Enum(); !contains(allowed, s) {

@@ -42,9 +42,15 @@ func TestHostileArguments(t *testing.T) {
 		{name: "strategy of the wrong type", diverse: `strategy: 5`, want: []string{"strategy", "String"}},
 		{name: "strategy list as a variable", diverse: `strategy: $v`, varType: "String", vars: map[string]any{"v": []any{"mmr"}}, want: []string{"v"}},
 		{name: "extraTextProperties of the wrong type", diverse: `extraTextProperties: [1, 2]`, want: []string{"extraTextProperties"}},
-		{name: "10 MB strategy name", diverse: `strategy: $v`, varType: "String", vars: map[string]any{"v": huge}, want: []string{`"strategy"`, "bytes)", "allowed", "topk"}},
-		{name: "10 MB textProperty", diverse: `textProperty: $v`, varType: "String", vars: map[string]any{"v": huge}, want: []string{`"textProperty"`, "bytes)", "text properties: body"}},
-		{name: "10 MB query text", diverse: `strategy: "ngram", tokenBudget: 120, query: $v`, varType: "String", vars: map[string]any{"v": huge}, budget: 120},
+		// Strings longer than DIVERSE_SELECT_MAX_QUERY_BYTES are refused before any work (the hostile-input limits).
+		{name: "10 MB strategy name", diverse: `strategy: $v`, varType: "String", vars: map[string]any{"v": huge},
+			want: []string{`"strategy"`, "10485760 bytes", "DIVERSE_SELECT_MAX_QUERY_BYTES", "allowed", "topk"}},
+		{name: "10 MB textProperty", diverse: `textProperty: $v`, varType: "String", vars: map[string]any{"v": huge},
+			want: []string{`"textProperty"`, "10485760 bytes", "DIVERSE_SELECT_MAX_QUERY_BYTES", "allowed: a `text`/`text[]` property"}},
+		{name: "10 MB query text", diverse: `strategy: "ngram", tokenBudget: 120, query: $v`, varType: "String", vars: map[string]any{"v": huge},
+			want: []string{`"query"`, "10485760 bytes", "DIVERSE_SELECT_MAX_QUERY_BYTES"}},
+		{name: "query text at the byte limit", diverse: `strategy: "ngram", tokenBudget: 120, query: $v`, varType: "String",
+			vars: map[string]any{"v": strings.Repeat("statins ", 2048)}, budget: 120},
 		{name: "empty strings", diverse: `strategy: "", tokenizer: "", textProperty: "", order: ""`, want: []string{`"order"`, "allowed"}},
 		{name: "empty query text", diverse: `strategy: "ngram", query: "", tokenBudget: 80`, budget: 80},
 	}

@@ -55,7 +55,7 @@ func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 	}
 	m.logger.WithFields(map[string]any{
 		"class": r.className, "strategy": r.eff.Strategy, "candidates": len(p.Candidates),
-		"reason": context.Cause(ctx).Error(), "timeCap": errors.Is(context.Cause(ctx), errTimeCap),
+		"reason": ctx.Err().Error(), "timeCap": errors.Is(context.Cause(ctx), errTimeCap),
 	}).Warn("diverse-select: selection cancelled")
 	if serr := m.stopped(ctx, r, len(p.Candidates), "selecting"); errors.Is(context.Cause(ctx), errTimeCap) {
 		return nil, serr
