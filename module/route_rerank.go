@@ -50,6 +50,9 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 		return nil, err // a class created without validation (vectorizer "none")
 	}
 	pl, err := rr.plan(ctx, class, p, argumentModuleParams, in)
+	if err == nil {
+		err = checkPoolPolicy(class, routeRerank, len(in))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
 	}
@@ -74,7 +77,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 			rank, _ := ex["rank"].(int)
 			offset, _ := ex["offset"].(int)
 			exhausted, _ := ex["exhausted"].(*bool)
-			page := explainPage(rank, offset, exhausted)
+			page := explainPage(rank, offset, exhausted) + "\n" + explainLine(ex)
 			if prev := out[i].ExplainScore; prev != "" {
 				page = prev + "\n" + page
 			}
@@ -112,7 +115,7 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 // and the rest of the query as query text, merged over the class's
 // reranker-diverse-select config.
 func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
-	raw, text, err := parseRerankQuery(rerankQuery)
+	raw, property, text, err := rr.rerankRequest(class, property, rerankQuery) // rerank_settings.go
 	if err != nil {
 		return nil, nil, err
 	}
