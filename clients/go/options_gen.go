@@ -22,145 +22,145 @@ const (
 type Options struct {
 	// the selection algorithm; allowed: adagres, cliff, coverage, dpp, facility, knapsack, mmr, ngram,
 	// relcost, topk
-	Strategy string
+	Strategy string `json:"strategy,omitempty"`
 	// most tokens selected in total (0 = none); allowed: [0, 1073741824]
-	TokenBudget *int
+	TokenBudget *int `json:"tokenBudget,omitempty"`
 	// most objects selected (the query limit caps it too); allowed: [0, 1048576]
-	MaxResults *int
+	MaxResults *int `json:"maxResults,omitempty"`
 	// counted with textProperty
-	ExtraTextProperties []string
+	ExtraTextProperties []string `json:"extraTextProperties,omitempty"`
 	// token counter (BPE encodings are embedded: no download); allowed: cl100k_base, o200k_base, words,
 	// chars
-	Tokenizer string
+	Tokenizer string `json:"tokenizer,omitempty"`
 	// property already holding each object's token count
-	TokenProperty string
+	TokenProperty string `json:"tokenProperty,omitempty"`
 	// vector compared between candidates
-	TargetVector string
+	TargetVector string `json:"targetVector,omitempty"`
 	// how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer
 	// similarity of their vectors, mean the cosine of their mean-pooled vectors (see "Multi-vector
 	// targets"); allowed: maxsim, mean
-	MultiVector string
+	MultiVector string `json:"multiVector,omitempty"`
 	// source of each object (URL or document) for source novelty (ngram)
-	SourceProperty string
+	SourceProperty string `json:"sourceProperty,omitempty"`
 	// output order; edges puts the best at both ends, for models that lose the middle; allowed: selection,
 	// relevance, edges
-	Order string
+	Order string `json:"order,omitempty"`
 	// first drop candidates whose cosine to a more relevant candidate is >= this; allowed: (0, 1]
-	DedupThreshold *float64
+	DedupThreshold *float64 `json:"dedupThreshold,omitempty"`
 	// evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards");
 	// allowed: off, auto, cards
-	Evidence string
+	Evidence string `json:"evidence,omitempty"`
 	// most sentences of a card with evidence: cards (the first sentence and the best by query overlap);
 	// allowed: [1, 64]
-	EvidenceSentences *int
+	EvidenceSentences *int `json:"evidenceSentences,omitempty"`
 	// most words of a card with evidence: cards (0 = no limit); allowed: [0, 100000]
-	EvidenceMaxWords *int
+	EvidenceMaxWords *int `json:"evidenceMaxWords,omitempty"`
 	// the page after this many results: the selection continues the earlier pages (see Pages); allowed: [0,
 	// 1048576]
-	Offset *int
+	Offset *int `json:"offset,omitempty"`
 	// when the pool is spent on near-copies with room left, retrieve this many candidates once and select
 	// again (see Widening); allowed: [0, inf)
-	WidenTo *int
+	WidenTo *int `json:"widenTo,omitempty"`
 	// Strategy parameter (ngram). ngram: weight of n-gram coverage gain.
-	Alpha *float64
+	Alpha *float64 `json:"alpha,omitempty"`
 	// Strategy parameter (facility). facility: decay: bin at distance d from the top gets base^max(0,
 	// powerIterations-d).
-	Base *float64
+	Base *float64 `json:"base,omitempty"`
 	// Strategy parameter (adagres, ngram). adagres: fixed redundancy weight; absent = calibrated from the
 	// pool (adaptive beta). ngram: weight of BM25 to the query (or relevance without query).
-	Beta *float64
+	Beta *float64 `json:"beta,omitempty"`
 	// Strategy parameter (adagres). adagres: offset added to lambda*beta*.
-	Beta0 *float64
+	Beta0 *float64 `json:"beta0,omitempty"`
 	// Strategy parameter (adagres). adagres: upper clip of the calibrated beta.
-	BetaMax *float64
+	BetaMax *float64 `json:"betaMax,omitempty"`
 	// Strategy parameter (adagres). adagres: lower clip of the calibrated beta.
-	BetaMin *float64
+	BetaMin *float64 `json:"betaMin,omitempty"`
 	// Strategy parameter (facility). facility: onehot: weight of the bottom 90% by relevance rank.
-	BottomWeight *float64
+	BottomWeight *float64 `json:"bottomWeight,omitempty"`
 	// Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector
 	// (anisotropic embeddings).
-	Center *bool
+	Center *bool `json:"center,omitempty"`
 	// Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant
 	// candidates.
-	ConceptPool *int
+	ConceptPool *int `json:"conceptPool,omitempty"`
 	// Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams,
 	// or its k-means cluster of vectors.; allowed: terms, ngrams, clusters
-	Concepts string
+	Concepts string `json:"concepts,omitempty"`
 	// Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee),
 	// pools of at most 30.
-	Enumerate *int
+	Enumerate *int `json:"enumerate,omitempty"`
 	// Strategy parameter (coverage). coverage: after the gains run out, fill the remaining budget by
 	// relevance per token.
-	Fill *bool
+	Fill *bool `json:"fill,omitempty"`
 	// Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip
 	// it or stop.; allowed: skip, stop
-	Fit string
+	Fit string `json:"fit,omitempty"`
 	// Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues
 	// the list.
-	G *float64
+	G *float64 `json:"g,omitempty"`
 	// Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram:
 	// weight of source novelty 1/(1+items from the same host).
-	Gamma *float64
+	Gamma *float64 `json:"gamma,omitempty"`
 	// Strategy parameter (coverage). coverage: second-hop demand: a chunk linked by title to a selected one
 	// gains this many average query terms (0 = off).
-	Hop *float64
+	Hop *float64 `json:"hop,omitempty"`
 	// Strategy parameter (ngram). ngram: most items selected (caps maxResults).
-	K *int
+	K *int `json:"k,omitempty"`
 	// Strategy parameter (facility). facility: k(a,u): cosine clipped at 0, 1/(1+||a-u||) or
 	// 1/(1+||a-u||^2).; allowed: cosine, euclidean, sqeuclidean
-	Kernel string
+	Kernel string `json:"kernel,omitempty"`
 	// Strategy parameter (adagres, mmr). adagres: scale of the calibrated beta*. mmr: weight of relevance
 	// against redundancy (1 = relevance only).
-	Lambda *float64
+	Lambda *float64 `json:"lambda,omitempty"`
 	// Strategy parameter (coverage). coverage: share of the lexical query match in the relevance (0 = the
 	// dense relevance only).
-	LexicalWeight *float64
+	LexicalWeight *float64 `json:"lexicalWeight,omitempty"`
 	// Strategy parameter (cliff). cliff: items selected before the drop rule applies.
-	MinK *int
+	MinK *int `json:"minK,omitempty"`
 	// Strategy parameter (coverage). coverage: skip a candidate whose marginal gain is below this share of
 	// its stand-alone value (0 = off).
-	MinNovelty *float64
+	MinNovelty *float64 `json:"minNovelty,omitempty"`
 	// Strategy parameter (facility). facility: onehot: the next 5% get multiplier*power.
-	Multiplier *float64
+	Multiplier *float64 `json:"multiplier,omitempty"`
 	// Strategy parameter (facility). facility: keep for each u only its nnz largest kernel values; 0 =
 	// dense.
-	Nnz *int
+	Nnz *int `json:"nnz,omitempty"`
 	// Strategy parameter (mmr). mmr: relevance normalisation before scoring.; allowed: none, minmax,
 	// zsigmoid
-	Normalize string
+	Normalize string `json:"normalize,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the question's parts (clauses, conjoined phrases)
 	// as demand, in units of kbar (0 = off).
-	Parts *float64
+	Parts *float64 `json:"parts,omitempty"`
 	// Strategy parameter (adagres). adagres: calibrate on the top-n candidates by relevance only; 0 = the
 	// whole pool.
-	PoolSize *int
+	PoolSize *int `json:"poolSize,omitempty"`
 	// Strategy parameter (facility). facility: onehot: the next 5% get multiplier*power.
-	Power *float64
+	Power *float64 `json:"power,omitempty"`
 	// Strategy parameter (facility). facility: decay: exponent of the top bin.
-	PowerIterations *int
+	PowerIterations *int `json:"powerIterations,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar.
-	QueryCoverage *float64
+	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
 	// Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed:
 	// cos, half
-	SimMap string
+	SimMap string `json:"simMap,omitempty"`
 	// Strategy parameter (coverage). coverage: how much a selected chunk covers another: centred cosine to
 	// this power (larger = only near-copies count).
-	SimilarityPower *float64
+	SimilarityPower *float64 `json:"similarityPower,omitempty"`
 	// Strategy parameter (facility). facility: onehot: the top 5% get (multiplier*power)^2 instead of
 	// (multiplier*power)*2.
-	Squared *bool
+	Squared *bool `json:"squared,omitempty"`
 	// Strategy parameter (adagres). adagres: stop when the best marginal gain is <= 0.
-	StopAtZeroGain *bool
+	StopAtZeroGain *bool `json:"stopAtZeroGain,omitempty"`
 	// Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant
 	// candidates (0 = the whole pool).
-	Targets *int
+	Targets *int `json:"targets,omitempty"`
 	// Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
-	Theta *float64
+	Theta *float64 `json:"theta,omitempty"`
 	// Strategy parameter (facility). facility: weight of the facility-location term; the relevance term
 	// gets 1-w2.
-	W2 *float64
+	W2 *float64 `json:"w2,omitempty"`
 	// Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay
-	Weights string
+	Weights string `json:"weights,omitempty"`
 }
 
 // fields are the set options by their wire names.

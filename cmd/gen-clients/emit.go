@@ -165,7 +165,7 @@ func goFile(s spec, js []byte) []byte {
 		"// (nil or \"\": the collection's value). Int, Float and Bool make the pointers.\n" +
 		"type Options struct {\n")
 	for _, o := range all(s) {
-		fmt.Fprintf(&b, "\t// %s\n\t%s %s\n", wrapComment(docOf(o)), goName(o.Wire), goType(o))
+		fmt.Fprintf(&b, "\t// %s\n\t%s %s `json:\"%s,omitempty\"`\n", wrapComment(docOf(o)), goName(o.Wire), goType(o), o.Wire)
 	}
 	b.WriteString("}\n\n// fields are the set options by their wire names.\nfunc (o *Options) fields() []field {\n\tvar out []field\n")
 	for _, o := range all(s) {
