@@ -2,11 +2,13 @@ package diverseselect
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -211,6 +213,47 @@ func checkPoolPolicy(class *models.Class, route string, pool int) error {
 		return err
 	}
 	return p.CheckPool("limit", pool)
+}
+
+// Weaviate reads the rerank property as a property name before the search
+// (rank.Params.GetPropertiesToExtract) and refuses one it does not know.
+// The patched gRPC handler calls PrepareGRPCSearch before it parses the
+// request (patch "grpc-search"): there carryRerankSettings keeps the whole
+// property, and the search's limit (the pool, which result hooks are not
+// told), in the context and leaves the plain name in the request.
+type carriedKey struct{}
+
+type carried struct {
+	property string
+	limit    int
+}
+
+func carryRerankSettings(ctx context.Context, req *pb.SearchRequest) context.Context {
+	r := req.GetRerank()
+	if r == nil {
+		return ctx
+	}
+	c := carried{property: r.GetProperty(), limit: int(req.GetLimit())}
+	if name, _, found := strings.Cut(r.GetProperty(), RerankSettingsSeparator); found {
+		r.Property = name
+	}
+	return context.WithValue(ctx, carriedKey{}, c)
+}
+
+// carriedProperty is the rerank property as the request gave it: the one
+// carryRerankSettings kept when property is its plain name.
+func carriedProperty(ctx context.Context, property string) string {
+	c, ok := ctx.Value(carriedKey{}).(carried)
+	if ok && strings.HasPrefix(c.property, property+RerankSettingsSeparator) {
+		return c.property
+	}
+	return property
+}
+
+// carriedLimit is the gRPC search's limit (0: not a gRPC search).
+func carriedLimit(ctx context.Context) int {
+	c, _ := ctx.Value(carriedKey{}).(carried)
+	return c.limit
 }
 
 // ExplainPrefix starts the explainScore line of a selected object that

@@ -51,7 +51,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	}
 	pl, err := rr.plan(ctx, class, p, argumentModuleParams, in)
 	if err == nil {
-		err = checkPoolPolicy(class, routeRerank, len(in))
+		err = checkPoolPolicy(class, routeRerank, max(len(in), carriedLimit(ctx)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
@@ -96,7 +96,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
-	query, st, err := rr.rerankSettings(class, p.GetProperty(), p.GetQuery())
+	query, st, err := rr.rerankSettings(class, carriedProperty(ctx, p.GetProperty()), p.GetQuery())
 	if err != nil {
 		return nil, err
 	}

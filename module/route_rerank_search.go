@@ -49,7 +49,8 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest) context.Conte
 	if rr == nil || req.GetRerank() == nil {
 		return ctx
 	}
-	legacy, named, ok := rr.searchVector(req)
+	ctx = carryRerankSettings(ctx, req) // rerank_settings.go: the settings leave the property Weaviate reads
+	legacy, named, ok := rr.searchVector(ctx, req)
 	if !ok {
 		return ctx
 	}
@@ -74,12 +75,12 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest) context.Conte
 
 // searchVector resolves, as the hook's plan will, which vector the
 // selection of req compares: the legacy one, a named one, or none (ok false).
-func (rr *Reranker) searchVector(req *pb.SearchRequest) (legacy bool, named string, ok bool) {
+func (rr *Reranker) searchVector(ctx context.Context, req *pb.SearchRequest) (legacy bool, named string, ok bool) {
 	class := rr.m.classByName(req.GetCollection())
 	if class == nil || classConfig(class, RerankerName) == nil {
 		return false, "", false
 	}
-	query, st, err := rr.rerankSettings(class, req.GetRerank().GetProperty(), req.GetRerank().GetQuery())
+	query, st, err := rr.rerankSettings(class, carriedProperty(ctx, req.GetRerank().GetProperty()), req.GetRerank().GetQuery())
 	if err != nil || !st.needsVectors() {
 		return false, "", false
 	}
