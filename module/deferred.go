@@ -58,7 +58,8 @@ type deferral struct {
 // selection's behalf are taken back too (the feature cache holds them).
 func PrepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
 	ctx = WithTenant(ctx, params.Tenant)
-	class, ok := deferrable(params)
+	combineRerank(ctx, params) // route_grpc_combine.go
+	class, ok := deferrable(ctx, params)
 	if !ok {
 		return ctx
 	}
@@ -122,7 +123,7 @@ func hasMultiVector(class *models.Class) bool {
 	return false
 }
 
-func deferrable(params *dto.GetParams) (*models.Class, bool) {
+func deferrable(ctx context.Context, params *dto.GetParams) (*models.Class, bool) {
 	addl := params.AdditionalProperties
 	if addl.NoProps || len(addl.ModuleParams) == 0 || params.GroupBy != nil ||
 		(params.Boost != nil && params.Boost.Weight > 0) {
@@ -159,7 +160,7 @@ func deferrable(params *dto.GetParams) (*models.Class, bool) {
 				return nil, false // another reranker reads the pool's text before the selection
 			}
 			var err error
-			if _, st, err = rr.rerankSettings(class, x.GetProperty(), x.GetQuery()); err != nil {
+			if _, st, err = rr.rerankSettings(class, carriedProperty(ctx, x.GetProperty()), x.GetQuery()); err != nil {
 				return nil, false
 			}
 			m = rr.m

@@ -187,5 +187,9 @@ func (m *Module) selectRequest(ctx context.Context, in []search.Result, params a
 			return nil, err
 		}
 	}
-	return m.selectResults(ctx, in, p)
+	out, err := m.selectResults(ctx, in, p)
+	if err == nil {
+		explainGRPC(ctx, out) // route_grpc_combine.go
+	}
+	return out, err
 }
