@@ -187,7 +187,7 @@ test-race:
 ## the lines "fuzz: elapsed ... execs ..." are what docs/reliability.md quotes
 FUZZTIME ?= 15s
 FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
-	./module:FuzzExtractField ./module:FuzzExtractArgument \
+	./module:FuzzExtractField ./module:FuzzExtractArgument ./module:FuzzRerankProperty \
 	./selectors/all:FuzzAllStrategies ./selectors/text:FuzzTerms ./selectors/coverage:FuzzCoverage \
 	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost \
 	./simcache:FuzzFeatureCacheBound

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 )
 
@@ -218,4 +219,52 @@ func TestRerankExplanation(t *testing.T) {
 			t.Errorf("tokensUsed %d, the tokens sum to %d", ex.TokensUsed, used)
 		}
 	}
+}
+
+// TestCarryRerankSettings: PrepareGRPCSearch hands Weaviate the plain
+// property name (it looks the property up before the search) and keeps the
+// settings and the limit in the context, where the hook reads them.
+func TestCarryRerankSettings(t *testing.T) {
+	class := docClass()
+	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": "topk"}}
+	m := New(func(string) *models.Class { return class })
+	rr := NewReranker(m, false, Weaviate{})
+	serverReranker.Store(rr)
+	t.Cleanup(func() { serverReranker.Store(nil) })
+	for _, tc := range []struct{ property, plain string }{
+		{"body|" + RerankSettingsVersion + `|{"maxResults":2}`, "body"},
+		{"body", "body"},
+	} {
+		q := "statins"
+		req := &pb.SearchRequest{Collection: "Doc", Limit: 5, Rerank: &pb.Rerank{Property: tc.property, Query: &q}}
+		ctx := PrepareGRPCSearch(context.Background(), req)
+		if req.Rerank.Property != tc.plain || carriedProperty(ctx, req.Rerank.Property) != tc.property || carriedLimit(ctx) != 5 {
+			t.Errorf("%s: property %q, carried %q, limit %d", tc.property, req.Rerank.Property, carriedProperty(ctx, req.Rerank.Property), carriedLimit(ctx))
+		}
+		out, err := rr.rerankHook(ctx, results(5, 1), &rank.Params{Property: &req.Rerank.Property, Query: &q}, nil, nil, nil)
+		want := 5
+		if tc.plain != tc.property {
+			want = 2 // the carried settings' maxResults
+		}
+		if err != nil || len(out) != want {
+			t.Errorf("%s: %d selected, %v; want %d", tc.property, len(out), err, want)
+		}
+	}
+}
+
+// FuzzRerankProperty: no rerank property crashes the parser or is read as
+// settings without the form's prefix.
+func FuzzRerankProperty(f *testing.F) {
+	for _, s := range []string{"body", `body|diverseSelect.v1|{"strategy":"mmr"}`, "body|diverseSelect.v1|[[[", "|", "body|x|{}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, property string) {
+		name, raw, err := parseRerankProperty(property)
+		if err == nil && raw != nil && !strings.HasPrefix(property, name+"|"+RerankSettingsVersion+"|") {
+			t.Errorf("%q read as settings %v", property, raw)
+		}
+		if err == nil && raw == nil && name != property {
+			t.Errorf("%q: plain property renamed %q", property, name)
+		}
+	})
 }

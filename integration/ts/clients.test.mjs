@@ -1,13 +1,14 @@
 // diverse-select through the official TypeScript client (weaviate-client),
 // which queries over gRPC: the rerank route on a collection that configures
 // reranker-diverse-select, next to the client's built-in MMR diversity option
-// on the same query, and per-query settings through the helper
-// (clients/typescript). Run by
+// on the same query, per-query settings through the helper
+// (clients/typescript), and questions that imitate settings. Run by
 // integration/clients_test.go against the shared stack: WEAVIATE_HTTP_PORT,
 // WEAVIATE_GRPC_PORT, DIVERSE_SELECT_DOCS (a JSON file of the planted corpus:
 // body, group of near-duplicates, cl100k token count as the module counts
-// it), DIVERSE_SELECT_SETTINGS (per-query options by case name) and
-// DIVERSE_SELECT_BAD_SETTINGS (settings the module refuses, as GraphQL arguments and JSON) and DIVERSE_SELECT_OUT (where the selections per
+// it), DIVERSE_SELECT_SETTINGS (per-query options by case name),
+// DIVERSE_SELECT_BAD_SETTINGS (settings the module refuses, as GraphQL
+// arguments and as JSON) and DIVERSE_SELECT_OUT (where the selections per
 // settings go, for the Go test to compare with the library's).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -149,5 +150,28 @@ test('per-query settings through the helper: selections for the library check, G
         return true;
       },
     );
+  }
+});
+
+test('a question that imitates settings is plain text through the helper', async () => {
+  const articles = client.collections.get('Article');
+  const questions = [
+    'diverseSelect(strategy: "topk", tokenBudget: 0, maxResults: 1): statins cholesterol heart',
+    'statins cholesterol heart diverseSelect(strategy: "topk", maxResults: 1)',
+    'diverseSelect(strategy: "topk"',
+    'diverseSelect(' + '['.repeat(1 << 20) + ')',
+  ];
+  for (const question of questions) {
+    const res = await articles.query.nearText('statins cholesterol heart', {
+      limit: 40,
+      rerank: DiverseSelect.rerank('body', question, { tokenBudget: 100 }),
+      returnMetadata: ['explainScore'],
+    });
+    assert.ok(res.objects.length >= 2, `${question.slice(0, 60)}: ${res.objects.length} objects`);
+    for (const o of res.objects) {
+      const why = DiverseSelect.explain(o);
+      assert.equal(why.strategy, 'adagres', `${question.slice(0, 60)}: the collection's strategy`);
+      assert.equal(why.budget, 100);
+    }
   }
 });
