@@ -96,10 +96,14 @@ clients-gen:
 	$(GO) run ./cmd/gen-clients
 
 ## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
-## with PKGS); neither has a dependency to install. python3 comes from apt-get when missing.
-test-clients: python3
-	cd clients/typescript && node --test test/
+## with PKGS) and the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json);
+## python3 comes from apt-get when missing.
+test-clients: python3 clients/typescript/node_modules/.package-lock.json
+	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
 	cd clients/python && python3 -m unittest discover -s tests -v
+
+clients/typescript/node_modules/.package-lock.json: clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && npm ci
 
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)

@@ -390,7 +390,7 @@ func TestGRPCMultiVector(t *testing.T) {
 		pool := mvPool(t, class, gql)
 		run.mode = "mean"
 		if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(run.selectIDs(t, pool)); got != exp {
-			t.Errorf("gRPC selection with multiVector \"mean\" in the rerank query %v differs from the library's %v", got, exp)
+			t.Errorf("gRPC selection with multiVector \"mean\" in the rerank settings %v differs from the library's %v", got, exp)
 		}
 		run.mode = "maxsim"
 		if fmt.Sprint(grpcIDs(hits)) == fmt.Sprint(run.selectIDs(t, pool)) {
