@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/diverse-select/diverse-select/config"
@@ -248,6 +249,16 @@ func carriedProperty(ctx context.Context, property string) string {
 		return c.property
 	}
 	return property
+}
+
+// rerankPool is the pool a rerank call asked for, for the policy's cap: the
+// gRPC search's limit, or the candidates; 0 in the widened run, which
+// widenTo (capped by maxQueryWidenTo) sized.
+func rerankPool(ctx context.Context, in []search.Result) int {
+	if wideningFrom(ctx).widenedFrom() > 0 {
+		return 0
+	}
+	return max(len(in), carriedLimit(ctx))
 }
 
 // carriedLimit is the gRPC search's limit (0: not a gRPC search).

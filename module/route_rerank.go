@@ -51,7 +51,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 	}
 	pl, err := rr.plan(ctx, class, p, argumentModuleParams, in)
 	if err == nil {
-		err = checkPoolPolicy(class, routeRerank, max(len(in), carriedLimit(ctx)))
+		err = checkPoolPolicy(class, routeRerank, rerankPool(ctx, in))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
