@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 )
 
 // Query policy: class settings that say what a query may set, for
@@ -171,13 +170,4 @@ func (p Policy) CheckPool(key string, pool int) error {
 			pool, p.MaxCandidates, p.Setting, KeyMaxQueryCandidates, p.MaxCandidates)
 	}
 	return nil
-}
-
-// PolicyKeyNames lists the policy keys, for errors.
-func PolicyKeyNames() string {
-	names := make([]string, len(PolicyKeys))
-	for i, k := range PolicyKeys {
-		names[i] = k.Name
-	}
-	return strings.Join(names, ", ")
 }
