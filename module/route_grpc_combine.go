@@ -80,6 +80,10 @@ func explainGRPC(ctx context.Context, out []search.Result) {
 		rank, _ := ex["rank"].(int)
 		offset, _ := ex["offset"].(int)
 		exhausted, _ := ex["exhausted"].(*bool)
-		out[i].ExplainScore = explainPage(rank, offset, exhausted) + "\n" + explainLine(ex)
+		text := explainPage(rank, offset, exhausted) + "\n" + explainLine(ex)
+		if prev := out[i].ExplainScore; prev != "" {
+			text = prev + "\n" + text // the search's own (bm25, hybrid) first, as on the rerank route
+		}
+		out[i].ExplainScore = text
 	}
 }
