@@ -299,8 +299,13 @@ func TestTypeScriptClient(t *testing.T) {
 	outFile := filepath.Join(t.TempDir(), "selections.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if srv.Reranker == nil {
+		t.Fatal("the shared stack runs no rerank server")
+	}
+	reranked := rerankedHealth(t) // reranker-transformers: the cross-encoder + selection case
 	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile, "DIVERSE_SELECT_SETTINGS=" + string(settings),
-		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "clients.test.mjs")
+		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile, "DIVERSE_SELECT_RERANKED=" + reranked},
+		"--test", "--test-reporter=spec", "clients.test.mjs")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test clients.test.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)

@@ -2,7 +2,9 @@
 // which queries over gRPC: the rerank route on a collection that configures
 // reranker-diverse-select, next to the client's built-in MMR diversity option
 // on the same query, per-query settings through the helper
-// (clients/typescript), and questions that imitate settings. Run by
+// (clients/typescript), questions that imitate settings, and a cross-encoder
+// with diverse selection (DIVERSE_SELECT_RERANKED, a reranker-transformers
+// collection) compared with GraphQL. Run by
 // integration/clients_test.go against the shared stack: WEAVIATE_HTTP_PORT,
 // WEAVIATE_GRPC_PORT, DIVERSE_SELECT_DOCS (a JSON file of the planted corpus:
 // body, group of near-duplicates, cl100k token count as the module counts
@@ -174,4 +176,30 @@ test('a question that imitates settings is plain text through the helper', async
       assert.equal(why.budget, 100);
     }
   }
+});
+
+test('a cross-encoder and diverse selection in one gRPC search, as GraphQL does them', async () => {
+  // DIVERSE_SELECT_RERANKED: the health corpus in a collection whose reranker is reranker-transformers.
+  const name = process.env.DIVERSE_SELECT_RERANKED;
+  const question = 'statins cholesterol heart';
+  const res = await client.collections.get(name).query.nearText(question, {
+    limit: 12,
+    rerank: DiverseSelect.rerank('body', question, { strategy: 'mmr', tokenBudget: 100 }),
+    returnMetadata: ['explainScore'],
+  });
+  const gql = `{ Get { ${name}(nearText: {concepts: [${JSON.stringify(question)}]}, limit: 12) { _additional { id
+    rerank(property: "body", query: ${JSON.stringify(question)}) { score }
+    diverseSelect(strategy: "mmr", tokenBudget: 100) { rank gain relevance relevanceSource tokens tokensUsed strategy } } } } }`;
+  const want = (await fetch(`http://127.0.0.1:${process.env.WEAVIATE_HTTP_PORT}/v1/graphql`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: gql }),
+  }).then((r) => r.json())).data.Get[name].map((o) => o._additional);
+  assert.deepEqual(res.objects.map((o) => o.uuid), want.map((w) => w.id), 'the same selection as GraphQL');
+  res.objects.forEach((o, i) => {
+    const why = DiverseSelect.explain(o);
+    const w = want[i].diverseSelect;
+    assert.equal(why.relevanceSource, 'rerank');
+    for (const k of ['rank', 'relevanceSource', 'tokens', 'tokensUsed', 'strategy']) assert.equal(why[k], w[k], k);
+    for (const k of ['gain', 'relevance']) assert.ok(Math.abs(why[k] - w[k]) < 1e-9, `${k} ${why[k]} vs ${w[k]}`);
+    assert.ok(Math.abs(o.metadata.rerankScore - want[i].rerank[0].score) < 1e-6, 'rerankScore is the cross-encoder\'s');
+  });
 });
