@@ -157,6 +157,11 @@ func (rr *Reranker) rerankRequest(class *models.Class, property, rerankQuery str
 	if err != nil {
 		return nil, "", "", err
 	}
+	for name := range inText {
+		if config.IsPolicyKey(name) {
+			return nil, "", "", rerankKeyAllowed(name) // a query cannot lift the collection's policy
+		}
+	}
 	if inText != nil && raw != nil {
 		return nil, "", "", &config.Error{Key: rerankSettingsKey, Msg: "starts with settings and the rerank property carries " +
 			"settings too: give them in one place (the property)"}

@@ -85,6 +85,8 @@ func TestRerankQueryIsText(t *testing.T) {
 			wantErr: `"rerank query" starts with settings of more than 4096 bytes`},
 		{name: "opted in: unbalanced", query: `diverseSelect(strategy: "mmr"`, optIn: true, selected: -1,
 			wantErr: `has no closing parenthesis`},
+		{name: "opted in: a policy key is not a query's", query: `diverseSelect(maxQueryTokenBudget: 0): statins`, optIn: true, selected: -1,
+			wantErr: `"maxQueryTokenBudget" is a collection setting, not a query's`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			class := docClass()
