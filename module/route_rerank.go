@@ -90,9 +90,9 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 
 // plan resolves a rerank call as diverse selection: the class's
 // reranker-diverse-select config, overridden by the settings the rerank
-// query starts with (rerank_syntax.go), with the rerank property as
-// textProperty and the rest of the rerank query as query text; the facts of
-// the search from the module parameters and the results.
+// property carries (rerank_settings.go), with the property's name as
+// textProperty and the rerank query as query text; the facts of the search
+// from the module parameters and the results.
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
@@ -110,10 +110,10 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 	return planFrom(class, routeRerank, query, st, s)
 }
 
-// rerankSettings reads a rerank call's settings: the settings the rerank
-// query starts with (rerank_syntax.go), the rerank property as textProperty
-// and the rest of the query as query text, merged over the class's
-// reranker-diverse-select config.
+// rerankSettings reads a rerank call's settings: those the rerank property
+// carries (or, on a collection that opts in, those the rerank query starts
+// with: rerank_settings.go), the property's name as textProperty and the
+// query text, merged over the class's reranker-diverse-select config.
 func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
 	raw, property, text, err := rr.rerankRequest(class, property, rerankQuery) // rerank_settings.go
 	if err != nil {
