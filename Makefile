@@ -5,9 +5,9 @@ BUILD   := build
 BIN     := bin
 export GOFLAGS := -buildvcs=false
 
-# The three modules of go.work: the shipped module (.), integration/ (tests against the real server) and tools/
-# (eval, bench, load, cluster, demo); `./...` alone covers only the first.
-PKGS := ./... ./integration/... ./tools/...
+# The four modules of go.work: the shipped module (.), the Go client helper (clients/go), integration/ (tests
+# against the real server) and tools/ (eval, bench, load, cluster, demo); `./...` alone covers only the first.
+PKGS := ./... ./clients/go/... ./integration/... ./tools/...
 
 # Data the demo and the evaluation read in place (never copied into the repo).
 SHARED_DATA ?= $(abspath ../shared/data)
@@ -83,11 +83,30 @@ cluster: build
 	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build weaviate-faults weaviate-stock vet ts-deps test-plugins
+test: build weaviate-faults weaviate-stock vet ts-deps test-plugins test-clients
 	$(GO) test -count=1 $(PKGS)
 
-test-unit: vet
+test-unit: vet test-clients
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
+
+## clients-gen: the client helpers' option tables from config.Keys and the strategies (cmd/gen-clients; committed,
+## cmd/gen-clients' test fails when they differ from what it writes)
+.PHONY: clients-gen test-clients python3
+clients-gen:
+	$(GO) run ./cmd/gen-clients
+
+## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
+## with PKGS) and the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json);
+## python3 comes from apt-get when missing.
+test-clients: python3 clients/typescript/node_modules/.package-lock.json
+	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
+	cd clients/python && python3 -m unittest discover -s tests -v
+
+clients/typescript/node_modules/.package-lock.json: clients/typescript/package.json clients/typescript/package-lock.json
+	cd clients/typescript && npm ci
+
+python3:
+	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
 test-integration: build weaviate-faults weaviate-stock ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
@@ -172,7 +191,7 @@ test-race:
 ## the lines "fuzz: elapsed ... execs ..." are what docs/reliability.md quotes
 FUZZTIME ?= 15s
 FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
-	./module:FuzzExtractField ./module:FuzzExtractArgument ./module:FuzzRerankQuery \
+	./module:FuzzExtractField ./module:FuzzExtractArgument ./module:FuzzRerankQuery ./module:FuzzRerankProperty \
 	./selectors/all:FuzzAllStrategies ./selectors/text:FuzzTerms ./selectors/coverage:FuzzCoverage \
 	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost \
 	./simcache:FuzzFeatureCacheBound

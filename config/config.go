@@ -67,7 +67,9 @@ func Parse(raw map[string]any, lim Limits) (*Overrides, error) {
 	o := &Overrides{given: map[string]bool{}, Params: map[string]any{}}
 	names := make([]string, 0, len(raw))
 	for name := range raw {
-		names = append(names, name)
+		if !IsPolicyKey(name) { // class-only: ParsePolicy reads them
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {

@@ -105,6 +105,9 @@ func ValidateClass(raw map[string]any, m Module, s Schema) error {
 	if err := CheckSchema(o, s); err != nil {
 		return err
 	}
+	if _, err := ParsePolicy(raw, "moduleConfig"); err != nil {
+		return err
+	}
 	_, err = Merge(m, o, nil)
 	return err
 }

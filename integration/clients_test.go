@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
@@ -27,48 +27,54 @@ import (
 // README, so the snippets are the tested code.
 
 // README: go-grpc begin
-// selectChunks returns the diverse selection for query over gRPC: the
-// collection configures reranker-diverse-select, the request asks for rerank.
-// settings, when not empty, override the collection's config for this query:
-// the arguments of the GraphQL field, e.g. `strategy: "mmr", tokenBudget: 60,
-// lambda: 0.7`, sent as the rerank query's prefix diverseSelect(...).
-func selectChunks(ctx context.Context, conn *connection.GrpcClient, settings, query string) ([]*pb.SearchResult, error) {
-	rerank := query
-	if settings != "" {
-		rerank = fmt.Sprintf("diverseSelect(%s): %s", settings, query)
-	}
-	reply, err := conn.Search(ctx, &pb.SearchRequest{
-		Collection:  "Article",
-		Limit:       40, // the candidate pool; tokenBudget and maxResults cap the output
-		NearText:    &pb.NearTextSearch{Query: []string{query}},
-		Rerank:      &pb.Rerank{Property: "body", Query: &rerank},
-		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
-		Metadata:    &pb.MetadataRequest{Uuid: true},
-		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return reply.Results, nil
+// selectChunks returns the diverse selection for question over gRPC: the
+// collection configures reranker-diverse-select, and settings (zero: the
+// collection's) override its config for this query. The question is plain
+// text: an end user's words cannot change the settings.
+func selectChunks(ctx context.Context, conn dsclient.Searcher, question string, settings dsclient.Options) ([]dsclient.Object, error) {
+	return dsclient.Select(ctx, conn, dsclient.Query{
+		Collection: "Article",
+		Limit:      40, // the candidate pool; tokenBudget and maxResults cap the output
+		NearText:   question,
+		Property:   "body", // the text the selection counts and reads
+	}, settings)
 }
 
 // README: go-grpc end
 
-// perQueryCases are per-query settings the Go and TypeScript clients send in
-// the rerank query, with the library run each one implies on the Article
-// collection (tokens: cl100k of the body).
+// perQueryCases are per-query settings the Go and TypeScript clients send
+// through their helpers (options: JSON with the wire names), with the
+// library run each one implies on the Article collection (tokens: cl100k of
+// the body); settings is the same as GraphQL arguments, the cases' name.
 var perQueryCases = []struct {
-	settings string
-	lib      libraryRun
+	settings, options string
+	lib               libraryRun
 }{
-	{`strategy: "mmr", tokenBudget: 60, lambda: 0.7`, libraryRun{strategy: "mmr", params: map[string]any{"lambda": 0.7}, budget: 60}},
-	{`strategy: "topk", tokenBudget: 50, maxResults: 2`, libraryRun{strategy: "topk", budget: 50, max: 2}},
-	{`tokenBudget: 70`, libraryRun{strategy: "adagres", budget: 70}}, // the collection's strategy
+	{`strategy: "mmr", tokenBudget: 60, lambda: 0.7`, `{"strategy": "mmr", "tokenBudget": 60, "lambda": 0.7}`,
+		libraryRun{strategy: "mmr", params: map[string]any{"lambda": 0.7}, budget: 60}},
+	{`strategy: "topk", tokenBudget: 50, maxResults: 2`, `{"strategy": "topk", "tokenBudget": 50, "maxResults": 2}`,
+		libraryRun{strategy: "topk", budget: 50, max: 2}},
+	{`tokenBudget: 70`, `{"tokenBudget": 70}`, libraryRun{strategy: "adagres", budget: 70}}, // the collection's strategy
 }
 
 // badSettings are per-query settings the module refuses, on every route
-// with the same message.
-var badSettings = []string{`tokenBudget: -5`, `strategy: "nope"`, `strategy: "mmr", lambda: 2.5`}
+// with the same message: as GraphQL arguments and as the rerank property's
+// JSON. The helpers refuse them before sending.
+var badSettings = []struct{ gql, json, key string }{
+	{`tokenBudget: -5`, `{"tokenBudget":-5}`, "tokenBudget"},
+	{`strategy: "nope"`, `{"strategy":"nope"}`, "strategy"},
+	{`strategy: "mmr", lambda: 2.5`, `{"lambda":2.5,"strategy":"mmr"}`, "lambda"},
+}
+
+// options decodes a case's options into the Go helper's Options.
+func options(t testing.TB, js string) dsclient.Options {
+	t.Helper()
+	var o dsclient.Options
+	if err := json.Unmarshal([]byte(js), &o); err != nil {
+		t.Fatalf("options %s: %v", js, err)
+	}
+	return o
+}
 
 // checkPerQuery compares the selections per settings (ids in order) with
 // the library's over the Article pool (vector: the legacy one, or the named
@@ -183,14 +189,17 @@ func TestGoClient(t *testing.T) {
 		t.Logf("selected groups %v, %d of 100 tokens", groups, used)
 	}
 	t.Run("gRPC rerank", func(t *testing.T) {
-		results, err := selectChunks(ctx, grpcc(t), "", "statins cholesterol heart")
+		results, err := selectChunks(ctx, grpcc(t), "statins cholesterol heart", dsclient.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ids, bodies []string
-		for _, r := range results {
-			ids = append(ids, r.Metadata.Id)
-			bodies = append(bodies, r.Properties.NonRefProps.Fields["body"].GetTextValue())
+		for i, r := range results {
+			ids = append(ids, r.ID)
+			bodies = append(bodies, r.Properties["body"].(string))
+			if ex := r.Explanation; ex == nil || ex.Rank != i+1 || ex.Strategy != "adagres" || ex.Budget != 100 || ex.Tokens != cl100k(t, bodies[i]) {
+				t.Errorf("object %d: explanation %+v", i, ex)
+			}
 		}
 		check(t, ids, bodies)
 	})
@@ -220,26 +229,36 @@ func TestGoClientPerQuerySettings(t *testing.T) {
 	articleClass(t)
 	got := map[string][]string{}
 	for _, c := range perQueryCases {
-		results, err := selectChunks(context.Background(), grpcc(t), c.settings, healthQuery)
+		results, err := selectChunks(context.Background(), grpcc(t), healthQuery, options(t, c.options))
 		if err != nil {
 			t.Fatalf("%s: %v", c.settings, err)
 		}
 		for _, r := range results {
-			got[c.settings] = append(got[c.settings], r.Metadata.Id)
+			got[c.settings] = append(got[c.settings], r.ID)
 		}
 	}
 	checkPerQuery(t, got, "")
-	// The same message as GraphQL's, named after the module that gives it.
+	// The helper refuses a bad value before sending; the server, sent the
+	// same settings in the rerank property, fails with the GraphQL field's
+	// message named after the module that gives it.
 	for _, bad := range badSettings {
-		gql := gqlError(t, field("Article", healthNear(40), bad, "body"), nil)
+		if _, err := selectChunks(context.Background(), grpcc(t), healthQuery, options(t, bad.json)); err == nil ||
+			!strings.Contains(err.Error(), `"`+bad.key+`"`) {
+			t.Errorf("helper with %s: error %v, want one naming %s", bad.json, err, bad.key)
+		}
+		gql := gqlError(t, field("Article", healthNear(40), bad.gql, "body"), nil)
 		cause, ok := strings.CutPrefix(gql, "diverseSelect: ")
 		if !ok {
 			t.Fatalf("GraphQL error %q does not name the module", gql)
 		}
 		want := "reranker-diverse-select: rerank: " + cause
-		_, err := selectChunks(context.Background(), grpcc(t), bad, healthQuery)
+		q := healthQuery
+		_, err := grpcc(t).Search(ctx(t), &pb.SearchRequest{Collection: "Article", Limit: 40,
+			NearText:    &pb.NearTextSearch{Query: []string{healthQuery}},
+			Rerank:      &pb.Rerank{Property: "body|" + dsclient.Version + "|" + bad.json, Query: &q},
+			Uses_123Api: true, Uses_125Api: true, Uses_127Api: true})
 		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("settings %s over gRPC: error %v, want %q (GraphQL's %q)", bad, err, want, gql)
+			t.Errorf("settings %s over gRPC: error %v, want %q (GraphQL's %q)", bad.json, err, want, gql)
 		}
 	}
 }
@@ -266,17 +285,27 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := os.WriteFile(docsFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var cases []string
+	cases := map[string]json.RawMessage{}
 	for _, c := range perQueryCases {
-		cases = append(cases, c.settings)
+		cases[c.settings] = json.RawMessage(c.options)
 	}
 	settings, _ := json.Marshal(cases)
-	bad, _ := json.Marshal(badSettings)
+	type badCase struct{ GQL, JSON, Key string }
+	var bads []badCase
+	for _, b := range badSettings {
+		bads = append(bads, badCase{b.gql, b.json, b.key})
+	}
+	bad, _ := json.Marshal(bads)
 	outFile := filepath.Join(t.TempDir(), "selections.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if srv.Reranker == nil {
+		t.Fatal("the shared stack runs no rerank server")
+	}
+	reranked := rerankedHealth(t) // reranker-transformers: the cross-encoder + selection case
 	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile, "DIVERSE_SELECT_SETTINGS=" + string(settings),
-		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "clients.test.mjs")
+		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile, "DIVERSE_SELECT_RERANKED=" + reranked},
+		"--test", "--test-reporter=spec", "clients.test.mjs")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test clients.test.mjs (%s):\n%s", time.Since(start).Round(time.Millisecond), out)

@@ -10,6 +10,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/selectors/evidence"
 )
@@ -251,12 +252,12 @@ func cardsGenerate(t *testing.T, class string, check ragCheck) {
 		})
 	}
 	t.Run("gRPC", func(t *testing.T) {
-		req := func(tag, settings string) *pb.SearchRequest {
-			q := settings + cardsQuery
+		req := func(tag string, settings dsclient.Options) *pb.SearchRequest {
+			q := cardsQuery
 			r := &pb.SearchRequest{
 				Collection: class, Limit: 12,
 				NearText:    &pb.NearTextSearch{Query: []string{cardsQuery}},
-				Rerank:      &pb.Rerank{Property: "body", Query: &q},
+				Rerank:      &pb.Rerank{Property: rerankProperty(t, "body", settings), Query: &q},
 				Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
 				Metadata:    &pb.MetadataRequest{Uuid: true},
 				Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
@@ -271,20 +272,20 @@ func cardsGenerate(t *testing.T, class string, check ragCheck) {
 		}
 		// The rerank route's config is the class's, the same as diverse-select's here.
 		cards := cardsOf(t, "field")
-		selection, err := grpcRAG(t, req("", ""))
+		selection, err := grpcRAG(t, req("", dsclient.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(selection.Bodies, cards) {
 			t.Fatalf("gRPC returned bodies %q, want the cards %q", selection.Bodies, cards)
 		}
-		got, err := grpcRAG(t, req("cards-grpc", ""))
+		got, err := grpcRAG(t, req("cards-grpc", dsclient.Options{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkPrompts(t, "cards-grpc", got, cards)
-		// Per query over gRPC: the rerank query's settings turn cards off.
-		whole, err := grpcRAG(t, req("", `diverseSelect(evidence: "off"): `))
+		// Per query over gRPC: the settings in the rerank property turn cards off.
+		whole, err := grpcRAG(t, req("", dsclient.Options{Evidence: "off"}))
 		if err != nil {
 			t.Fatal(err)
 		}

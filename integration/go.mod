@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/diverse-select/diverse-select v0.0.0
+	github.com/diverse-select/diverse-select/clients/go v0.0.0
 	github.com/go-openapi/strfmt v0.25.0
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.65.0
@@ -67,3 +68,5 @@ require (
 )
 
 replace github.com/diverse-select/diverse-select => ../
+
+replace github.com/diverse-select/diverse-select/clients/go => ../clients/go

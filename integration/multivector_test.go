@@ -13,6 +13,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/simcache"
 )
@@ -372,13 +373,12 @@ func TestMultiVectorErrors(t *testing.T) {
 // query's multi-vector as gRPC bytes, and bm25, whose hook loads the vectors
 // itself) selects what the GraphQL field form and the library select.
 func TestGRPCMultiVector(t *testing.T) {
-	t.Run("per-query multiVector in the rerank query", func(t *testing.T) {
+	t.Run("per-query multiVector in the rerank settings", func(t *testing.T) {
 		class := mvRerank + "Maxsim"
 		mvClassOf(t, class, map[string]any{"strategy": "mmr", "lambda": 0.5, "tokenBudget": 120, "multiVector": "maxsim"}, false)
-		q := `diverseSelect(multiVector: "mean")`
 		req := &pb.SearchRequest{
 			Collection: class, Limit: mvPoolSize,
-			Rerank:      &pb.Rerank{Property: "body", Query: &q},
+			Rerank:      &pb.Rerank{Property: rerankProperty(t, "body", dsclient.Options{MultiVector: "mean"})},
 			Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
 			Metadata:    &pb.MetadataRequest{Uuid: true},
 			Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
@@ -390,7 +390,7 @@ func TestGRPCMultiVector(t *testing.T) {
 		pool := mvPool(t, class, gql)
 		run.mode = "mean"
 		if got, exp := fmt.Sprint(grpcIDs(hits)), fmt.Sprint(run.selectIDs(t, pool)); got != exp {
-			t.Errorf("gRPC selection with multiVector \"mean\" in the rerank query %v differs from the library's %v", got, exp)
+			t.Errorf("gRPC selection with multiVector \"mean\" in the rerank settings %v differs from the library's %v", got, exp)
 		}
 		run.mode = "maxsim"
 		if fmt.Sprint(grpcIDs(hits)) == fmt.Sprint(run.selectIDs(t, pool)) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 )
 
 // pagesFields are the figures of a paged selection.
@@ -196,13 +198,15 @@ func TestGRPCPages(t *testing.T) {
 		req := rerankRequest(c, pool)
 		req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 		req.Metadata.ExplainScore = true
-		q := `diverseSelect(strategy: "mmr", maxResults: 3): ` + healthQuery
+		q := healthQuery
+		settings := dsclient.Options{Strategy: dsclient.StrategyMMR, MaxResults: dsclient.Int(3)}
 		if viaSettings {
-			q = fmt.Sprintf(`diverseSelect(strategy: "mmr", maxResults: 3, offset: %d): %s`, offset, healthQuery)
+			settings.Offset = dsclient.Int(offset)
 		} else {
 			req.Offset = uint32(offset)
 		}
 		req.Rerank.Query = &q
+		req.Rerank.Property = rerankProperty(t, "body", settings)
 		reply, err := grpcc(t).Search(ctx(t), req)
 		if err != nil {
 			t.Fatalf("gRPC search at offset %d: %v", offset, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
@@ -74,8 +75,9 @@ func TestThresholdsBeforeSelection(t *testing.T) {
 			lib.tokensOf = ntokTokens // the collection's tokenProperty
 			wantIDs, wantTokens = lib.run(t, filtered)
 			req := rerankRequest(rc, 15)
-			q := fmt.Sprintf(`diverseSelect(strategy: "mmr", tokenBudget: %d): %s`, budget, healthQuery)
+			q := healthQuery
 			req.Rerank.Query = &q
+			req.Rerank.Property = rerankProperty(t, "body", dsclient.Options{Strategy: dsclient.StrategyMMR, TokenBudget: dsclient.Int(budget)})
 			req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 			setGRPC(req.NearText)
 			hits := mustGRPC(t, req)

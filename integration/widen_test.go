@@ -8,6 +8,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
@@ -185,12 +186,16 @@ func TestWidenPool(t *testing.T) {
 	t.Run("gRPC rerank", func(t *testing.T) {
 		qv := make([]float32, widenDims)
 		qv[0] = 1
-		grpcIDsOf := func(settings string) []string {
-			q := "diverseSelect(maxResults: 8" + settings + "): facts"
+		grpcIDsOf := func(widenTo int) []string {
+			q := "facts"
+			settings := dsclient.Options{MaxResults: dsclient.Int(8)}
+			if widenTo > 0 {
+				settings.WidenTo = dsclient.Int(widenTo)
+			}
 			reply, err := grpcc(t).Search(ctx(t), &pb.SearchRequest{
 				Collection: c, Limit: 30,
 				NearVector:  &pb.NearVector{Vectors: []*pb.Vectors{{VectorBytes: float32Bytes(qv)}}},
-				Rerank:      &pb.Rerank{Property: "body", Query: &q},
+				Rerank:      &pb.Rerank{Property: rerankProperty(t, "body", settings), Query: &q},
 				Metadata:    &pb.MetadataRequest{Uuid: true},
 				Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 			})
@@ -203,7 +208,7 @@ func TestWidenPool(t *testing.T) {
 			}
 			return out
 		}
-		fixed, wide := grpcIDsOf(""), grpcIDsOf(", widenTo: 200")
+		fixed, wide := grpcIDsOf(0), grpcIDsOf(200)
 		fg, fc := distinct(fixed)
 		wg, wc := distinct(wide)
 		t.Logf("gRPC: fixed %d selected (%d distinct), widened %d (%d distinct)", len(fixed), len(fg), len(wide), len(wg))

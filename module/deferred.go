@@ -68,7 +68,11 @@ type deferral struct {
 func PrepareSearch(ctx context.Context, params *dto.GetParams) (out context.Context) {
 	ctx = WithTenant(ctx, params.Tenant)
 	addl := params.AdditionalProperties
+	_, hadArg := addl.ModuleParams[ArgName]
 	if err := guard(loggerOf(params), "search preparation", func() error { out = prepareSearch(ctx, params); return nil }); err != nil {
+		if !hadArg && addl.ModuleParams != nil {
+			delete(addl.ModuleParams, ArgName) // combineRerank's, when it added it
+		}
 		params.AdditionalProperties = addl
 		return ctx
 	}
@@ -76,7 +80,8 @@ func PrepareSearch(ctx context.Context, params *dto.GetParams) (out context.Cont
 }
 
 func prepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
-	class, ok := deferrable(params)
+	combineRerank(ctx, params) // route_grpc_combine.go
+	class, ok := deferrable(ctx, params)
 	if !ok {
 		return ctx
 	}
@@ -184,7 +189,7 @@ func hasMultiVector(class *models.Class) bool {
 	return false
 }
 
-func deferrable(params *dto.GetParams) (*models.Class, bool) {
+func deferrable(ctx context.Context, params *dto.GetParams) (*models.Class, bool) {
 	addl := params.AdditionalProperties
 	if addl.NoProps || len(addl.ModuleParams) == 0 || params.GroupBy != nil ||
 		(params.Boost != nil && params.Boost.Weight > 0) {
@@ -221,7 +226,7 @@ func deferrable(params *dto.GetParams) (*models.Class, bool) {
 				return nil, false // another reranker reads the pool's text before the selection
 			}
 			var err error
-			if _, st, err = rr.rerankSettings(class, x.GetProperty(), x.GetQuery()); err != nil {
+			if _, st, err = rr.rerankSettings(class, carriedProperty(ctx, x.GetProperty()), x.GetQuery()); err != nil {
 				return nil, false
 			}
 			m = rr.m

@@ -127,6 +127,9 @@ func (m *Module) settingsFor(class *models.Class, route string, query *config.Ov
 			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
 	}
+	if err := checkPolicy(class, route, query); err != nil { // rerank_settings.go
+		return nil, err
+	}
 	eff, err := config.Merge(m.defaults, classOverrides, query)
 	if err != nil {
 		return nil, err

@@ -76,17 +76,18 @@ func TestParseRerankQuery(t *testing.T) {
 func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
 	class := docClass()
 	cfg := map[string]any{"strategy": "topk"}
-	class.ModuleConfig = map[string]any{Name: cfg, RerankerName: cfg}
+	// The in-text form is the collection's opt-in (rerankQuerySyntax).
+	class.ModuleConfig = map[string]any{Name: cfg, RerankerName: map[string]any{"strategy": "topk", "rerankQuerySyntax": true}}
 	m := New(func(string) *models.Class { return class })
 	rr := NewReranker(m, false, Weaviate{})
 	prop := "body"
-	for _, tc := range []struct{ setting, arg string }{
-		{`strategy: "nope"`, "strategy"},
-		{`tokenBudget: -5`, "tokenBudget"},
-		{`lambda: 2.5`, "lambda"},
-		{`strategy: "mmr", lambda: 2.5`, "lambda"},
-		{`order: "sideways"`, "order"},
-		{`tokenizer: "bytes"`, "tokenizer"},
+	for _, tc := range []struct{ setting, json string }{
+		{`strategy: "nope"`, `{"strategy":"nope"}`},
+		{`tokenBudget: -5`, `{"tokenBudget":-5}`},
+		{`lambda: 2.5`, `{"lambda":2.5}`},
+		{`strategy: "mmr", lambda: 2.5`, `{"strategy":"mmr","lambda":2.5}`},
+		{`order: "sideways"`, `{"order":"sideways"}`},
+		{`tokenizer: "bytes"`, `{"tokenizer":"bytes"}`},
 	} {
 		doc := "{ f(" + tc.setting + ") }"
 		args := mustArguments(t, doc)
@@ -103,6 +104,12 @@ func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
 		want := RerankerName + ": rerank: " + gqlErr.Error()
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: rerank error\n  %v\nwant\n  %s", tc.setting, err, want)
+		}
+		// The same settings in the rerank property (rerank_settings.go).
+		withSettings, text := "body|"+RerankSettingsVersion+"|"+tc.json, "statins"
+		_, err = rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &withSettings, Query: &text}, nil, nil, nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: rerank error from the property\n  %v\nwant\n  %s", tc.json, err, want)
 		}
 	}
 	q := `diverseSelect(maxResults: 2, order: "relevance"): statins`

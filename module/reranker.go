@@ -130,8 +130,8 @@ func (rr *Reranker) MetaInfo() (map[string]any, error) {
 		"name":    RerankerName,
 		"version": Version,
 		"doc": "diverse selection through the rerank field (gRPC and GraphQL) on collections that configure " +
-			RerankerName + "; settings as for " + Name + " (see its entry), per query in the rerank query: " +
-			`diverseSelect(strategy: "mmr", tokenBudget: 300): query text`,
+			RerankerName + "; settings as for " + Name + " (see its entry), per query in the rerank property: " +
+			`body|` + RerankSettingsVersion + `|{"strategy":"mmr","tokenBudget":300}` + " (the client helpers write it; the rerank query is plain text)",
 	}, nil
 }
 

@@ -135,6 +135,11 @@ func (r *Request) preparePostProcess(className, tenant string, args map[string]a
 		if pagination != nil && pagination.Limit > r.m.defaults.MaxCandidates {
 			return nil, candidateCapError(pagination.Limit, r.m.defaults.MaxCandidates) // before the search runs
 		}
+		if pagination != nil {
+			if err := checkPoolPolicy(class, r.route(), pagination.Limit); err != nil {
+				return nil, err
+			}
+		}
 		if pagination != nil && pagination.Offset != 0 {
 			pool := *pagination
 			pool.Offset = 0
@@ -182,5 +187,9 @@ func (m *Module) selectRequest(ctx context.Context, in []search.Result, params a
 			return nil, err
 		}
 	}
-	return m.selectResults(ctx, in, p)
+	out, err := m.selectResults(ctx, in, p)
+	if err == nil {
+		explainGRPC(ctx, out) // route_grpc_combine.go
+	}
+	return out, err
 }

@@ -50,6 +50,9 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 		return nil, err // a class created without validation (vectorizer "none")
 	}
 	pl, err := rr.plan(ctx, class, p, argumentModuleParams, in)
+	if err == nil {
+		err = checkPoolPolicy(class, routeRerank, rerankPool(ctx, in))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: rerank: %w", RerankerName, err)
 	}
@@ -74,7 +77,7 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 			rank, _ := ex["rank"].(int)
 			offset, _ := ex["offset"].(int)
 			exhausted, _ := ex["exhausted"].(*bool)
-			page := explainPage(rank, offset, exhausted)
+			page := explainPage(rank, offset, exhausted) + "\n" + explainLine(ex)
 			if prev := out[i].ExplainScore; prev != "" {
 				page = prev + "\n" + page
 			}
@@ -87,13 +90,13 @@ func (rr *Reranker) rerank(ctx context.Context, in []search.Result, params any, 
 
 // plan resolves a rerank call as diverse selection: the class's
 // reranker-diverse-select config, overridden by the settings the rerank
-// query starts with (rerank_syntax.go), with the rerank property as
-// textProperty and the rest of the rerank query as query text; the facts of
-// the search from the module parameters and the results.
+// property carries (rerank_settings.go), with the property's name as
+// textProperty and the rerank query as query text; the facts of the search
+// from the module parameters and the results.
 func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Params,
 	argumentModuleParams map[string]any, in []search.Result,
 ) (*plan, error) {
-	query, st, err := rr.rerankSettings(class, p.GetProperty(), p.GetQuery())
+	query, st, err := rr.rerankSettings(class, carriedProperty(ctx, p.GetProperty()), p.GetQuery())
 	if err != nil {
 		return nil, err
 	}
@@ -107,12 +110,12 @@ func (rr *Reranker) plan(ctx context.Context, class *models.Class, p *rank.Param
 	return planFrom(class, routeRerank, query, st, s)
 }
 
-// rerankSettings reads a rerank call's settings: the settings the rerank
-// query starts with (rerank_syntax.go), the rerank property as textProperty
-// and the rest of the query as query text, merged over the class's
-// reranker-diverse-select config.
+// rerankSettings reads a rerank call's settings: those the rerank property
+// carries (or, on a collection that opts in, those the rerank query starts
+// with: rerank_settings.go), the property's name as textProperty and the
+// query text, merged over the class's reranker-diverse-select config.
 func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
-	raw, text, err := parseRerankQuery(rerankQuery, rr.m.defaults.Limits)
+	raw, property, text, err := rr.rerankRequest(class, property, rerankQuery) // rerank_settings.go
 	if err != nil {
 		return nil, nil, err
 	}

@@ -41,18 +41,20 @@ type askedVectors struct {
 // PrepareGRPCSearch prepares a gRPC search that reranks class (which
 // Weaviate has already authorized for the request: the glue calls it with
 // the class its authorizing getter returned, so nothing of the request is
-// read for a caller who may not read the collection). For a class that
-// configures reranker-diverse-select it moves the search's offset to the
-// selection (rerank_pages.go) and adds the vector the selection compares to
-// the request's metadata (see above). A request the module cannot resolve
-// here is left as it is: the hook reports its error, or loads what is
-// missing. A panic leaves ctx and the request as they were, and is logged.
+// read for a caller who may not read the collection). The settings a rerank
+// property carries leave it (rerank_settings.go), whichever reranker the
+// collection has; for a class that configures reranker-diverse-select it
+// also moves the search's offset to the selection (rerank_pages.go) and adds
+// the vector the selection compares to the request's metadata (see above).
+// A request the module cannot resolve here is left as it is: the hook
+// reports its error, or loads what is missing. A panic leaves ctx and the
+// request as they were, and is logged.
 func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models.Class) (out context.Context) {
 	rr := serverReranker.Load()
-	if rr == nil || req.GetRerank() == nil || class == nil || classConfig(class, RerankerName) == nil {
+	if rr == nil || req.GetRerank() == nil || class == nil {
 		return ctx
 	}
-	offset, md := req.Offset, req.Metadata
+	offset, property, md := req.Offset, req.Rerank.Property, req.Metadata
 	var mdCopy *pb.MetadataRequest
 	if md != nil {
 		mdCopy = &pb.MetadataRequest{Vector: md.Vector, Vectors: slices.Clone(md.Vectors)}
@@ -62,7 +64,7 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models
 		return nil
 	})
 	if err != nil {
-		req.Offset, req.Metadata = offset, md
+		req.Offset, req.Rerank.Property, req.Metadata = offset, property, md
 		if md != nil {
 			md.Vector, md.Vectors = mdCopy.Vector, mdCopy.Vectors
 		}
@@ -72,10 +74,14 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models
 }
 
 func (rr *Reranker) prepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models.Class) context.Context {
+	ctx = carryRerankSettings(ctx, req) // the settings leave the property Weaviate reads
+	if classConfig(class, RerankerName) == nil {
+		return ctx // another reranker takes the call (route_grpc_combine.go)
+	}
 	if req.Offset > 0 {
 		ctx, req.Offset = context.WithValue(ctx, rerankOffsetKey{}, int(req.Offset)), 0
 	}
-	legacy, named, ok := rr.searchVector(req, class)
+	legacy, named, ok := rr.searchVector(ctx, req, class)
 	if !ok {
 		return ctx
 	}
@@ -100,8 +106,8 @@ func (rr *Reranker) prepareGRPCSearch(ctx context.Context, req *pb.SearchRequest
 
 // searchVector resolves, as the hook's plan will, which vector the
 // selection of req compares: the legacy one, a named one, or none (ok false).
-func (rr *Reranker) searchVector(req *pb.SearchRequest, class *models.Class) (legacy bool, named string, ok bool) {
-	query, st, err := rr.rerankSettings(class, req.GetRerank().GetProperty(), req.GetRerank().GetQuery())
+func (rr *Reranker) searchVector(ctx context.Context, req *pb.SearchRequest, class *models.Class) (legacy bool, named string, ok bool) {
+	query, st, err := rr.rerankSettings(class, carriedProperty(ctx, req.GetRerank().GetProperty()), req.GetRerank().GetQuery())
 	if err != nil || !st.needsVectors() {
 		return false, "", false
 	}

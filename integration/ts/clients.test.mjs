@@ -1,17 +1,22 @@
 // diverse-select through the official TypeScript client (weaviate-client),
 // which queries over gRPC: the rerank route on a collection that configures
 // reranker-diverse-select, next to the client's built-in MMR diversity option
-// on the same query, and per-query settings in the rerank query. Run by
+// on the same query, per-query settings through the helper
+// (clients/typescript), questions that imitate settings, and a cross-encoder
+// with diverse selection (DIVERSE_SELECT_RERANKED, a reranker-transformers
+// collection) compared with GraphQL. Run by
 // integration/clients_test.go against the shared stack: WEAVIATE_HTTP_PORT,
 // WEAVIATE_GRPC_PORT, DIVERSE_SELECT_DOCS (a JSON file of the planted corpus:
 // body, group of near-duplicates, cl100k token count as the module counts
-// it), DIVERSE_SELECT_SETTINGS and DIVERSE_SELECT_BAD_SETTINGS (JSON lists of
-// per-query settings) and DIVERSE_SELECT_OUT (where the selections per
+// it), DIVERSE_SELECT_SETTINGS (per-query options by case name),
+// DIVERSE_SELECT_BAD_SETTINGS (settings the module refuses, as GraphQL
+// arguments and as JSON) and DIVERSE_SELECT_OUT (where the selections per
 // settings go, for the Go test to compare with the library's).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import weaviate, { Diversity } from 'weaviate-client';
+import * as DiverseSelect from '../../clients/typescript/index.js';
 
 const docs = JSON.parse(readFileSync(process.env.DIVERSE_SELECT_DOCS, 'utf8'));
 const byBody = new Map(docs.map((d) => [d.body, d]));
@@ -95,41 +100,117 @@ test('30 rerank calls all reach diverse selection (no other reranker captures th
   for (let i = 0; i < 30; i++) assert.equal(await ids(), first, `call ${i} returned another selection`);
 });
 
-test('per-query settings in the rerank query: selections for the library check, GraphQL errors', async () => {
+test('per-query settings through the helper: selections for the library check, GraphQL errors', async () => {
   const articles = client.collections.get('Article');
-  const query = 'statins cholesterol heart';
+  const question = 'statins cholesterol heart';
   // README: ts settings begin
-  // Per-query settings: the rerank query starts with diverseSelect(...), the GraphQL field's arguments.
-  const perQuery = await articles.query.nearText(query, {
+  // Per-query settings through the helper (clients/typescript): typed options, sent in the rerank
+  // property; the question stays plain text, so an end user's words cannot change the settings.
+  const perQuery = await articles.query.nearText(question, {
     limit: 40, // the candidate pool
-    rerank: { property: 'body', query: `diverseSelect(strategy: "mmr", tokenBudget: 60, lambda: 0.7): ${query}` },
+    rerank: DiverseSelect.rerank('body', question, { strategy: 'mmr', tokenBudget: 60, lambda: 0.7 }),
+    returnMetadata: ['explainScore'],
   });
+  for (const o of perQuery.objects) {
+    const why = DiverseSelect.explain(o); // rank, gain, relevance, relevanceSource, tokens, tokensUsed, strategy, ...
+    console.log(why.rank, why.gain.toFixed(3), why.tokens, o.properties.body);
+  }
   // README: ts settings end
+  perQuery.objects.forEach((o, i) => {
+    const why = DiverseSelect.explain(o);
+    assert.equal(why.rank, i + 1);
+    assert.equal(why.strategy, 'mmr');
+    assert.equal(why.budget, 60);
+    assert.equal(why.tokens, byBody.get(o.properties.body).tokens, 'tokens as the module counts them');
+  });
   const selections = {};
-  for (const settings of JSON.parse(process.env.DIVERSE_SELECT_SETTINGS)) {
-    const res = await articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query: `diverseSelect(${settings}): ${query}` } });
-    selections[settings] = res.objects.map((o) => o.uuid);
+  for (const [name, options] of Object.entries(JSON.parse(process.env.DIVERSE_SELECT_SETTINGS))) {
+    const res = await articles.query.nearText(question, { limit: 40, rerank: DiverseSelect.rerank('body', question, options) });
+    selections[name] = res.objects.map((o) => o.uuid);
   }
   assert.deepEqual(perQuery.objects.map((o) => o.uuid), selections['strategy: "mmr", tokenBudget: 60, lambda: 0.7']);
   writeFileSync(process.env.DIVERSE_SELECT_OUT, JSON.stringify(selections));
 
-  // A bad value: the error GraphQL's _additional { diverseSelect(...) } gives.
+  // A bad value: the helper refuses it; the server, sent the same settings in
+  // the rerank property, gives the error GraphQL's _additional { diverseSelect(...) } gives.
   for (const bad of JSON.parse(process.env.DIVERSE_SELECT_BAD_SETTINGS)) {
-    const gql = `{ Get { Article(nearText: {concepts: [${JSON.stringify(query)}]}, limit: 40) { body _additional { diverseSelect(${bad}) { rank } } } } }`;
+    assert.throws(() => DiverseSelect.rerank('body', question, JSON.parse(bad.JSON)),
+      (e) => e instanceof DiverseSelect.SettingsError && e.key === bad.Key);
+    const gql = `{ Get { Article(nearText: {concepts: [${JSON.stringify(question)}]}, limit: 40) { body _additional { diverseSelect(${bad.GQL}) { rank } } } } }`;
     const res = await fetch(`http://127.0.0.1:${process.env.WEAVIATE_HTTP_PORT}/v1/graphql`, {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: gql }),
     }).then((r) => r.json());
-    assert.ok(res.errors?.length, `GraphQL accepted ${bad}`);
+    assert.ok(res.errors?.length, `GraphQL accepted ${bad.GQL}`);
     // The same message as GraphQL's, named after the module that gives it.
     const gqlMessage = res.errors[0].message;
     assert.ok(gqlMessage.startsWith('diverseSelect: '), `GraphQL error ${gqlMessage} does not name the module`);
     const want = `reranker-diverse-select: rerank: ${gqlMessage.slice('diverseSelect: '.length)}`;
     await assert.rejects(
-      articles.query.nearText(query, { limit: 40, rerank: { property: 'body', query: `diverseSelect(${bad}): ${query}` } }),
+      articles.query.nearText(question, { limit: 40, rerank: { property: `body|${DiverseSelect.VERSION}|${bad.JSON}`, query: question } }),
       (err) => {
         assert.ok(err.message.includes(want), `gRPC error ${err.message}\ndoes not hold GraphQL's ${want}`);
         return true;
       },
     );
   }
+});
+
+test('a question that imitates settings is plain text through the helper', async () => {
+  const articles = client.collections.get('Article');
+  const questions = [
+    'diverseSelect(strategy: "topk", tokenBudget: 0, maxResults: 1): statins cholesterol heart',
+    'statins cholesterol heart diverseSelect(strategy: "topk", maxResults: 1)',
+    'diverseSelect(strategy: "topk"',
+    'diverseSelect(' + '['.repeat(1 << 13) + ')',
+  ];
+  for (const question of questions) {
+    const res = await articles.query.nearText('statins cholesterol heart', {
+      limit: 40,
+      rerank: DiverseSelect.rerank('body', question, { tokenBudget: 100 }),
+      returnMetadata: ['explainScore'],
+    });
+    assert.ok(res.objects.length >= 2, `${question.slice(0, 60)}: ${res.objects.length} objects`);
+    for (const o of res.objects) {
+      const why = DiverseSelect.explain(o);
+      assert.equal(why.strategy, 'adagres', `${question.slice(0, 60)}: the collection's strategy`);
+      assert.equal(why.budget, 100);
+    }
+  }
+  // A question over the server's query-text limit is refused by size, naming the limit.
+  await assert.rejects(
+    articles.query.nearText('statins cholesterol heart', {
+      limit: 40,
+      rerank: DiverseSelect.rerank('body', 'diverseSelect(' + '['.repeat(1 << 20) + ')', { tokenBudget: 100 }),
+    }),
+    (err) => {
+      assert.ok(err.message.includes('DIVERSE_SELECT_MAX_QUERY_BYTES'), err.message.slice(-300));
+      return true;
+    },
+  );
+});
+
+test('a cross-encoder and diverse selection in one gRPC search, as GraphQL does them', async () => {
+  // DIVERSE_SELECT_RERANKED: the health corpus in a collection whose reranker is reranker-transformers.
+  const name = process.env.DIVERSE_SELECT_RERANKED;
+  const question = 'statins cholesterol heart';
+  const res = await client.collections.get(name).query.nearText(question, {
+    limit: 12,
+    rerank: DiverseSelect.rerank('body', question, { strategy: 'mmr', tokenBudget: 100 }),
+    returnMetadata: ['explainScore'],
+  });
+  const gql = `{ Get { ${name}(nearText: {concepts: [${JSON.stringify(question)}]}, limit: 12) { _additional { id
+    rerank(property: "body", query: ${JSON.stringify(question)}) { score }
+    diverseSelect(strategy: "mmr", tokenBudget: 100) { rank gain relevance relevanceSource tokens tokensUsed strategy } } } } }`;
+  const want = (await fetch(`http://127.0.0.1:${process.env.WEAVIATE_HTTP_PORT}/v1/graphql`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: gql }),
+  }).then((r) => r.json())).data.Get[name].map((o) => o._additional);
+  assert.deepEqual(res.objects.map((o) => o.uuid), want.map((w) => w.id), 'the same selection as GraphQL');
+  res.objects.forEach((o, i) => {
+    const why = DiverseSelect.explain(o);
+    const w = want[i].diverseSelect;
+    assert.equal(why.relevanceSource, 'rerank');
+    for (const k of ['rank', 'relevanceSource', 'tokens', 'tokensUsed', 'strategy']) assert.equal(why[k], w[k], k);
+    for (const k of ['gain', 'relevance']) assert.ok(Math.abs(why[k] - w[k]) < 1e-9, `${k} ${why[k]} vs ${w[k]}`);
+    assert.ok(Math.abs(o.metadata.rerankScore - want[i].rerank[0].score) < 1e-6, 'rerankScore is the cross-encoder\'s');
+  });
 });

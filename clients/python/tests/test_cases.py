@@ -1,0 +1,70 @@
+"""The shared case table (clients/testdata/cases.json), as the TypeScript and
+Go helpers' tests read it: settings in, rerank fields out; explain score in,
+explanation out. The Weaviate Python client is not needed (rerank_fields)."""
+
+import json
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import diverse_select as ds  # noqa: E402
+
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "cases.json"), encoding="utf-8") as f:
+    CASES = json.load(f)
+
+
+def expand(options):
+    return {k: ("x" * 4096 if v == "LONG4096" else v) for k, v in options.items()}
+
+
+class EncodeCases(unittest.TestCase):
+    def test_encode(self):
+        for c in CASES["encode"]:
+            with self.subTest(c["name"]):
+                if "error" in c:
+                    with self.assertRaises(ds.SettingsError) as cm:
+                        ds.rerank_fields(c["property"], c["query"], ds.from_wire(expand(c["options"])))
+                    self.assertIn(c["error"], str(cm.exception))
+                    continue
+                got = ds.rerank_fields(c["property"], c["query"], ds.from_wire(expand(c["options"])))
+                self.assertEqual(got, {"prop": c["rerank"]["property"], "query": c["rerank"]["query"]})
+
+    def test_typed_names(self):
+        s = ds.Settings(strategy="mmr", token_budget=60, lambda_=0.7)
+        self.assertEqual(ds.rerank_fields("body", "q", s)["prop"],
+                         'body|diverseSelect.v1|{"lambda":0.7,"strategy":"mmr","tokenBudget":60}')
+
+    def test_bool_is_not_an_int(self):
+        with self.assertRaises(ds.SettingsError):
+            ds.rerank_fields("body", "q", ds.Settings(token_budget=True))
+
+
+class ExplainCases(unittest.TestCase):
+    def test_explain(self):
+        for c in CASES["explain"]:
+            with self.subTest(c["name"]):
+                got = ds.explain(c["explainScore"])
+                want = c["explanation"]
+                if want is None:
+                    self.assertIsNone(got)
+                    continue
+                self.assertEqual(got, ds.Explanation(
+                    rank=want["rank"], gain=want["gain"], relevance=want["relevance"],
+                    relevance_source=want["relevanceSource"], redundancy=want["redundancy"], tokens=want["tokens"],
+                    tokens_used=want["tokensUsed"], budget=want["budget"], strategy=want["strategy"],
+                    candidates=want["candidates"], selected=want["selected"], offset=want["offset"],
+                    exhausted=want["exhausted"]))
+
+
+class Generated(unittest.TestCase):
+    def test_every_option_is_a_field(self):
+        names = {f for f in ds.Settings.__dataclass_fields__}
+        for o in ds.SPEC["keys"] + ds.SPEC["params"]:
+            self.assertIn(o["name"], ds.FIELDS.values())
+        self.assertEqual(names, set(ds.FIELDS))
+
+
+if __name__ == "__main__":
+    unittest.main()

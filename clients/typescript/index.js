@@ -1,0 +1,135 @@
+// diverse-select for weaviate-client v3: per-query settings as typed options,
+// sent where only the application writes (the rerank property), and each
+// selected object's explanation read from its explainScore. No dependency:
+// the values it returns are the client's own option shapes.
+import { spec } from './spec.generated.js';
+
+export { spec };
+
+/** The settings form the server reads (module/rerank_settings.go). */
+export const VERSION = spec.version;
+const SEPARATOR = '|';
+/** Largest rerank property, settings included, the server accepts. */
+export const MAX_SETTINGS_BYTES = 4096;
+const EXPLAIN_PREFIX = VERSION + ' ';
+const PROPERTY_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+const keys = new Map(spec.keys.map((k) => [k.name, k]));
+const params = new Map(spec.params.map((p) => [p.name, p]));
+
+/** An option the server would refuse, named by its key. */
+export class SettingsError extends Error {
+  constructor(key, message) {
+    super(`diverse-select: "${key}" ${message}`);
+    this.name = 'SettingsError';
+    this.key = key;
+  }
+}
+
+function range(o) {
+  if (o.enum) return 'one of ' + o.enum.join(', ');
+  if (o.kind === 'bool') return 'true or false';
+  if (o.kind === 'strings') return 'a list of strings';
+  if (o.kind === 'string' || o.kind === 'property') return 'a string';
+  const lo = o.min == null ? '(-inf' : (o.minOpen ? '(' : '[') + o.min;
+  const hi = o.max == null ? 'inf)' : o.max + (o.maxOpen ? ')' : ']');
+  return `${o.kind === 'int' ? 'an integer' : 'a number'} in ${lo}, ${hi}`;
+}
+
+// check returns why v is not a value of o, or '' when it is.
+function check(o, v) {
+  switch (o.kind) {
+    case 'int':
+    case 'float': {
+      if (typeof v !== 'number' || !Number.isFinite(v) || (o.kind === 'int' && !Number.isInteger(v))) break;
+      if (o.min != null && (v < o.min || (o.minOpen && v === o.min))) break;
+      if (o.max != null && (v > o.max || (o.maxOpen && v === o.max))) break;
+      return '';
+    }
+    case 'bool':
+      if (typeof v === 'boolean') return '';
+      break;
+    case 'strings':
+      if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return '';
+      break;
+    default:
+      if (typeof v === 'string' && (!o.enum || o.enum.includes(v))) return '';
+  }
+  return `is ${JSON.stringify(v)}; allowed: ${range(o)}`;
+}
+
+/**
+ * validate throws a SettingsError for an option the server would refuse:
+ * an unknown key, a value out of the server's range, a parameter the
+ * strategy does not take (without a strategy: one no strategy takes with
+ * that value; the server checks it against the collection's strategy).
+ * @param {import('./index.js').Options} options
+ */
+export function validate(options = {}) {
+  for (const [name, v] of Object.entries(options)) {
+    if (v === undefined) continue;
+    const key = keys.get(name);
+    if (key) {
+      const why = check(key, v);
+      if (why) throw new SettingsError(name, why);
+      continue;
+    }
+    const p = params.get(name);
+    if (!p) {
+      throw new SettingsError(name, `is not a per-query setting; allowed: ${[...keys.keys()].join(', ')}; strategy parameters: ${[...params.keys()].join(', ')}`);
+    }
+    const strategies = options.strategy ? [options.strategy] : p.strategies;
+    const own = strategies.map((s) => (spec.strategies[s] || []).find((q) => q.name === name)).filter(Boolean);
+    if (own.length === 0) {
+      throw new SettingsError(name, `is not a parameter of strategy "${options.strategy}"; its parameters: ${(spec.strategies[options.strategy] || []).map((q) => q.name).join(', ') || '(none)'}`);
+    }
+    const whys = own.map((q) => check(q, v));
+    if (whys.every(Boolean)) throw new SettingsError(name, `for strategy ${strategies.join(' or ')} ${whys[0]}`);
+  }
+}
+
+/**
+ * rerank returns the rerank option of a weaviate-client search: diverse
+ * selection reading property, with query as plain text (never parsed for
+ * settings) and the options as this query's settings, carried in the
+ * rerank property where the query text cannot reach.
+ * @param {string} property the text property the selection counts and reads
+ * @param {string} query the query text, e.g. the end user's question
+ * @param {import('./index.js').Options} [options]
+ * @returns {{property: string, query: string}}
+ */
+export function rerank(property, query, options = {}) {
+  if (typeof property !== 'string' || !PROPERTY_NAME.test(property)) {
+    throw new SettingsError('property', `is ${JSON.stringify(property)}; allowed: a property name (letters, digits, _)`);
+  }
+  validate(options);
+  const names = Object.keys(options).filter((k) => options[k] !== undefined).sort();
+  if (names.length === 0) return { property, query };
+  const sorted = Object.fromEntries(names.map((k) => [k, options[k]]));
+  const carried = property + SEPARATOR + VERSION + SEPARATOR + JSON.stringify(sorted);
+  const bytes = new TextEncoder().encode(carried).length;
+  if (bytes > MAX_SETTINGS_BYTES) {
+    throw new SettingsError('property', `with its settings is ${bytes} bytes; allowed: at most ${MAX_SETTINGS_BYTES}`);
+  }
+  return { property: carried, query };
+}
+
+/**
+ * explain returns the explanation of a selected object from its
+ * metadata.explainScore (ask for it: returnMetadata: ['explainScore']), or
+ * null when it has none.
+ * @param {{metadata?: {explainScore?: string}} | string | undefined} object a returned object, or its explainScore
+ * @returns {import('./index.js').Explanation | null}
+ */
+export function explain(object) {
+  const text = typeof object === 'string' ? object : object?.metadata?.explainScore;
+  if (!text) return null;
+  const line = text.split('\n').find((l) => l.startsWith(EXPLAIN_PREFIX));
+  if (!line) return null;
+  const e = JSON.parse(line.slice(EXPLAIN_PREFIX.length));
+  return {
+    rank: e.rank, gain: e.gain, relevance: e.relevance, relevanceSource: e.relevanceSource, redundancy: e.redundancy,
+    tokens: e.tokens, tokensUsed: e.tokensUsed, budget: e.budget, strategy: e.strategy, candidates: e.candidates,
+    selected: e.selected, offset: e.offset, exhausted: e.exhausted ?? null,
+  };
+}
