@@ -32,7 +32,12 @@ import (
 // another server binary in bin/ to run the same cases against (an older
 // build, for the before-and-after figures).
 
-const hostileClass = "Hostile"
+// hostileClass reads the rerank query as text (the default);
+// hostileInText opts in to settings at its start (rerankQuerySyntax).
+const (
+	hostileClass  = "Hostile"
+	hostileInText = "HostileInText"
+)
 
 // hostileCase is one hostile query and what the server must do with it.
 type hostileCase struct {
@@ -67,24 +72,33 @@ func hostileCases() []hostileCase {
 		return out
 	}
 	return []hostileCase{
-		{name: "rerank settings 1M brackets deep", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
-			run: func(h *hostileStack) (int, error) { return h.typescript("brackets", 1_000_000) }},
-		{name: "rerank settings 16M brackets deep", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
-			run: func(h *hostileStack) (int, error) { return h.typescript("brackets", 16_000_000) }},
-		{name: "rerank settings 64M brackets deep", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
-			run: func(h *hostileStack) (int, error) { return h.rerank(brackets(64_000_000)) }},
-		{name: "rerank settings of 1 MB", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_BYTES",
+		// The rerank query is text unless the collection opts in to in-text settings (rerankQuerySyntax):
+		// on Hostile a question that starts like settings is a question, and a long one is refused by size.
+		{name: "question: settings 1M brackets deep", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
+			run: func(h *hostileStack) (int, error) { return h.typescript(hostileClass, "brackets", 1_000_000) }},
+		{name: "question of 16 MB", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
+			run: func(h *hostileStack) (int, error) { return h.typescript(hostileClass, "words", 16<<20) }},
+		{name: "question of 10,000 distinct words", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_QUERY_TERMS",
+			run: func(h *hostileStack) (int, error) { return h.rerank(hostileClass, "body", words(16000)) }},
+		{name: "rerank property with 1 MB of settings", route: "gRPC (Go client)", refused: "at most 4096 bytes",
 			run: func(h *hostileStack) (int, error) {
-				return h.rerank(`diverseSelect(order: "` + strings.Repeat("x", 1<<20) + `"): solar`)
+				return h.rerank(hostileClass, "body|diverseSelect.v1|{\"order\":\""+strings.Repeat("x", 1<<20)+"\"}", "solar")
 			}},
-		{name: "rerank settings unclosed, 16 MB", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_BYTES",
+		// On HostileInText (rerankQuerySyntax: true) the settings are parsed, within their limits.
+		{name: "in-text settings 1M brackets deep", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
+			run: func(h *hostileStack) (int, error) { return h.typescript(hostileInText, "brackets", 1_000_000) }},
+		{name: "in-text settings 16M brackets deep", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
+			run: func(h *hostileStack) (int, error) { return h.typescript(hostileInText, "brackets", 16_000_000) }},
+		{name: "in-text settings 64M brackets deep", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_DEPTH",
+			run: func(h *hostileStack) (int, error) { return h.rerank(hostileInText, "body", brackets(64_000_000)) }},
+		{name: "in-text settings of 1 MB", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_BYTES",
 			run: func(h *hostileStack) (int, error) {
-				return h.rerank("diverseSelect(" + strings.Repeat("a: 1 ", 16<<20/5))
+				return h.rerank(hostileInText, "body", `diverseSelect(order: "`+strings.Repeat("x", 1<<20)+`"): solar`)
 			}},
-		{name: "rerank question of 16 MB", route: "gRPC (TypeScript client)", refused: "DIVERSE_SELECT_MAX_QUERY_BYTES",
-			run: func(h *hostileStack) (int, error) { return h.typescript("words", 16<<20) }},
-		{name: "rerank question of 10,000 distinct words", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_QUERY_TERMS",
-			run: func(h *hostileStack) (int, error) { return h.rerank(words(16000)) }},
+		{name: "in-text settings unclosed, 16 MB", route: "gRPC (Go client)", refused: "DIVERSE_SELECT_MAX_SETTINGS_BYTES",
+			run: func(h *hostileStack) (int, error) {
+				return h.rerank(hostileInText, "body", "diverseSelect("+strings.Repeat("a: 1 ", 16<<20/5))
+			}},
 		{name: "extraTextProperties: body x 20,000", route: "GraphQL argument",
 			run: func(h *hostileStack) (int, error) {
 				return h.graphql(map[string]any{"candidates": 100, "textProperty": "body", "extraTextProperties": repeated(20000, "title")})
@@ -216,13 +230,14 @@ func startHostileStack(t *testing.T) *hostileStack {
 	t.Cleanup(restore)
 	props := []*models.Property{{Name: "body", DataType: []string{"text"}}, {Name: "title", DataType: []string{"text"}},
 		{Name: "grp", DataType: []string{"int"}}}
-	createClass(t, &models.Class{Class: hostileClass, Vectorizer: "text2vec-transformers", ModuleConfig: withReranker(map[string]any{}),
-		Properties: props})
 	var docs []Doc
 	for i, ch := range corpus.Chunks()[:40] {
 		docs = append(docs, Doc{Key: strconv.Itoa(i), Body: ch.Body, Group: i, Props: map[string]any{"title": ch.Title}})
 	}
-	importDocs(t, hostileClass, docs)
+	for class, cfg := range map[string]map[string]any{hostileClass: {}, hostileInText: {"rerankQuerySyntax": true}} {
+		createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: withReranker(cfg), Properties: props})
+		importDocs(t, class, docs)
+	}
 	return h
 }
 
@@ -282,16 +297,16 @@ func (h *hostileStack) graphqlConcept(concept string, ds map[string]any) (int, e
 	return len(res.Data.Get[hostileClass]), nil
 }
 
-// rerank sends a gRPC nearText search reranked with the rerank query q
-// through the Go client's gRPC connection.
-func (h *hostileStack) rerank(q string) (int, error) {
+// rerank sends a gRPC nearText search on class reranked with the rerank
+// property and query q through the Go client's gRPC connection.
+func (h *hostileStack) rerank(class, property, q string) (int, error) {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	reply, err := h.grpc.Search(c, &pb.SearchRequest{
-		Collection:  hostileClass,
+		Collection:  class,
 		Limit:       20,
 		NearText:    &pb.NearTextSearch{Query: []string{"solar panels"}},
-		Rerank:      &pb.Rerank{Property: "body", Query: &q},
+		Rerank:      &pb.Rerank{Property: property, Query: &q},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	})
 	if err != nil {
@@ -300,12 +315,12 @@ func (h *hostileStack) rerank(q string) (int, error) {
 	return len(reply.Results), nil
 }
 
-// typescript runs ts/hostile.mjs: one query of kind and size through the
-// official TypeScript client.
-func (h *hostileStack) typescript(kind string, size int) (int, error) {
+// typescript runs ts/hostile.mjs: one query of kind and size on class
+// through the official TypeScript client.
+func (h *hostileStack) typescript(class, kind string, size int) (int, error) {
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	out, err := nodeCommand(h.t, c, []string{"HOSTILE_COLLECTION=" + hostileClass, "HOSTILE_KIND=" + kind,
+	out, err := nodeCommand(h.t, c, []string{"HOSTILE_COLLECTION=" + class, "HOSTILE_KIND=" + kind,
 		"HOSTILE_SIZE=" + strconv.Itoa(size)}, "hostile.mjs").Output()
 	if err != nil {
 		h.t.Fatalf("node hostile.mjs: %v\n%s", err, out)
