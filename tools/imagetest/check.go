@@ -35,6 +35,9 @@ type check struct {
 	ctx                 context.Context
 	base, grpc, metrics string
 	container           string
+	image               string      // the image the containers run
+	published           map[int]int // container port -> host port (the compose file's)
+	memLimit            string      // the compose file's mem_limit
 	client              *weaviate.Client
 	selector            *expect.Selector
 }
@@ -51,6 +54,10 @@ func (c *check) all() error {
 		{"diverseSelect over GraphQL", c.graphql},
 		{"diverse selection over the gRPC rerank route", c.grpcRoute},
 		{"module metrics on the metrics port", c.moduleMetrics},
+		{"every served and published port exposed", c.exposedPorts},
+		{"plugins folder in place", c.pluginsFolder},
+		{"memory limit from the container (LIMIT_RESOURCES)", c.memoryLimit},
+		{"authentication on unless the compose file turns it off", c.authOn},
 	} {
 		if err := step.fn(); err != nil {
 			return fmt.Errorf("%s: %w", step.name, err)
