@@ -40,12 +40,13 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
+		readme     = flag.String("readme", "", "write the first query's comparison into this file's demo block (make demo-readme)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	opts := options{gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
-		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit}
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -55,6 +56,7 @@ func main() {
 // options are the demo's flags.
 type options struct {
 	gloveDir, dataDir, strategy   string
+	readme                        string // file whose demo block gets the first query's comparison
 	httpPort, grpcPort, embedPort int
 	budget, candidates            int
 	exit                          bool
@@ -104,9 +106,16 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err := importCorpus(ctx, w, client, budget); err != nil {
 		return err
 	}
-	for _, q := range corpus.Queries() {
-		if err := compare(ctx, s.HTTPURL, w, q, budget, candidates, strategy); err != nil {
+	for i, q := range corpus.Queries() {
+		var shown strings.Builder
+		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &shown), q, budget, candidates, strategy); err != nil {
 			return err
+		}
+		if i == 0 && o.readme != "" {
+			if err := spliceDemo(o.readme, shown.String()); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "(this comparison written into %s)\n\n", o.readme)
 		}
 	}
 	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
