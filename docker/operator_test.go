@@ -38,9 +38,12 @@ func operatorErrors(dockerfile, composeText string) []error {
 			entrypoint = in.args
 		}
 	}
-	if env["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"] != "false" {
-		bad("the image must turn anonymous access off (AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=false), got %q",
-			env["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"])
+	// Weaviate falls back to anonymous access when no scheme is on, so the
+	// image turns one on (API keys, without keys: it refuses to start until
+	// they are given) besides turning anonymous access off.
+	if env["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"] != "false" || env["AUTHENTICATION_APIKEY_ENABLED"] != "true" {
+		bad("the image must turn anonymous access off and API keys on (AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=false, AUTHENTICATION_APIKEY_ENABLED=true), got %q and %q",
+			env["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"], env["AUTHENTICATION_APIKEY_ENABLED"])
 	}
 	httpPort := "8080"
 	if _, after, ok := strings.Cut(entrypoint, `"--port", "`); ok {
@@ -95,6 +98,10 @@ func operatorErrors(dockerfile, composeText string) []error {
 	if wv.Environment["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"] == "true" && !strings.Contains(composeText, "Local use") {
 		bad("compose: anonymous access is on without the comment saying it is for local use only")
 	}
+	if wv.Environment["AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"] == "true" && wv.Environment["AUTHENTICATION_APIKEY_ENABLED"] != "false" &&
+		wv.Environment["AUTHENTICATION_APIKEY_ALLOWED_KEYS"] == "" {
+		bad("compose: anonymous access on, but the image's API keys are neither turned off nor given: the server would not start")
+	}
 	for _, p := range wv.Ports {
 		parts := strings.Split(p, ":")
 		if port := parts[len(parts)-1]; !slices.Contains(exposed, port) {
@@ -124,6 +131,8 @@ func TestOperatorSettingsBad(t *testing.T) {
 		name, file, old, new, want string
 	}{
 		{"anonymous", "Dockerfile", "AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=false", "AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=true", "anonymous access off"},
+		{"no scheme", "Dockerfile", "AUTHENTICATION_APIKEY_ENABLED=true", "AUTHENTICATION_APIKEY_ENABLED=false", "API keys on"},
+		{"compose keys", "compose.yaml", `AUTHENTICATION_APIKEY_ENABLED: "false"`, `LOG_FORMAT: text`, "neither turned off nor given"},
 		{"metrics port", "Dockerfile", "EXPOSE 8080 50051 2112", "EXPOSE 8080 50051", "metrics port 2112 is not EXPOSEd"},
 		{"grpc port", "Dockerfile", "EXPOSE 8080 50051 2112", "EXPOSE 8080 2112", "gRPC port 50051"},
 		{"plugins folder", "Dockerfile", "mkdir -p /var/lib/weaviate /usr/local/lib/diverse-select/plugins", "mkdir -p /var/lib/weaviate", "creates the plugins folder"},

@@ -16,9 +16,9 @@
 //   - a diverseSelect query over GraphQL and the gRPC rerank route return
 //     the selection the selectors library computes on the same candidates;
 //   - the module's metrics are on the published metrics port;
-//   - the image as operators expect it: anonymous access off in the image
-//     (a server started without the compose file's environment refuses to
-//     start until a scheme is chosen), every port it serves (and each port
+//   - the image as operators expect it: API keys on and anonymous access off
+//     in the image (a server started without the compose file's environment
+//     refuses to start until the keys are given), every port it serves (and each port
 //     the compose file publishes) exposed, the plugins folder in place and
 //     named by DIVERSE_SELECT_PLUGIN_DIR, GOMEMLIMIT derived from the
 //     container's memory limit (LIMIT_RESOURCES).

@@ -93,10 +93,11 @@ func (c *check) memoryLimit() error {
 	return fmt.Errorf("no \"Set memory limit\" in Weaviate's log (LIMIT_RESOURCES not in effect)")
 }
 
-// authOn: the image alone (no compose environment) has anonymous access
-// off, and with no other scheme chosen Weaviate refuses to start, naming
-// authentication; the compose file's run answers anonymous requests (the
-// checks above), so the compose file is what turned it on.
+// authOn: the image alone (no compose environment) has anonymous access off
+// and API keys on without keys, so Weaviate refuses to start until they are
+// given (Weaviate would fall back to anonymous access with no scheme on); the
+// compose file's run answers anonymous requests (the checks above), so the
+// compose file is what turned it on.
 func (c *check) authOn() error {
 	cfg, err := c.imageConfig()
 	if err != nil {
@@ -104,6 +105,9 @@ func (c *check) authOn() error {
 	}
 	if v := envValue(cfg.Env, "AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED"); v != "false" {
 		return fmt.Errorf("the image sets AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED=%q, want false", v)
+	}
+	if v := envValue(cfg.Env, "AUTHENTICATION_APIKEY_ENABLED"); v != "true" {
+		return fmt.Errorf("the image sets AUTHENTICATION_APIKEY_ENABLED=%q, want true", v)
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, 90*time.Second)
 	defer cancel()
@@ -113,14 +117,14 @@ func (c *check) authOn() error {
 		defer stop()
 		_, _ = podman(cleanup, "rm", "-f", "-t", "0", name)
 	}()
-	out, err := podman(ctx, "run", "--rm", "--name", name, "--network", "none", c.image)
+	out, err := podman(ctx, "run", "--rm", "--name", name, c.image)
 	if err == nil {
 		return fmt.Errorf("the image started without an authentication scheme:\n%s", tail(out))
 	}
-	if !strings.Contains(out, "authentication") {
-		return fmt.Errorf("the image stopped, but not on authentication: %v\n%s", err, tail(out))
+	if !strings.Contains(out, "need at least one valid allowed key") {
+		return fmt.Errorf("the image stopped, but not on its missing API keys: %v\n%s", err, tail(out))
 	}
-	fmt.Println("imagetest: the image alone refuses to start without an authentication scheme")
+	fmt.Println("imagetest: the image alone refuses to start until its API keys are given")
 	return nil
 }
 
