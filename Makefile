@@ -77,7 +77,7 @@ image-test:
 run: build
 	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"
 
-## demo-readme: the demo of make run, stopping after the queries; the first query's comparison goes into the
+## demo-readme: the demo of make run, stopping after the queries; the comparison whose top-k holds the most near-copies goes into the
 ## README's demo block (<!-- BEGIN demo -->)
 .PHONY: demo-readme
 demo-readme: build

@@ -40,7 +40,7 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
-		readme     = flag.String("readme", "", "write the first query's comparison into this file's demo block (make demo-readme)")
+		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -106,17 +106,19 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err := importCorpus(ctx, w, client, budget); err != nil {
 		return err
 	}
-	for i, q := range corpus.Queries() {
-		var shown strings.Builder
-		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &shown), q, budget, candidates, strategy); err != nil {
+	var shown []string
+	for _, q := range corpus.Queries() {
+		var b strings.Builder
+		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &b), q, budget, candidates, strategy); err != nil {
 			return err
 		}
-		if i == 0 && o.readme != "" {
-			if err := spliceDemo(o.readme, shown.String()); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "(this comparison written into %s)\n\n", o.readme)
+		shown = append(shown, b.String())
+	}
+	if o.readme != "" {
+		if err := spliceDemo(o.readme, readmeComparison(shown)); err != nil {
+			return err
 		}
+		fmt.Fprintf(w, "(the comparison with the most near-copies in top-k written into %s)\n\n", o.readme)
 	}
 	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
 		s.HTTPURL, Class, exampleQuery(budget, candidates))
