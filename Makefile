@@ -77,6 +77,18 @@ image-test:
 run: build
 	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"
 
+## demo-readme: the demo of make run, stopping after the queries; the comparison whose top-k holds the most near-copies goes into the
+## README's demo block (<!-- BEGIN demo -->)
+.PHONY: demo-readme
+demo-readme: build
+	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
+
+## diagrams: docs/query-path.svg, the README's picture of the query path, from package hookorder's order
+## (tools/diagram; its test fails when the committed file differs)
+.PHONY: diagrams
+diagrams:
+	$(GO) run ./tools/diagram -out docs/query-path.svg
+
 ## cluster: a local 3-node Weaviate cluster with the module (one shared embedder), endpoints printed; Ctrl-C stops it
 .PHONY: cluster
 cluster: build

@@ -142,7 +142,7 @@ var Env = []EnvVar{
 		Doc:   "most memory (MiB) one query's N x N similarity matrices may use (facility, coverage), with the packed vectors of a multi-vector target under maxsim; larger requests are refused (0 = no cap)",
 		field: func(m *Module) any { return &m.MaxMatrixMB }},
 	{Name: "DIVERSE_SELECT_FEATURE_CACHE_MB", Default: "64", Lo: 0, Hi: 1 << 20, Meta: "featureCacheMB",
-		Doc:   "size (MiB) of the per-object cache of token counts, analysed terms, text and the vector a selection compares (0 = off, and every pool is loaded with its properties and vectors; see \"Properties and vectors are read for the selected objects only\")",
+		Doc:   "size (MiB) of the per-object cache of token counts, analysed terms, text and the vector a selection compares (0 = off, and every pool is loaded with its properties and vectors; see docs/internals.md)",
 		field: func(m *Module) any { return &m.FeatureCacheMB }},
 	{Name: "DIVERSE_SELECT_FEATURE_CACHE_SETTLE", Default: "2s", Meta: "featureCacheSettle",
 		Doc:   "an object's features are cached only once this long has passed since its last write (Go duration; 0 = at once): two writes of one object within one millisecond would share a cache key",
@@ -162,7 +162,7 @@ var Env = []EnvVar{
 
 // PluginEnv lists the environment variables Plugins reads, with their defaults.
 var PluginEnv = []EnvVar{
-	{Name: "DIVERSE_SELECT_PLUGIN_DIR", Doc: "folder of external selector plugins: every executable file (or symlink to one) in it is started, named after the file (see \"Bring your own selector\")"},
+	{Name: "DIVERSE_SELECT_PLUGIN_DIR", Doc: "folder of external selector plugins: every executable file (or symlink to one) in it is started, named after the file (see docs/plugins.md)"},
 	{Name: "DIVERSE_SELECT_PLUGINS", Doc: "comma-separated paths of more plugin files"},
 	{Name: "DIVERSE_SELECT_PLUGIN_SHA256", Doc: "comma-separated `name=sha256` pins; a plugin whose file does not match its pin is refused"},
 	{Name: "DIVERSE_SELECT_PLUGIN_TIMEOUT", Default: DefaultPluginTimeout.String(), Doc: "most time one plugin call may take; a plugin past it is killed and restarted"},

@@ -158,7 +158,7 @@ var Keys = []Key{
 		field: func(s *Settings) any { return &s.TargetVector }},
 	{Name: KeyMultiVector, Kind: KindString, Enum: func() []string { return MultiVectorModes }, Default: "`maxsim`",
 		Allowed: "`maxsim`, `mean`", Doc: "how candidates are compared on a multi-vector (ColBERT) target: `maxsim` the symmetric " +
-			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see \"Multi-vector targets\")",
+			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see docs/multi-vector.md)",
 		field: func(s *Settings) any { return &s.MultiVector }},
 	{Name: KeySourceProperty, Kind: KindString, Default: "none",
 		Allowed: "any property", Doc: "source of each object (URL or document) for source novelty (ngram)",
@@ -173,7 +173,7 @@ var Keys = []Key{
 		Allowed: "text", Doc: "query text for the strategies that read it",
 		field: func(s *Settings) any { return &s.Query }},
 	{Name: KeyEvidence, Kind: KindString, Enum: func() []string { return EvidenceModes }, emptyUnset: true, Default: "`off`",
-		Allowed: "`off`, `auto`, `cards`", Doc: `evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards")`,
+		Allowed: "`off`, `auto`, `cards`", Doc: `evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)`,
 		field: func(s *Settings) any { return &s.Evidence }},
 	{Name: KeyEvidenceSentences, Kind: KindInt, Min: 1, Max: 64, Note: "sentences per card, the lead sentence included", Default: "3",
 		Allowed: "integer in [1, 64]", Doc: "most sentences of a card with `evidence: cards` (the first sentence and the best by query overlap)",

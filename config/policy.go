@@ -31,7 +31,7 @@ const (
 	QuerySettingsOff = "off"
 )
 
-// PolicyKey declares one query policy key (README's "Query policy" table).
+// PolicyKey declares one query policy key (docs/configuration.md's query policy table).
 type PolicyKey struct {
 	Name, Allowed, Default, Doc string
 }

@@ -107,8 +107,11 @@ func loadFacts(t *testing.T) *facts {
 		t.Fatalf("locate the Weaviate module: %v", err)
 	}
 	wv := strings.TrimSpace(string(out))
-	for _, m := range reLongFlag.FindAllStringSubmatch(read(t, filepath.Join(wv, "adapters/handlers/rest/server.go")), -1) {
-		f.weaviateFlags[m[1]] = true
+	// The server's flags, and the flag group Weaviate adds (--config-file).
+	for _, file := range []string{"adapters/handlers/rest/server.go", "usecases/config/config_handler.go"} {
+		for _, m := range reLongFlag.FindAllStringSubmatch(read(t, filepath.Join(wv, file)), -1) {
+			f.weaviateFlags[m[1]] = true
+		}
 	}
 	entries, err := os.ReadDir(filepath.Join(wv, "modules"))
 	if err != nil {

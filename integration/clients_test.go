@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,9 +21,9 @@ import (
 )
 
 // The official clients, with the code the README's "Use it from your client"
-// section shows: TestREADMEClientSnippets checks that every region marked
-// "README: <name> begin/end" here and in ts/clients.test.mjs appears in the
-// README, so the snippets are the tested code.
+// section shows: TestREADMEClientSnippets (internal/doccheck) checks that every
+// region marked "README: <name> begin/end" here and in ts/clients.test.mjs
+// appears in the README or the doc it names, so the snippets are the tested code.
 
 // README: go-grpc begin
 // selectChunks returns the diverse selection for question over gRPC: the
@@ -402,67 +401,6 @@ func samePackages(lock, installed []byte) bool {
 	return true
 }
 
-// TestREADMEClientSnippets: every region marked "README: <name> begin" ...
-// "README: <name> end" in this file and in ts/clients.test.mjs appears in the
-// README (line by line, ignoring indentation and blank lines), so the
-// README's client snippets are the code these tests run.
-func TestREADMEClientSnippets(t *testing.T) {
-	root, readme := readmeText(t)
-	norm := func(b []byte) string {
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				out = append(out, l)
-			}
-		}
-		return "\n" + strings.Join(out, "\n") + "\n"
-	}
-	doc := norm(readme)
-	found := 0
-	for _, f := range []string{"integration/clients_test.go", "integration/ts/clients.test.mjs",
-		"integration/generate_test.go", "integration/ts/generate.mjs"} {
-		src, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range snippetRegions(src) {
-			found++
-			if !strings.Contains(doc, norm(r.body)) {
-				t.Errorf("README lacks the snippet %q of %s (or it differs):\n%s", r.name, f, r.body)
-			}
-		}
-	}
-	if found < 5 {
-		t.Errorf("%d README regions found, want the Go, GraphQL, class and TypeScript ones", found)
-	}
-}
-
-type snippetRegion struct {
-	name string
-	body []byte
-}
-
-// snippetRegions returns the marked regions of a source file.
-func snippetRegions(src []byte) []snippetRegion {
-	var out []snippetRegion
-	var cur *snippetRegion
-	for _, l := range bytes.Split(src, []byte("\n")) {
-		s := strings.TrimSpace(string(l))
-		switch {
-		case strings.HasPrefix(s, "// README: ") && strings.HasSuffix(s, " begin"):
-			cur = &snippetRegion{name: strings.TrimSuffix(strings.TrimPrefix(s, "// README: "), " begin")}
-		case strings.HasPrefix(s, "// README: ") && strings.HasSuffix(s, " end"):
-			if cur != nil {
-				out = append(out, *cur)
-			}
-			cur = nil
-		case cur != nil:
-			cur.body = append(append(cur.body, l...), '\n')
-		}
-	}
-	return out
-}
-
 // readmeText returns the repository root and the README.
 func readmeText(t testing.TB) (string, []byte) {
 	t.Helper()
@@ -481,12 +419,23 @@ func readmeText(t testing.TB) (string, []byte) {
 // this heading, as written.
 func readmeGraphQL(t testing.TB, heading string) string {
 	t.Helper()
-	_, readme := readmeText(t)
-	_, section, ok := strings.Cut(string(readme), "## "+heading+"\n")
+	return docGraphQL(t, "README.md", heading)
+}
+
+// docGraphQL returns the first graphql block after the heading (of any level)
+// in the repository's markdown file, as written.
+func docGraphQL(t testing.TB, file, heading string) string {
+	t.Helper()
+	root, _ := readmeText(t)
+	doc, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut("\n"+string(doc), "# "+heading+"\n")
 	_, block, ok2 := strings.Cut(section, "```graphql\n")
 	query, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatalf("README: no graphql block in the section %q", heading)
+		t.Fatalf("%s: no graphql block in the section %q", file, heading)
 	}
 	return query
 }

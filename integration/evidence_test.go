@@ -328,7 +328,7 @@ func mapValues(m map[string]string) []string {
 // grouped answer of generative-dummy holds the cards.
 func TestREADMEEvidenceCards(t *testing.T) {
 	cardsCorpus(t)
-	query := strings.Replace(readmeGraphQL(t, "Evidence cards"), "Article(", cardsClass+"(", 1)
+	query := strings.Replace(docGraphQL(t, "docs/evidence-cards.md", "Evidence cards"), "Article(", cardsClass+"(", 1)
 	res := graphql(t, query, nil)
 	if len(res.Errors) > 0 {
 		t.Fatalf("README query: %s", res.errText())

@@ -529,7 +529,7 @@ func answer(ctx context.Context, conn *connection.GrpcClient, question string) (
 func TestRAGREADME(t *testing.T) {
 	ragArticle(t)
 	t.Run("GraphQL", func(t *testing.T) {
-		query := readmeGraphQL(t, "RAG in one query")
+		query := docGraphQL(t, "docs/rag.md", "RAG in one query")
 		got, err := graphqlRAG(t, "Article", query)
 		if err != nil {
 			t.Fatal(err)

@@ -37,8 +37,8 @@ type Options struct {
 	// vector compared between candidates
 	TargetVector string `json:"targetVector,omitempty"`
 	// how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer
-	// similarity of their vectors, mean the cosine of their mean-pooled vectors (see "Multi-vector
-	// targets"); allowed: maxsim, mean
+	// similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md);
+	// allowed: maxsim, mean
 	MultiVector string `json:"multiVector,omitempty"`
 	// source of each object (URL or document) for source novelty (ngram)
 	SourceProperty string `json:"sourceProperty,omitempty"`
@@ -47,8 +47,8 @@ type Options struct {
 	Order string `json:"order,omitempty"`
 	// first drop candidates whose cosine to a more relevant candidate is >= this; allowed: (0, 1]
 	DedupThreshold *float64 `json:"dedupThreshold,omitempty"`
-	// evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards");
-	// allowed: off, auto, cards
+	// evidence cards: select and return each chunk's best sentences for the query (see
+	// docs/evidence-cards.md); allowed: off, auto, cards
 	Evidence string `json:"evidence,omitempty"`
 	// most sentences of a card with evidence: cards (the first sentence and the best by query overlap);
 	// allowed: [1, 64]
@@ -411,7 +411,7 @@ const specJSON = `{
         "maxsim",
         "mean"
       ],
-      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see \"Multi-vector targets\")"
+      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md)"
     },
     {
       "name": "sourceProperty",
@@ -450,7 +450,7 @@ const specJSON = `{
         "auto",
         "cards"
       ],
-      "doc": "evidence cards: select and return each chunk's best sentences for the query (see \"Evidence cards\")"
+      "doc": "evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)"
     },
     {
       "name": "evidenceSentences",

@@ -19,7 +19,7 @@ export interface Options {
   tokenProperty?: string;
   /** vector compared between candidates */
   targetVector?: string;
-  /** how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see "Multi-vector targets"); allowed: maxsim, mean */
+  /** how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md); allowed: maxsim, mean */
   multiVector?: 'maxsim' | 'mean';
   /** source of each object (URL or document) for source novelty (ngram) */
   sourceProperty?: string;
@@ -27,7 +27,7 @@ export interface Options {
   order?: 'selection' | 'relevance' | 'edges';
   /** first drop candidates whose cosine to a more relevant candidate is >= this; allowed: (0, 1] */
   dedupThreshold?: number;
-  /** evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards"); allowed: off, auto, cards */
+  /** evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md); allowed: off, auto, cards */
   evidence?: 'off' | 'auto' | 'cards';
   /** most sentences of a card with evidence: cards (the first sentence and the best by query overlap); allowed: [1, 64] */
   evidenceSentences?: number;

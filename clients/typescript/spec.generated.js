@@ -78,7 +78,7 @@ export const spec = {
         "maxsim",
         "mean"
       ],
-      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see \"Multi-vector targets\")"
+      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md)"
     },
     {
       "name": "sourceProperty",
@@ -117,7 +117,7 @@ export const spec = {
         "auto",
         "cards"
       ],
-      "doc": "evidence cards: select and return each chunk's best sentences for the query (see \"Evidence cards\")"
+      "doc": "evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)"
     },
     {
       "name": "evidenceSentences",

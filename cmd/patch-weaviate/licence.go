@@ -8,13 +8,13 @@ import (
 	"strings"
 )
 
-// Weaviate 1.39 ships a "wl" folder under the Weaviate License (wl/LICENSE-
+// Weaviate's next minor line ships a "wl" folder under the Weaviate License (wl/LICENSE-
 // WEAVIATE), not BSD-3-Clause: it grants no rights ("All rights reserved"),
 // and its code runs only with a LICENSE_KEY. Our build and image must stay
 // BSD-3-Clause throughout, so the pinned source may carry that folder with
 // its licence text only: a Weaviate release that puts code there fails the
-// build here, naming the files, and the bump needs a decision first (README,
-// "Weaviate version").
+// build here, naming the files, and the bump needs a decision first (docs/internals.md,
+// "Moving the Weaviate pin").
 const (
 	weaviateLicensedDir  = "wl"
 	weaviateLicensedText = "LICENSE-WEAVIATE"
@@ -43,7 +43,7 @@ func checkLicence(dir string) error {
 	}
 	if len(found) > 0 {
 		return fmt.Errorf("the Weaviate source has files under %s/, which are under the Weaviate License, not BSD-3-Clause: %s; "+
-			"a build of diverse-select must not include them (see the README's Weaviate version section)",
+			"a build of diverse-select must not include them (see docs/internals.md, section Moving the Weaviate pin)",
 			weaviateLicensedDir, strings.Join(found, ", "))
 	}
 	return nil

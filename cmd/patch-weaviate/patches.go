@@ -2,7 +2,7 @@ package main
 
 // Patches is every change we make to Weaviate's source: one statement
 // inserted after a named anchor statement, plus a glue file of ours added to
-// the same package. The README's "What we change in Weaviate and why" lists
+// the same package. docs/internals.md, "What we change in Weaviate and why", lists
 // the same table; `patch-weaviate -list` prints it, and `-packages` prints the
 // patched packages (make test-weaviate runs their tests, see TestPackages).
 var Patches = []Patch{
@@ -96,7 +96,7 @@ var Patches = []Patch{
 		Why: "Weaviate loads every candidate's vector for a vector search with any module additional property, in case the " +
 			"module needs it (a 3 KB copy per candidate at 768 dimensions: at a pool of 1000, 60% of the query's allocations). " +
 			"This keeps it unloaded when the selection takes the vector it compares from its feature cache (set up by the widen " +
-			"glue: README, \"Properties and vectors are read for the selected objects only\") and the query did not ask for it; every other search loads it as before.",
+			"glue: docs/internals.md, \"Properties and vectors are read for the selected objects only\") and the query did not ask for it; every other search loads it as before.",
 	},
 }
 

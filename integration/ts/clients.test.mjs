@@ -59,7 +59,7 @@ test('diverse selection over gRPC rerank, next to the built-in MMR', async (t) =
   });
   for (const o of selected.objects) console.log(o.metadata.rerankScore, o.properties.body);
 
-  // Weaviate's built-in MMR (gRPC only, Weaviate 1.37+), for comparison:
+  // Weaviate's built-in MMR (gRPC only), for comparison:
   const mmr = await articles.query.nearText(query, {
     limit: 40,
     diversity: Diversity.mmr({ limit: 5, balance: 0.5 }),

@@ -40,12 +40,13 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
+		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	opts := options{gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
-		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit}
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -55,6 +56,7 @@ func main() {
 // options are the demo's flags.
 type options struct {
 	gloveDir, dataDir, strategy   string
+	readme                        string // file whose demo block gets the first query's comparison
 	httpPort, grpcPort, embedPort int
 	budget, candidates            int
 	exit                          bool
@@ -104,10 +106,19 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err := importCorpus(ctx, w, client, budget); err != nil {
 		return err
 	}
+	var shown []string
 	for _, q := range corpus.Queries() {
-		if err := compare(ctx, s.HTTPURL, w, q, budget, candidates, strategy); err != nil {
+		var b strings.Builder
+		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &b), q, budget, candidates, strategy); err != nil {
 			return err
 		}
+		shown = append(shown, b.String())
+	}
+	if o.readme != "" {
+		if err := spliceDemo(o.readme, readmeComparison(shown)); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "(the comparison with the most near-copies in top-k written into %s)\n\n", o.readme)
 	}
 	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
 		s.HTTPURL, Class, exampleQuery(budget, candidates))

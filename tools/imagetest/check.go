@@ -35,6 +35,9 @@ type check struct {
 	ctx                 context.Context
 	base, grpc, metrics string
 	container           string
+	image               string      // the image the containers run
+	published           map[int]int // container port -> host port (the compose file's)
+	memLimit            string      // the compose file's mem_limit
 	client              *weaviate.Client
 	selector            *expect.Selector
 }
@@ -51,6 +54,10 @@ func (c *check) all() error {
 		{"diverseSelect over GraphQL", c.graphql},
 		{"diverse selection over the gRPC rerank route", c.grpcRoute},
 		{"module metrics on the metrics port", c.moduleMetrics},
+		{"every served and published port exposed", c.exposedPorts},
+		{"plugins folder in place", c.pluginsFolder},
+		{"memory limit from the container (LIMIT_RESOURCES)", c.memoryLimit},
+		{"authentication on unless the compose file turns it off", c.authOn},
 	} {
 		if err := step.fn(); err != nil {
 			return fmt.Errorf("%s: %w", step.name, err)
@@ -156,7 +163,40 @@ func (c *check) importCorpus() error {
 		return fmt.Errorf("import: %w", err)
 	}
 	fmt.Printf("imagetest: %d objects imported\n", len(objs))
-	return nil
+	return c.untilIndexed(len(objs))
+}
+
+// untilIndexed waits until no vector of the class waits for the index and a
+// nearText search retrieves the whole pool: with ASYNC_INDEXING (the compose file sets it, as
+// docs/deployment.md asks) a search right after the import finds nothing
+// until Weaviate's indexing queue is drained.
+func (c *check) untilIndexed(objects int) error {
+	if len(corpus.Chunks()) < pool {
+		return fmt.Errorf("the corpus has fewer chunks than the pool %d", pool)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		nodes, err := stack.Nodes(c.ctx, c.base, class)
+		var count, queued int64
+		for _, n := range nodes {
+			for _, sh := range n.Shards {
+				count += sh.ObjectCount
+				queued += sh.VectorQueueLength
+			}
+		}
+		if err == nil && queued == 0 && len(nodes) > 0 {
+			// The queue is drained; the search must now find the whole pool.
+			if _, err = c.candidates(corpus.Queries()[0].Text); err == nil {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not indexed after 2m: %d of %d objects counted, %d vectors queued (%v)", count, objects, queued, err)
+		}
+		if !sleep(c.ctx, 500*time.Millisecond) {
+			return c.ctx.Err()
+		}
+	}
 }
 
 // candidates reads the pool a nearText query retrieves, as the selection sees it.

@@ -15,7 +15,13 @@
 //   - a class is created and objects imported (vectors from the embedder);
 //   - a diverseSelect query over GraphQL and the gRPC rerank route return
 //     the selection the selectors library computes on the same candidates;
-//   - the module's metrics are on the published metrics port.
+//   - the module's metrics are on the published metrics port;
+//   - the image as operators expect it: API keys on and anonymous access off
+//     in the image (a server started without the compose file's environment
+//     refuses to start until the keys are given), every port it serves (and each port
+//     the compose file publishes) exposed, the plugins folder in place and
+//     named by DIVERSE_SELECT_PLUGIN_DIR, GOMEMLIMIT derived from the
+//     container's memory limit (LIMIT_RESOURCES).
 //
 // Needs podman (and root for its default storage and networks).
 package main
@@ -71,6 +77,7 @@ type composeFile struct {
 		Volumes     []string          `yaml:"volumes"`
 		Environment map[string]string `yaml:"environment"`
 		Restart     string            `yaml:"restart"`
+		MemLimit    string            `yaml:"mem_limit"`
 		Healthcheck *struct {
 			Test     []string `yaml:"test"`
 			Interval string   `yaml:"interval"`
@@ -155,6 +162,9 @@ func run(o options) error {
 	if wv.Restart != "" {
 		wvArgs = append(wvArgs, "--restart", wv.Restart)
 	}
+	if wv.MemLimit != "" {
+		wvArgs = append(wvArgs, "--memory", wv.MemLimit)
+	}
 	for _, v := range wv.Volumes {
 		vol, target, ok := strings.Cut(v, ":")
 		if !ok {
@@ -185,7 +195,8 @@ func run(o options) error {
 		time.Since(t1).Round(100*time.Millisecond), base, published[50051], published[2112])
 
 	c := &check{ctx: ctx, base: base, grpc: fmt.Sprintf("127.0.0.1:%d", published[50051]),
-		metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", published[2112]), container: name + "-weaviate"}
+		metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", published[2112]), container: name + "-weaviate",
+		image: image(wv.Image, o.image), published: published, memLimit: wv.MemLimit}
 	if err := c.all(); err != nil {
 		p.logs()
 		return err

@@ -84,7 +84,7 @@ SPEC = json.loads(r'''{
         "maxsim",
         "mean"
       ],
-      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see \"Multi-vector targets\")"
+      "doc": "how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md)"
     },
     {
       "name": "sourceProperty",
@@ -123,7 +123,7 @@ SPEC = json.loads(r'''{
         "auto",
         "cards"
       ],
-      "doc": "evidence cards: select and return each chunk's best sentences for the query (see \"Evidence cards\")"
+      "doc": "evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)"
     },
     {
       "name": "evidenceSentences",
@@ -977,11 +977,11 @@ class Settings:
     tokenizer: token counter (BPE encodings are embedded: no download); allowed: cl100k_base, o200k_base, words, chars
     token_property: property already holding each object's token count
     target_vector: vector compared between candidates
-    multi_vector: how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see "Multi-vector targets"); allowed: maxsim, mean
+    multi_vector: how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md); allowed: maxsim, mean
     source_property: source of each object (URL or document) for source novelty (ngram)
     order: output order; edges puts the best at both ends, for models that lose the middle; allowed: selection, relevance, edges
     dedup_threshold: first drop candidates whose cosine to a more relevant candidate is >= this; allowed: (0, 1]
-    evidence: evidence cards: select and return each chunk's best sentences for the query (see "Evidence cards"); allowed: off, auto, cards
+    evidence: evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md); allowed: off, auto, cards
     evidence_sentences: most sentences of a card with evidence: cards (the first sentence and the best by query overlap); allowed: [1, 64]
     evidence_max_words: most words of a card with evidence: cards (0 = no limit); allowed: [0, 100000]
     offset: the page after this many results: the selection continues the earlier pages (see Pages); allowed: [0, 1048576]

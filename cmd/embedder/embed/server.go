@@ -7,7 +7,7 @@ import (
 	"net/http"
 )
 
-// The wire types below mirror the client in Weaviate v1.38.11,
+// The wire types below mirror the client in the Weaviate go.mod pins,
 // usecases/modulecomponents/clients/transformers/transformers.go, which the
 // text2vec-transformers module uses unmodified.
 

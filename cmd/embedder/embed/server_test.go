@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// weaviateVecRequest is the exact struct Weaviate v1.38.11 marshals for a
+// weaviateVecRequest is the exact struct the pinned Weaviate marshals for a
 // request and unmarshals a response into
 // (usecases/modulecomponents/clients/transformers/transformers.go). It is
 // restated here, not imported, so the test pins the wire format.

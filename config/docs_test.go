@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The README's configuration tables are the tables Keys, Env and PluginEnv
+// The configuration tables of docs/configuration.md are the tables Keys, Env, PluginEnv and PolicyKeys
 // rendered: a key or variable added to (or changed in) the table must be
 // documented the same way. On a mismatch the test prints the rows to paste.
 
@@ -45,12 +45,21 @@ func envRows() []string {
 	return rows
 }
 
+// policyRows renders PolicyKeys as the query policy table rows.
+func policyRows() []string {
+	var rows []string
+	for _, k := range PolicyKeys {
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", k.Name, k.Allowed, k.Default, k.Doc))
+	}
+	return rows
+}
+
 // tableAfter returns the rows of the README table whose header is header.
 func tableAfter(t *testing.T, readme, header string) []string {
 	t.Helper()
 	_, rest, ok := strings.Cut(readme, "\n"+header+"\n")
 	if !ok {
-		t.Fatalf("README has no table with header %q", header)
+		t.Fatalf("docs/configuration.md has no table with header %q", header)
 	}
 	var rows []string
 	for i, line := range strings.Split(rest, "\n") {
@@ -65,8 +74,8 @@ func tableAfter(t *testing.T, readme, header string) []string {
 	return rows
 }
 
-func TestREADMEConfigTables(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+func TestConfigDocTables(t *testing.T) {
+	b, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +83,15 @@ func TestREADMEConfigTables(t *testing.T) {
 	for _, tc := range []struct {
 		name, header string
 		want         []string
-		extra        int // README rows after the table's own (strategy parameters)
+		extra        int // rows after the table's own (strategy parameters)
 	}{
 		{"key table (config.Keys)", "| key | default | allowed | meaning |", keyRows(), 1},
 		{"variable table (config.Env, config.PluginEnv)", "| variable | default | meaning |", envRows(), 0},
+		{"query policy table (config.PolicyKeys)", "| policy key | allowed | default | effect |", policyRows(), 0},
 	} {
 		got := tableAfter(t, readme, tc.header)
 		if len(got) != len(tc.want)+tc.extra || strings.Join(got[:min(len(got), len(tc.want))], "\n") != strings.Join(tc.want, "\n") {
-			t.Errorf("README %s differs from the spec; its rows should read:\n%s\ngot:\n%s",
+			t.Errorf("docs/configuration.md %s differs from the spec; its rows should read:\n%s\ngot:\n%s",
 				tc.name, strings.Join(tc.want, "\n"), strings.Join(got, "\n"))
 		}
 	}

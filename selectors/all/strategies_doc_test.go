@@ -9,27 +9,28 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// TestREADMEDocumentsEveryStrategy keeps the README's strategy sections in
+// TestStrategiesDocDocumentsEveryStrategy keeps the strategy sections of
+// docs/strategies.md in
 // step with the registry: every strategy has a section with a query example
 // and a table row per parameter showing its default and allowed range.
-func TestREADMEDocumentsEveryStrategy(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+func TestStrategiesDocDocumentsEveryStrategy(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/strategies.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(raw)
+	readme := string(raw) // docs/strategies.md
 	for _, d := range selectors.Definitions() {
-		start := strings.Index(readme, "\n### "+d.Name+"\n")
+		start := strings.Index(readme, "\n## "+d.Name+"\n")
 		if start < 0 {
-			t.Errorf("README has no section \"### %s\"", d.Name)
+			t.Errorf("docs/strategies.md has no section \"## %s\"", d.Name)
 			continue
 		}
 		section := readme[start+1:]
-		if end := strings.Index(section[4:], "\n### "); end >= 0 {
-			section = section[:end+4]
+		if end := strings.Index(section[3:], "\n## "); end >= 0 {
+			section = section[:end+3]
 		}
 		if !strings.Contains(section, `diverseSelect: {strategy: "`+d.Name+`"`) {
-			t.Errorf("README section %s has no query example", d.Name)
+			t.Errorf("docs/strategies.md section %s has no query example", d.Name)
 		}
 		for _, p := range d.Params {
 			def := "unset"
@@ -38,7 +39,7 @@ func TestREADMEDocumentsEveryStrategy(t *testing.T) {
 			}
 			row := fmt.Sprintf("| `%s` | %s | %s |", p.Name, def, p.Range())
 			if !strings.Contains(section, row) {
-				t.Errorf("README section %s lacks the row %q", d.Name, row)
+				t.Errorf("docs/strategies.md section %s lacks the row %q", d.Name, row)
 			}
 		}
 	}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// reTopkCopies reads the near-copies of the top-k column's summary line.
+var reTopkCopies = regexp.MustCompile(`= \d+ chunks, \d+ tokens, \d+/\d+ facets, (\d+) near-copies`)
+
+// readmeComparison picks the comparison whose top-k holds the most
+// near-copies: the one that shows what the selection is for.
+func readmeComparison(shown []string) string {
+	best, most := "", -1
+	for _, s := range shown {
+		n := -1
+		if m := reTopkCopies.FindStringSubmatch(s); m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		if n > most {
+			best, most = s, n
+		}
+	}
+	return best
+}
+
+// The README's demo block: the comparison of the demo query whose top-k
+// holds the most near-copies (the first such query on a tie), as `make run`
+// prints it, between these markers (make demo-readme writes it).
+const (
+	demoBegin = "<!-- BEGIN demo -->"
+	demoEnd   = "<!-- END demo -->"
+)
+
+// spliceDemo replaces the demo block of file by the comparison shown.
+func spliceDemo(file, shown string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	out, err := spliceDemoText(string(data), shown)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return os.WriteFile(file, []byte(out), 0o644)
+}
+
+func spliceDemoText(doc, shown string) (string, error) {
+	i, j := strings.Index(doc, demoBegin), strings.Index(doc, demoEnd)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %s ... %s block", demoBegin, demoEnd)
+	}
+	lines := strings.Split(strings.Trim(shown, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	block := demoBegin + "\n```\n" + strings.Join(lines, "\n") + "\n```\n"
+	return doc[:i] + block + doc[j:], nil
+}
