@@ -138,3 +138,21 @@ func mustArguments(t *testing.T, doc string) []*ast.Argument {
 	}
 	return d.Definitions[0].(*ast.OperationDefinition).SelectionSet.Selections[0].(*ast.Field).Arguments
 }
+
+// TestFieldListOfLists: the _additional field's arguments come from
+// Weaviate's GraphQL parser; a list inside a list (any depth) is refused at
+// once, before the conversion would recurse into it.
+func TestFieldListOfLists(t *testing.T) {
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	for _, depth := range []int{2, 3, 1000} {
+		doc := "{ f(extraTextProperties: " + strings.Repeat("[", depth) + `"body"` + strings.Repeat("]", depth) + ") }"
+		r := m.parseField(mustArguments(t, doc), class)
+		if r.err == nil || !strings.Contains(r.err.Error(), `"extraTextProperties" is a list of lists`) {
+			t.Errorf("depth %d: %v, want a refusal", depth, r.err)
+		}
+	}
+	if r := m.parseField(mustArguments(t, `{ f(extraTextProperties: ["body"]) }`), class); r.err != nil {
+		t.Errorf("a flat list: %v", r.err)
+	}
+}

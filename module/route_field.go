@@ -57,6 +57,13 @@ func astValue(name string, v ast.Value) (any, error) {
 		}
 		return f, nil
 	case *ast.ListValue:
+		// Lists hold strings (extraTextProperties): a list inside a list is
+		// never a valid value, and refusing it bounds this recursion.
+		for _, e := range x.Values {
+			if _, nested := e.(*ast.ListValue); nested {
+				return nil, &config.Error{Key: name, Msg: "is a list of lists; allowed: a list of strings"}
+			}
+		}
 		out := make([]any, len(x.Values))
 		for i, e := range x.Values {
 			ev, err := astValue(name, e)
