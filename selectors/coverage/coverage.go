@@ -14,6 +14,13 @@
 //		    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
 //		    relevance, as in top-k; a near-copy of a selected chunk adds almost
 //		    nothing, so the budget goes to new information.
+//		  - The demand: under a token budget a target's weight is rho_u^4
+//		    (demandPower), not rho_u. In a pool wider than the query's topic
+//		    the chunks of another topic form a cluster that covers itself, and
+//		    with demand in proportion to relevance covering it earns about as
+//		    much as one more chunk on the query; the fourth power leaves it
+//		    little (DefaultBudgetDemandPower). Under K alone the demand is
+//		    rho_u.
 //		  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
 //		    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
 //		    over the pool and lex_u the idf-weighted share of the query's terms
@@ -135,6 +142,13 @@ func init() {
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 			{Name: "parts", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
 				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
+			{Name: "demandPower", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "a target's demand is its relevance to this power (larger = the most relevant targets dominate; " +
+					"0 = 4 under a token budget, 1 without one)"},
+			{Name: "focus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"},
+			{Name: "relevanceFloor", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
+				Doc: "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -142,7 +156,8 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets")}, nil
+				targets: p.Int("targets"), demandPower: p.Float("demandPower"), floor: p.Float("relevanceFloor"),
+				focus: p.Float("focus")}, nil
 		},
 	})
 }
@@ -167,6 +182,7 @@ const DefaultTargets = 32
 
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts float64
+	demandPower, floor, focus                             float64
 	center, fill                                          bool
 	targets                                               int
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -147,7 +148,7 @@ func suiteTable(r *results, s *suite, keep func(*instance) bool, def string) str
 		}
 	}
 	cell := func(mi int, v float64) string {
-		if s.Metrics[mi] == mDistract {
+		if countMetric(s.Metrics[mi]) {
 			return fmt.Sprintf("%.2f", v)
 		}
 		return pct(v)
@@ -363,8 +364,10 @@ func oracleMean(s *suite, ci, mi int, keep func(*instance) bool) float64 {
 	sum, n := 0.0, 0
 	for _, in := range s.Insts {
 		if keep == nil || keep(in) {
-			sum += s.Oracle(in, s.Constraints[ci])[mi]
-			n++
+			if v := s.Oracle(in, s.Constraints[ci])[mi]; !math.IsNaN(v) {
+				sum += v
+				n++
+			}
 		}
 	}
 	return sum / float64(max(1, n))

@@ -1,0 +1,82 @@
+package coverage
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/diverse-select/diverse-select/selectors"
+)
+
+func TestDemandPowerResolves(t *testing.T) {
+	tests := []struct {
+		name   string
+		param  float64
+		budget int
+		want   float64
+	}{
+		{"auto under a budget", 0, 100, DefaultBudgetDemandPower},
+		{"auto without a budget", 0, 0, 1},
+		{"explicit under a budget", 2, 100, 2},
+		{"explicit without a budget", 3, 0, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, demandPower(tc.param, &selectors.Problem{Budget: tc.budget}))
+		})
+	}
+}
+
+// offTopicPool: six chunks on the query's topic (three facets, each said
+// twice in partly other words: not near-copies), a cluster of six chunks on
+// another topic, less relevant and alike, that covers itself, and one
+// chunk on neither.
+func offTopicPool() []selectors.Candidate {
+	return []selectors.Candidate{
+		cand(0.90, 20, "", 1, 0.8, 0, 0, 0, 0.3, 0, 0),
+		cand(0.88, 20, "", 1, 0.8, 0, 0, 0, 0, 0.3, 0),
+		cand(0.86, 20, "", 1, 0, 0.8, 0, 0, 0.3, 0, 0),
+		cand(0.84, 20, "", 1, 0, 0.8, 0, 0, 0, 0.3, 0),
+		cand(0.82, 20, "", 1, 0, 0, 0.8, 0, 0.3, 0, 0),
+		cand(0.80, 20, "", 1, 0, 0, 0.8, 0, 0, 0.3, 0),
+		cand(0.60, 20, "", 0, 0, 0, 0, 1, 0.3, 0, 0),
+		cand(0.59, 20, "", 0, 0, 0, 0, 1, 0, 0.3, 0),
+		cand(0.58, 20, "", 0, 0, 0, 0, 1, 0, 0, 0.3),
+		cand(0.57, 20, "", 0, 0, 0, 0, 1, 0.2, 0.2, 0),
+		cand(0.56, 20, "", 0, 0, 0, 0, 1, 0, 0.2, 0.2),
+		cand(0.55, 20, "", 0, 0, 0, 0, 1, 0.2, 0, 0.2),
+		cand(0.20, 20, "", 0, 0, 0, 0, 0, 0, 0, 1),
+	}
+}
+
+// TestOffTopicClusterUnderBudget: demand in proportion to relevance
+// (demandPower 1, the rule before) takes a chunk of the other topic's
+// cluster first, since it covers five more; the default's demand leaves the
+// cluster until the facets are covered and spends less of the budget on it.
+func TestOffTopicClusterUnderBudget(t *testing.T) {
+	tests := []struct {
+		name     string
+		params   map[string]any
+		budget   int
+		offTopic int
+	}{
+		{"default, three chunks", nil, 60, 0},
+		{"demand = relevance, three chunks", map[string]any{"demandPower": 1.0}, 60, 1},
+		{"default, five chunks", nil, 100, 1},
+		{"demand = relevance, five chunks", map[string]any{"demandPower": 1.0}, 100, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &selectors.Problem{Candidates: offTopicPool(), Budget: tc.budget}
+			sel := run(t, tc.params, p).Indices()
+			off := 0
+			for _, i := range sel {
+				if i >= 6 {
+					off++
+				}
+			}
+			assert.Len(t, sel, tc.budget/20)
+			assert.Equal(t, tc.offTopic, off, "selected %v", sel)
+		})
+	}
+}
