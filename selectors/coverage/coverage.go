@@ -147,6 +147,8 @@ func init() {
 					"0 = 4 under a token budget, 1 without one)"},
 			{Name: "focus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
 				Doc: "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"},
+			{Name: "termFocus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"},
 			{Name: "relevanceFloor", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
 				Doc: "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
@@ -157,7 +159,7 @@ func init() {
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
 				targets: p.Int("targets"), demandPower: p.Float("demandPower"), floor: p.Float("relevanceFloor"),
-				focus: p.Float("focus")}, nil
+				focus: p.Float("focus"), termFocus: p.Float("termFocus")}, nil
 		},
 	})
 }
@@ -182,7 +184,7 @@ const DefaultTargets = 32
 
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts float64
-	demandPower, floor, focus                             float64
+	demandPower, floor, focus, termFocus                  float64
 	center, fill                                          bool
 	targets                                               int
 }

@@ -52,8 +52,11 @@ type objective struct {
 	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
 	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
-	covered []bool
-	hopOn   []bool
+	covered []float64 // per query term, the largest termLevel of a selected chunk that has it
+	// termLevel[d] is how fully d covers a query term it has: 1, or its
+	// dense relevance to termFocus (nil: 1 for every chunk).
+	termLevel []float64
+	hopOn     []bool
 }
 
 func (s strategy) objective(p *selectors.Problem) *objective {
@@ -61,6 +64,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	n := len(c)
 	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
 	o.rho = denseRelevance(c)
+	if s.termFocus > 0 {
+		o.termLevel = make([]float64, n)
+		for d, r := range o.rho {
+			o.termLevel[d] = math.Pow(r, s.termFocus)
+		}
+	}
 	an := text.NewAnalyzer()
 	// The candidates' analysed terms, once, when two parts read them.
 	var all [][]string
@@ -196,7 +205,7 @@ func (o *objective) release() {
 // reset empties the selection state.
 func (o *objective) reset() {
 	o.cur = make([]float32, len(o.targets))
-	o.covered = make([]bool, len(o.qw))
+	o.covered = make([]float64, len(o.qw))
 	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
@@ -584,8 +593,8 @@ func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d])
 func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
-			if !o.covered[t] {
-				g += o.qw[t]
+			if c := o.covered[t]; c < o.level(d) {
+				g += o.qw[t] * (o.level(d) - c)
 			}
 		}
 	}
@@ -593,6 +602,14 @@ func (o *objective) gainBeyond(d int, g float64) float64 {
 		g += o.hopW
 	}
 	return g + o.parts.gain(d)
+}
+
+// level is termLevel[d], 1 without termFocus.
+func (o *objective) level(d int) float64 {
+	if o.termLevel == nil {
+		return 1
+	}
+	return o.termLevel[d]
 }
 
 // add puts d into the selection state.
@@ -605,7 +622,7 @@ func (o *objective) add(d int) {
 	}
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
-			o.covered[t] = true
+			o.covered[t] = max(o.covered[t], o.level(d))
 		}
 	}
 	o.parts.add(d)

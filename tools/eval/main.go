@@ -267,6 +267,7 @@ var ablations = []string{
 	"coverage:demandPower=8",
 	"coverage:focus=1",
 	"coverage:focus=2",
+	"coverage:termFocus=1",
 	"coverage:relevanceFloor=0.3",
 	"coverage:relevanceFloor=0.5",
 	"adagres:lambda=0.5",
