@@ -126,7 +126,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
 		o.w = targetWeights(o.rho, o.targets)
-		power := demandPower(s.demandPower, p)
+		power := demandPower(s.demandPower, o.kappa, p)
 		for t, u := range o.targets {
 			if o.below != nil && o.below[u] {
 				o.w[t] = 0
@@ -146,26 +146,32 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	return o
 }
 
-// DefaultBudgetDemandPower is the demand power under a token budget when
-// demandPower is 0 (the default). A target's demand is its relevance to
-// this power: in a pool larger than the query's topic (other topics'
-// chunks, each a cluster that covers itself), demand in proportion to the
-// relevance lets covering an off-topic cluster earn about as much as one
-// more chunk on the query, and the density greedy then spends the budget
-// on it. Chosen on the tuning halves of HotpotQA, MuSiQue and 2Wiki with
-// both encoders (docs/quality.md, "Precision"): 4 cuts the tokens spent on
-// other questions' paragraphs by a half to two thirds and raises the
-// all-gold rate; 2 keeps more off-topic picks, 6 and 8 gain nothing more.
-// Without a budget (K alone) the demand stays the relevance: there the
-// sharper demand loses 5-6 points of Perspectrum cluster coverage.
+// DefaultBudgetDemandPower is the demand power when demandPower is 0 (the
+// default) and the token budget admits at most a quarter of the pool
+// (kbar <= N/4). A target's demand is its relevance to this power: in a
+// pool wider than the query's topic (other topics' chunks, each a cluster
+// that covers itself), demand in proportion to the relevance lets covering
+// an off-topic cluster earn about as much as one more chunk on the query,
+// and the density greedy then spends the budget on it. Chosen on the
+// tuning halves of HotpotQA, MuSiQue and 2Wiki with both encoders
+// (docs/quality.md, "Precision"): 4 cuts the tokens spent on other
+// questions' paragraphs by a half to two thirds; 2 keeps more off-topic
+// picks, 6 and 8 gain nothing more. When the budget admits a larger share
+// of the pool, most of what is relevant fits anyway and the demand stays
+// the relevance: applied to budgets up to half the pool, the sharper
+// demand lost 1 point of HotpotQA both-gold at B = 900 and 0.7 of the
+// evidence cards' answer recall at B = 450 and 600 (pools of 10). Without
+// a budget (K alone) the demand is the relevance too: there the sharper
+// demand lost 5-6 points of Perspectrum cluster coverage.
 const DefaultBudgetDemandPower = 4.0
 
-// demandPower resolves the demandPower parameter for a problem.
-func demandPower(param float64, p *selectors.Problem) float64 {
+// demandPower resolves the demandPower parameter for a problem whose
+// constraint admits kbar items on average.
+func demandPower(param, kbar float64, p *selectors.Problem) float64 {
 	switch {
 	case param > 0:
 		return param
-	case p.Budget > 0:
+	case p.Budget > 0 && kbar <= float64(len(p.Candidates))/4:
 		return DefaultBudgetDemandPower
 	}
 	return 1

@@ -10,19 +10,21 @@ import (
 
 func TestDemandPowerResolves(t *testing.T) {
 	tests := []struct {
-		name   string
-		param  float64
-		budget int
-		want   float64
+		name         string
+		param, kbar  float64
+		budget, pool int
+		want         float64
 	}{
-		{"auto under a budget", 0, 100, DefaultBudgetDemandPower},
-		{"auto without a budget", 0, 0, 1},
-		{"explicit under a budget", 2, 100, 2},
-		{"explicit without a budget", 3, 0, 3},
+		{"auto, a budget for a quarter of the pool", 0, 2.5, 100, 10, DefaultBudgetDemandPower},
+		{"auto, a budget for more than a quarter", 0, 2.6, 100, 10, 1},
+		{"auto without a budget", 0, 10, 0, 10, 1},
+		{"explicit under a budget", 2, 5, 100, 10, 2},
+		{"explicit without a budget", 3, 10, 0, 10, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, demandPower(tc.param, &selectors.Problem{Budget: tc.budget}))
+			p := &selectors.Problem{Budget: tc.budget, Candidates: make([]selectors.Candidate, tc.pool)}
+			assert.Equal(t, tc.want, demandPower(tc.param, tc.kbar, p))
 		})
 	}
 }
@@ -62,7 +64,7 @@ func TestOffTopicClusterUnderBudget(t *testing.T) {
 	}{
 		{"default, three chunks", nil, 60, 0},
 		{"demand = relevance, three chunks", map[string]any{"demandPower": 1.0}, 60, 1},
-		{"default, five chunks", nil, 100, 1},
+		{"default, a budget for more than a quarter: demand = relevance", nil, 100, 2},
 		{"demand = relevance, five chunks", map[string]any{"demandPower": 1.0}, 100, 2},
 	}
 	for _, tc := range tests {
