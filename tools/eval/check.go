@@ -98,7 +98,7 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 	if update {
 		f := thresholdFile{
 			Comment: "Floors of the CI quality check (make eval-check). Each value is what the default strategy reached, " +
-				"in points (the other-question token margins in tokens), on the full evaluation sets (HotpotQA dev300, MuSiQue train100, "+
+				"in points (the other-question token margins in tokens), on the full evaluation sets (HotpotQA dev300, MuSiQue train100, " +
 				"2WikiMultihopQA train500, their mixed pools, Perspectrum train+dev, PIR four tasks) with each " +
 				"encoder (glove: the embedder's glove mode; use-lite: the stored USE-Lite vectors), written by `make eval-check-update` on " + time.Now().UTC().Format("2006-01-02") +
 				". Regenerate only for a deliberate change and say why in the commit; docs/quality.md has the full tables.",

@@ -396,7 +396,9 @@ func variantTable(r *results, def string, ablations []config) string {
 			}
 		}
 		dis := r.value("Perspectrum", label, mDistract, constraint{K: 5}, nil)
-		tok := func(s string) string { return fmt.Sprintf("%.1f", r.value(s, label, mOtherTok, constraint{Budget: 450}, nil)) }
+		tok := func(s string) string {
+			return fmt.Sprintf("%.1f", r.value(s, label, mOtherTok, constraint{Budget: 450}, nil))
+		}
 		rows = append(rows, []string{"`" + label + "`",
 			v("HotpotQA", mBoth, constraint{Budget: 450}), v("HotpotQA", mBoth, constraint{Budget: 600}),
 			v("MuSiQue", mAll, constraint{Budget: 450}), v("2Wiki", mAll, constraint{Budget: 450}),

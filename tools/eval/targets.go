@@ -31,8 +31,12 @@ func (t target) Met() bool {
 	if t.Lower {
 		return t.Value <= t.Need
 	}
-	return t.Value > t.Need || (!t.Strict && t.Value == t.Need)
+	return t.Value > t.Need || (!t.Strict && t.Value >= t.Need-tieTolerance)
 }
+
+// tieTolerance absorbs the rounding of a reference plus a margin (0.14 +
+// 0.10 is not 0.24 in floating point): a value equal to its need is met.
+const tieTolerance = 1e-9
 
 // Margin is how far on the good side of the requirement the default is.
 func (t target) Margin() float64 {
