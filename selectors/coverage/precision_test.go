@@ -52,9 +52,10 @@ func offTopicPool() []selectors.Candidate {
 }
 
 // TestOffTopicClusterUnderBudget: demand in proportion to relevance
-// (demandPower 1, the rule before) takes a chunk of the other topic's
-// cluster first, since it covers five more; the default's demand leaves the
-// cluster until the facets are covered and spends less of the budget on it.
+// (demandPower 1, the default) takes a chunk of the other topic's cluster
+// first, since it covers five more; the budget rule (demandPower 0) leaves
+// the cluster until the facets are covered and spends less of the budget on
+// it.
 func TestOffTopicClusterUnderBudget(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -62,10 +63,10 @@ func TestOffTopicClusterUnderBudget(t *testing.T) {
 		budget   int
 		offTopic int
 	}{
-		{"default, three chunks", nil, 60, 0},
-		{"demand = relevance, three chunks", map[string]any{"demandPower": 1.0}, 60, 1},
-		{"default, a budget for more than a quarter: demand = relevance", nil, 100, 2},
-		{"demand = relevance, five chunks", map[string]any{"demandPower": 1.0}, 100, 2},
+		{"budget rule, three chunks", map[string]any{"demandPower": 0.0}, 60, 0},
+		{"default (demand = relevance), three chunks", nil, 60, 1},
+		{"budget rule, a budget for more than a quarter: demand = relevance", map[string]any{"demandPower": 0.0}, 100, 2},
+		{"default (demand = relevance), five chunks", nil, 100, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
