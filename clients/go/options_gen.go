@@ -86,6 +86,10 @@ type Options struct {
 	// Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams,
 	// or its k-means cluster of vectors.; allowed: terms, ngrams, clusters
 	Concepts string `json:"concepts,omitempty"`
+	// Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger =
+	// the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that
+	// admits at most a quarter of the pool, else 1).
+	DemandPower *float64 `json:"demandPower,omitempty"`
 	// Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee),
 	// pools of at most 30.
 	Enumerate *int `json:"enumerate,omitempty"`
@@ -95,6 +99,9 @@ type Options struct {
 	// Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip
 	// it or stop.; allowed: skip, stop
 	Fit string `json:"fit,omitempty"`
+	// Strategy parameter (coverage). coverage: the greedy ranks a candidate's gain times its relevance to
+	// this power (0 = the gain alone).
+	Focus *float64 `json:"focus,omitempty"`
 	// Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues
 	// the list.
 	G *float64 `json:"g,omitempty"`
@@ -140,6 +147,9 @@ type Options struct {
 	PowerIterations *int `json:"powerIterations,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar.
 	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
+	// Strategy parameter (coverage). coverage: a candidate whose relevance is below this share of the
+	// pool's best is neither a target nor selected (0 = off).
+	RelevanceFloor *float64 `json:"relevanceFloor,omitempty"`
 	// Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed:
 	// cos, half
 	SimMap string `json:"simMap,omitempty"`
@@ -154,6 +164,9 @@ type Options struct {
 	// Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant
 	// candidates (0 = the whole pool).
 	Targets *int `json:"targets,omitempty"`
+	// Strategy parameter (coverage). coverage: a chunk covers a query term it has by its dense relevance to
+	// this power (0 = fully).
+	TermFocus *float64 `json:"termFocus,omitempty"`
 	// Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
 	Theta *float64 `json:"theta,omitempty"`
 	// Strategy parameter (facility). facility: weight of the facility-location term; the relevance term
@@ -244,6 +257,9 @@ func (o *Options) fields() []field {
 	if o.Concepts != "" {
 		out = append(out, field{"concepts", o.Concepts})
 	}
+	if o.DemandPower != nil {
+		out = append(out, field{"demandPower", *o.DemandPower})
+	}
 	if o.Enumerate != nil {
 		out = append(out, field{"enumerate", *o.Enumerate})
 	}
@@ -252,6 +268,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Fit != "" {
 		out = append(out, field{"fit", o.Fit})
+	}
+	if o.Focus != nil {
+		out = append(out, field{"focus", *o.Focus})
 	}
 	if o.G != nil {
 		out = append(out, field{"g", *o.G})
@@ -304,6 +323,9 @@ func (o *Options) fields() []field {
 	if o.QueryCoverage != nil {
 		out = append(out, field{"queryCoverage", *o.QueryCoverage})
 	}
+	if o.RelevanceFloor != nil {
+		out = append(out, field{"relevanceFloor", *o.RelevanceFloor})
+	}
 	if o.SimMap != "" {
 		out = append(out, field{"simMap", o.SimMap})
 	}
@@ -318,6 +340,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Targets != nil {
 		out = append(out, field{"targets", *o.Targets})
+	}
+	if o.TermFocus != nil {
+		out = append(out, field{"termFocus", *o.TermFocus})
 	}
 	if o.Theta != nil {
 		out = append(out, field{"theta", *o.Theta})
@@ -589,6 +614,16 @@ const specJSON = `{
       ]
     },
     {
+      "name": "demandPower",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "enumerate",
       "kind": "int",
       "min": null,
@@ -620,6 +655,16 @@ const specJSON = `{
       "doc": "topk: what to do with an item that does not fit the remaining budget: skip it or stop.",
       "strategies": [
         "topk"
+      ]
+    },
+    {
+      "name": "focus",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).",
+      "strategies": [
+        "coverage"
       ]
     },
     {
@@ -805,6 +850,16 @@ const specJSON = `{
       ]
     },
     {
+      "name": "relevanceFloor",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "simMap",
       "kind": "string",
       "min": null,
@@ -854,6 +909,16 @@ const specJSON = `{
       "min": null,
       "max": null,
       "doc": "coverage: the facility-location term sums over this many most relevant candidates (0 = the whole pool).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "termFocus",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).",
       "strategies": [
         "coverage"
       ]
@@ -1018,6 +1083,34 @@ const specJSON = `{
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
+      },
+      {
+        "name": "demandPower",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"
+      },
+      {
+        "name": "focus",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"
+      },
+      {
+        "name": "termFocus",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"
+      },
+      {
+        "name": "relevanceFloor",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
       },
       {
         "name": "targets",

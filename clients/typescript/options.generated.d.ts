@@ -57,12 +57,16 @@ export interface Options {
   conceptPool?: number;
   /** Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams, or its k-means cluster of vectors.; allowed: terms, ngrams, clusters */
   concepts?: 'terms' | 'ngrams' | 'clusters';
+  /** Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1). */
+  demandPower?: number;
   /** Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee), pools of at most 30. */
   enumerate?: number;
   /** Strategy parameter (coverage). coverage: after the gains run out, fill the remaining budget by relevance per token. */
   fill?: boolean;
   /** Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip it or stop.; allowed: skip, stop */
   fit?: 'skip' | 'stop';
+  /** Strategy parameter (coverage). coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone). */
+  focus?: number;
   /** Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues the list. */
   g?: number;
   /** Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram: weight of source novelty 1/(1+items from the same host). */
@@ -97,6 +101,8 @@ export interface Options {
   powerIterations?: number;
   /** Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar. */
   queryCoverage?: number;
+  /** Strategy parameter (coverage). coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off). */
+  relevanceFloor?: number;
   /** Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed: cos, half */
   simMap?: 'cos' | 'half';
   /** Strategy parameter (coverage). coverage: how much a selected chunk covers another: centred cosine to this power (larger = only near-copies count). */
@@ -107,6 +113,8 @@ export interface Options {
   stopAtZeroGain?: boolean;
   /** Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant candidates (0 = the whole pool). */
   targets?: number;
+  /** Strategy parameter (coverage). coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully). */
+  termFocus?: number;
   /** Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only. */
   theta?: number;
   /** Strategy parameter (facility). facility: weight of the facility-location term; the relevance term gets 1-w2. */

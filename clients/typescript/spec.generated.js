@@ -256,6 +256,16 @@ export const spec = {
       ]
     },
     {
+      "name": "demandPower",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "enumerate",
       "kind": "int",
       "min": null,
@@ -287,6 +297,16 @@ export const spec = {
       "doc": "topk: what to do with an item that does not fit the remaining budget: skip it or stop.",
       "strategies": [
         "topk"
+      ]
+    },
+    {
+      "name": "focus",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).",
+      "strategies": [
+        "coverage"
       ]
     },
     {
@@ -472,6 +492,16 @@ export const spec = {
       ]
     },
     {
+      "name": "relevanceFloor",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "simMap",
       "kind": "string",
       "min": null,
@@ -521,6 +551,16 @@ export const spec = {
       "min": null,
       "max": null,
       "doc": "coverage: the facility-location term sums over this many most relevant candidates (0 = the whole pool).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "termFocus",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).",
       "strategies": [
         "coverage"
       ]
@@ -685,6 +725,34 @@ export const spec = {
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
+      },
+      {
+        "name": "demandPower",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"
+      },
+      {
+        "name": "focus",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"
+      },
+      {
+        "name": "termFocus",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"
+      },
+      {
+        "name": "relevanceFloor",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
       },
       {
         "name": "targets",

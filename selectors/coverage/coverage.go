@@ -14,6 +14,14 @@
 //		    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
 //		    relevance, as in top-k; a near-copy of a selected chunk adds almost
 //		    nothing, so the budget goes to new information.
+//		  - The demand: a target's weight is rho_u^demandPower, rho_u by
+//		    default. In a pool wider than the query's topic the chunks of
+//		    another topic form a cluster that covers itself, and with demand in
+//		    proportion to relevance covering it earns about as much as one more
+//		    chunk on the query; demandPower 0 (the fourth power under a budget
+//		    that admits at most a quarter of the pool) leaves it little, but is
+//		    not the default: it narrows the evidence cards' margin over whole
+//		    chunks below the quality floors (docs/quality.md, "Precision").
 //		  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
 //		    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
 //		    over the pool and lex_u the idf-weighted share of the query's terms
@@ -135,6 +143,15 @@ func init() {
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 			{Name: "parts", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
 				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
+			{Name: "demandPower", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: 64,
+				Doc: "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer " +
+					"tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"},
+			{Name: "focus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"},
+			{Name: "termFocus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"},
+			{Name: "relevanceFloor", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
+				Doc: "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -142,7 +159,8 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets")}, nil
+				targets: p.Int("targets"), demandPower: p.Float("demandPower"), floor: p.Float("relevanceFloor"),
+				focus: p.Float("focus"), termFocus: p.Float("termFocus")}, nil
 		},
 	})
 }
@@ -167,6 +185,7 @@ const DefaultTargets = 32
 
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts float64
+	demandPower, floor, focus, termFocus                  float64
 	center, fill                                          bool
 	targets                                               int
 }

@@ -35,7 +35,8 @@ func build(t *testing.T, params map[string]any, p *selectors.Problem) (strategy,
 	return s, s.objective(p)
 }
 
-// value is F(S) computed from scratch.
+// value is F(S) computed from scratch (every candidate a target, demand
+// o.w: the relevance to the demand power).
 func (o *objective) value(sel []int) float64 {
 	var v float64
 	for u := 0; u < o.n; u++ {
@@ -43,7 +44,7 @@ func (o *objective) value(sel []int) float64 {
 		for _, d := range sel {
 			m = max(m, o.s[d*o.n+u])
 		}
-		v += o.rho[u] * float64(m)
+		v += o.w[u] * float64(m)
 	}
 	if o.qw != nil {
 		covered := map[int32]bool{}

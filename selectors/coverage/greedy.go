@@ -29,6 +29,9 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	n, k := len(c), p.K()
 	density := p.Budget > 0
 	key := func(d int, g float64) float64 {
+		if o.focus != nil {
+			g *= o.focus[d]
+		}
 		if density {
 			return g / float64(c[d].Tokens)
 		}
@@ -41,7 +44,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	out := make([]bool, n)       // selected or dropped: entries left in the queue are ignored
 	for d := range c {
 		single[d] = math.NaN()
-		if p.Fits(0, c[d].Tokens) {
+		if p.Fits(0, c[d].Tokens) && (o.below == nil || !o.below[d]) {
 			single[d] = o.firstGain(d)
 		}
 	}
@@ -105,7 +108,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 		// bound understates them.
 		if o.links != nil {
 			for _, u := range o.links[d] {
-				if !out[u] && p.Fits(used, c[u].Tokens) {
+				if !out[u] && p.Fits(used, c[u].Tokens) && (o.below == nil || !o.below[u]) {
 					g := o.gain(int(u))
 					latest[u] = g
 					q.Push(lazyheap.Entry{Key: key(int(u), g), Gain: g, Index: int(u)})
@@ -172,7 +175,7 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 	}
 	order := make([]int, 0, len(c))
 	for d := range c {
-		if !in[d] {
+		if !in[d] && (o.below == nil || !o.below[d]) {
 			order = append(order, d)
 		}
 	}

@@ -30,7 +30,25 @@ type hotpotPara struct {
 
 // loadHotpot reads hotpotqa-dev300/dev_subsampled.jsonl in file order.
 func loadHotpot(dataDir string) ([]hotpotQuestion, error) {
-	path := filepath.Join(dataDir, "hotpotqa-dev300", "dev_subsampled.jsonl")
+	return loadMultiHop(filepath.Join(dataDir, "hotpotqa-dev300", "dev_subsampled.jsonl"))
+}
+
+// multiHopSet is a multi-hop dataset in HotpotQA's format: its name in the
+// tables and its file under the shared data folder.
+type multiHopSet struct{ Name, File string }
+
+// multiHopSets are the multi-hop datasets of the library evaluation, in
+// table order. MuSiQue and 2WikiMultihopQA are training questions (their
+// SOURCE.md); every supporting paragraph of a question is needed.
+var multiHopSets = []multiHopSet{
+	{"HotpotQA", filepath.Join("hotpotqa-dev300", "dev_subsampled.jsonl")},
+	{"MuSiQue", filepath.Join("musique-train100", "train.jsonl")},
+	{"2Wiki", filepath.Join("2wikimultihopqa-train500", "train.jsonl")},
+}
+
+// loadMultiHop reads a file of HotpotQA's format (IRCoT's processed form:
+// question_id, question_text, answers_objects, contexts) in file order.
+func loadMultiHop(path string) ([]hotpotQuestion, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ import (
 // Evaluation constants of the issue.
 var (
 	hotpotBudgets = []int{300, 450, 600, 900}
+	mixedBudgets  = []int{300, 450, 600}
 	perspKs       = []int{3, 5, 8}
 	pirKs         = []int{5, 10}
 )
@@ -41,6 +43,7 @@ type options struct {
 	extra             []config
 	print             bool
 	target            string
+	only              []string
 	encoders          []string
 	pools             []int
 }
@@ -66,6 +69,20 @@ func (o options) targetFor(cfgs []config) ([]string, error) {
 	return out, nil
 }
 
+// keep drops the configs -only does not name (all of them without -only).
+func (o options) keep(cfgs []config) []config {
+	if o.only == nil {
+		return cfgs
+	}
+	var out []config
+	for _, c := range cfgs {
+		if slices.Contains(o.only, c.Strategy) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func tuning(in *instance) bool  { return in.Half == 0 }
 func heldOut(in *instance) bool { return in.Half == 1 }
 
@@ -86,6 +103,7 @@ func main() {
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
 	flag.StringVar(&o.target, "target", "", "config whose targets are printed (default: the default strategy and every -extra config)")
+	only := flag.String("only", "", "with -print: run only these strategies (comma-separated names; the MMR sweep runs when mmr is named) and the -extra configs (exploration)")
 	flag.Parse()
 	if err := o.resolve(); err != nil {
 		fail(err)
@@ -96,6 +114,9 @@ func main() {
 	}
 	if o.pools, err = parsePools(*pools); err != nil {
 		fail(err)
+	}
+	if *only != "" {
+		o.only = strings.Split(*only, ",")
 	}
 	if *extra != "" {
 		for _, s := range strings.Split(*extra, ";") {
@@ -197,7 +218,20 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	suites := []*suite{hotpotSuite(e, hq, hotpotBudgets), perspSuite(e, pd, perspKs), pirSuite(e, pt, pirKs)}
+	suites := []*suite{hotpotSuite(e, hq, hotpotBudgets)}
+	var mixed []*suite
+	for _, set := range multiHopSets {
+		qs := hq
+		if set.Name != "HotpotQA" {
+			if qs, err = loadMultiHop(filepath.Join(o.dataDir, set.File)); err != nil {
+				return nil, nil, err
+			}
+			suites = append(suites, multiHopSuite(e, set.Name, qs, hotpotBudgets))
+		}
+		mixed = append(mixed, mixedSuite(e, set.Name, qs, mixedBudgets))
+	}
+	suites = append(suites, perspSuite(e, pd, perspKs), pirSuite(e, pt, pirKs))
+	suites = append(suites, mixed...)
 	if e.err != nil {
 		return nil, nil, e.err
 	}
@@ -207,7 +241,8 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
-// kept, and the AdaGReS fixes discussed there.
+// kept, the demand powers, relevance focus and relevance floors of the
+// precision work, and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -227,6 +262,14 @@ var ablations = []string{
 	"coverage:minNovelty=0.05",
 	"coverage:minNovelty=0.1",
 	"coverage:minNovelty=0.2",
+	"coverage:demandPower=0",
+	"coverage:demandPower=2",
+	"coverage:demandPower=8",
+	"coverage:focus=1",
+	"coverage:focus=2",
+	"coverage:termFocus=1",
+	"coverage:relevanceFloor=0.3",
+	"coverage:relevanceFloor=0.5",
 	"adagres:lambda=0.5",
 	"adagres:stopAtZeroGain=false",
 	"adagres:lambda=0.5,stopAtZeroGain=false",
@@ -245,7 +288,7 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 			abl = append(abl, c)
 		}
 	}
-	cfgs := append(append(configs(def), abl...), o.extra...)
+	cfgs := append(append(o.keep(configs(def)), abl...), o.extra...)
 	targetLabels, err := o.targetFor(cfgs)
 	if err != nil {
 		return err
@@ -269,6 +312,9 @@ func runLibrary(ctx context.Context, o options, w io.Writer) error {
 			printAll(w, r)
 		}
 		for _, label := range targetLabels {
+			if o.only != nil {
+				break // the targets need every baseline
+			}
 			for _, sub := range []struct {
 				name string
 				keep func(*instance) bool
@@ -372,7 +418,7 @@ func printSuite(w io.Writer, s *suite, res map[string]*outcome, cfgs []config, k
 		for mi := range s.Metrics {
 			for ci := range s.Constraints {
 				v := val(ci, mi)
-				if s.Metrics[mi] == mDistract {
+				if countMetric(s.Metrics[mi]) {
 					fmt.Fprintf(w, " %9.2f", v)
 				} else {
 					fmt.Fprintf(w, " %9.1f", 100*v)
@@ -409,6 +455,14 @@ func abbrev(m string) string {
 		return "dis"
 	case mPersp:
 		return "persp"
+	case mAll:
+		return "all"
+	case mAnswer:
+		return "ans"
+	case mOtherTok:
+		return "otok"
+	case mAhead:
+		return "ahead"
 	}
 	return m
 }

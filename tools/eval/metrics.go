@@ -1,5 +1,12 @@
 package main
 
+import (
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // Metrics over one selection. A candidate's labels are the gold units it
 // carries: for HotpotQA one label per supporting paragraph, for Perspectrum
 // the perspective clusters of the claim it belongs to, for PIR the root's
@@ -54,3 +61,93 @@ func coverageAtK(sel []int, labels [][]int, nLabels, k int) float64 {
 	}
 	return min(1, float64(labelsHit(sel, labels))/float64(d))
 }
+
+// otherTokens is the tokens the selection spends on candidates of other
+// questions (instance.Other).
+func otherTokens(sel []int, in *instance) int {
+	n := 0
+	for _, i := range sel {
+		if in.Other != nil && in.Other[i] {
+			n += in.Cands[i].Tokens
+		}
+	}
+	return n
+}
+
+// otherAhead is 1 when the selection holds a candidate of another question
+// while a candidate of the question's own is left out that would fit the
+// constraint in its place (the budget, or K), else 0: the off-topic chunk
+// was preferred to one of the question's own.
+func otherAhead(sel []int, in *instance, c constraint) float64 {
+	if in.Other == nil {
+		return 0
+	}
+	picked := make([]bool, len(in.Cands))
+	used := 0
+	for _, i := range sel {
+		picked[i] = true
+		used += in.Cands[i].Tokens
+	}
+	for _, d := range sel {
+		if !in.Other[d] {
+			continue
+		}
+		for u := range in.Cands {
+			if !picked[u] && !in.Other[u] && (c.Budget <= 0 || used-in.Cands[d].Tokens+in.Cands[u].Tokens <= c.Budget) {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
+// answerIn is 1 when one of the instance's answers occurs in the selected
+// text (case folded, as a whole word sequence), 0 when none does, and NaN
+// (not counted in means) when no candidate of the pool holds an answer:
+// a yes/no answer or one the paragraphs phrase otherwise.
+func answerIn(sel []int, in *instance) float64 {
+	inPool := false
+	for i := range in.Cands {
+		if answerOccurs(in.Cands[i].Text, in.Answers) {
+			inPool = true
+			break
+		}
+	}
+	if !inPool {
+		return math.NaN()
+	}
+	for _, i := range sel {
+		if answerOccurs(in.Cands[i].Text, in.Answers) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// answerOccurs reports whether text holds one of answers, case folded,
+// not inside a longer word or number ("35" is not in "1935").
+func answerOccurs(text string, answers []string) bool {
+	t := strings.ToLower(text)
+	for _, a := range answers {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if a == "" {
+			continue
+		}
+		for from := 0; ; {
+			k := strings.Index(t[from:], a)
+			if k < 0 {
+				break
+			}
+			k += from
+			before, _ := utf8.DecodeLastRuneInString(t[:k])
+			after, _ := utf8.DecodeRuneInString(t[k+len(a):])
+			if !wordRune(before) && !wordRune(after) {
+				return true
+			}
+			from = k + 1
+		}
+	}
+	return false
+}
+
+func wordRune(r rune) bool { return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) }

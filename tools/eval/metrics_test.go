@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -52,8 +53,15 @@ func TestHotpotOracle(t *testing.T) {
 		{400, []float64{1, 1}},
 	}
 	for _, tc := range tests {
-		assert.Equal(t, tc.want, hotpotOracle(in, constraint{Budget: tc.budget}), "B=%d", tc.budget)
+		got := hotpotOracle(in, constraint{Budget: tc.budget})
+		assert.Equal(t, tc.want, got[:2], "B=%d", tc.budget)
+		assert.True(t, math.IsNaN(got[2]), "no answers: answer-in-context not measured")
 	}
+	// The answer oracle: a paragraph holding the answer fits the budget.
+	in.Answers = []string{"Oslo"}
+	in.Cands[2].Text = "Oslo is the capital."
+	assert.Equal(t, 0.0, hotpotOracle(in, constraint{Budget: 299})[2])
+	assert.Equal(t, 1.0, hotpotOracle(in, constraint{Budget: 300})[2])
 }
 
 func TestMergeSameText(t *testing.T) {
@@ -86,4 +94,57 @@ func TestNearCopyPairs(t *testing.T) {
 	assert.Equal(t, 1, nearCopyPairs([]int{0, 1, 2}, sims, keys), "cosine 0.96")
 	assert.Equal(t, 1, nearCopyPairs([]int{2, 3}, sims, keys), "same text, opposite vectors")
 	assert.Equal(t, 2, nearCopyPairs([]int{0, 1, 2, 3}, sims, keys))
+}
+
+func TestPrecisionMetrics(t *testing.T) {
+	// Candidates 0-2 are the question's own, 3-4 another question's.
+	in := &instance{
+		Cands: []selectors.Candidate{{Tokens: 50}, {Tokens: 40}, {Tokens: 100}, {Tokens: 30}, {Tokens: 20}},
+		Other: []bool{false, false, false, true, true},
+	}
+	tests := []struct {
+		name   string
+		sel    []int
+		c      constraint
+		tokens int
+		ahead  float64
+	}{
+		{"own only", []int{0, 1}, constraint{Budget: 100}, 0, 0},
+		{"an own candidate fits in the other's place", []int{0, 3}, constraint{Budget: 100}, 30, 1},
+		{"no own candidate fits in its place", []int{0, 1, 4}, constraint{Budget: 110}, 20, 0},
+		{"every own candidate selected", []int{0, 1, 2, 3}, constraint{Budget: 300}, 30, 0},
+		{"under K, any own candidate fits", []int{3, 4}, constraint{K: 2}, 50, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.tokens, otherTokens(tc.sel, in))
+			assert.Equal(t, tc.ahead, otherAhead(tc.sel, in, tc.c))
+		})
+	}
+	assert.Equal(t, 0, otherTokens([]int{0}, &instance{Cands: in.Cands}), "a pool without other questions")
+}
+
+func TestAnswerInContext(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		answers []string
+		want    bool
+	}{
+		{"case folded", "Born in PARIS in 1900.", []string{"Paris"}, true},
+		{"not inside a number", "It opened in 1935.", []string{"35"}, false},
+		{"a whole number", "It has 35 floors.", []string{"35"}, true},
+		{"not inside a word", "Parisian cafes", []string{"Paris"}, false},
+		{"a later occurrence counts", "Parisian cafes in Paris", []string{"Paris"}, true},
+		{"any alias", "Stanley Hall led it.", []string{"G. Stanley Hall", "Stanley Hall"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, answerOccurs(tc.text, tc.answers))
+		})
+	}
+	in := &instance{Cands: []selectors.Candidate{{Text: "no answer here"}, {Text: "the answer is Oslo"}}, Answers: []string{"Oslo"}}
+	assert.Equal(t, 1.0, answerIn([]int{1}, in))
+	assert.Equal(t, 0.0, answerIn([]int{0}, in))
+	assert.True(t, math.IsNaN(answerIn([]int{0}, &instance{Cands: in.Cands, Answers: []string{"yes"}})), "an answer no paragraph holds is not counted")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -75,8 +76,10 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 			if !t.Met() {
 				status = "**not met**"
 			}
-			rows = append(rows, []string{sub.name, t.Name, t.Rule, t.RefLabel + " " + pct(t.Reference), pct(t.Need), "**" + pct(t.Value) + "**",
-				fmt.Sprintf("%+.1f", 100*t.Margin()), status})
+			k := t.scale()
+			num := func(v float64) string { return fmt.Sprintf("%.1f", k*v) }
+			rows = append(rows, []string{sub.name, t.Name, t.Rule, t.RefLabel + " " + num(t.Reference), num(t.Need), "**" + num(t.Value) + "**",
+				fmt.Sprintf("%+.1f", k*t.Margin()), status})
 		}
 	}
 	table(&b, []string{"subset", "target", "rule", "reference", "need", def, "margin", ""}, rows)
@@ -90,10 +93,34 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	b.WriteString(suiteTable(r, hp, heldOut, def))
 	b.WriteString("![both-gold rate against token budget](" + plotName + ")\n\n")
 
+	for _, set := range multiHopSets[1:] {
+		s := r.suite(set.Name)
+		fmt.Fprintf(&b, "### %s (%d questions, %s)\n\n", set.Name, len(s.Insts), multiHopBlurb[set.Name])
+		b.WriteString("All-gold: share of questions whose supporting paragraphs (two to four) are all selected; recall: share of " +
+			"supporting paragraphs selected; answer in context: share of the questions whose answer occurs in some paragraph of " +
+			"the pool (as a whole word sequence, case folded; yes/no answers left out) that get it in a selected paragraph.\n\n")
+		b.WriteString(suiteTable(r, s, nil, def))
+		fmt.Fprintf(&b, "Held-out half (questions %d-%d):\n\n", len(s.Insts)/2+1, len(s.Insts))
+		b.WriteString(suiteTable(r, s, heldOut, def))
+	}
+
+	b.WriteString("### Precision: pools wider than the question\n\n")
+	b.WriteString(precisionIntro)
+	b.WriteString(precisionSummary(r, def))
+	for _, set := range multiHopSets {
+		s := r.suite(set.Name + " mixed")
+		fmt.Fprintf(&b, "#### %s mixed (%d questions)\n\n", set.Name, len(s.Insts))
+		b.WriteString(suiteTable(r, s, nil, def))
+		b.WriteString("Held-out half:\n\n")
+		b.WriteString(suiteTable(r, s, heldOut, def))
+	}
+
 	ps := r.suite("Perspectrum")
 	b.WriteString("### Perspectrum (680 train and dev claims; all perspectives of the claim plus 15 of other claims)\n\n")
 	b.WriteString("Cluster coverage: distinct perspective clusters among the K selected, out of min(K, clusters); " +
-		"distractors: selected perspectives of other claims (mean count). No token budget.\n\n")
+		"distractors: selected perspectives of other claims (mean count); other-question tokens: the tokens of those; " +
+		"other-question pick ahead of own: share of claims where a distractor is selected while a perspective of the " +
+		"claim's own is left out. No token budget.\n\n")
 	b.WriteString(suiteTable(r, ps, nil, def))
 	b.WriteString("Held-out half (claims 341-680):\n\n")
 	b.WriteString(suiteTable(r, ps, heldOut, def))
@@ -125,6 +152,82 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	return b.String()
 }
 
+// multiHopBlurb describes the pools of the multi-hop sets after HotpotQA.
+var multiHopBlurb = map[string]string{
+	"MuSiQue": "training questions, 20 paragraphs each, 2-4 supporting",
+	"2Wiki":   "2WikiMultihopQA training questions, 10 paragraphs each, 2 or 4 supporting",
+}
+
+// precisionIntro explains the mixed pools and the precision metrics.
+const precisionIntro = "Each question's pool is its own paragraphs plus every paragraph of two other questions of the same set, " +
+	"drawn with a fixed seed (HotpotQA and 2Wiki: 10 + 20 paragraphs, MuSiQue: 20 + 40): a pool wider than the question's topic, " +
+	"as a small collection or a broad query gives, in which each other question brings a cluster of paragraphs on a topic of " +
+	"its own. Other-question tokens: mean tokens per question spent on the other questions' paragraphs (less is better); " +
+	"other-question pick ahead of own: share of questions where a selected paragraph is another question's while one of " +
+	"the question's own paragraphs, left out, would fit the budget in its place (less is better); all-gold as in the tables " +
+	"above, on the mixed pool. Best-lambda MMR takes, for each column, the lambda that is best on that column (for the " +
+	"precision columns the lowest). The summary gives, per dataset and half, the default, top-k and best-lambda MMR: " +
+	"all-gold on the question's own pool (recall) and on the mixed pool, and the two precision measures on the mixed pool.\n\n"
+
+// precisionSummary is the closing table of issue 29: per multi-hop set and
+// half, the default, top-k and best-lambda MMR, recall on the own pool and
+// on the mixed pool, and both precision measures on the mixed pool.
+func precisionSummary(r *results, def string) string {
+	var b bytes.Buffer
+	head := []string{"dataset", "half", "strategy"}
+	for _, part := range []string{"all-gold own pool", "all-gold mixed pool", "other-question tokens", "other-question pick ahead"} {
+		for _, bud := range mixedBudgets {
+			head = append(head, fmt.Sprintf("%s B=%d", part, bud))
+		}
+	}
+	var rows [][]string
+	for _, set := range multiHopSets {
+		own, mixed := r.suite(set.Name), r.suite(set.Name+" mixed")
+		m := allGoldMetric(set.Name)
+		for _, sub := range []struct {
+			name string
+			keep func(*instance) bool
+		}{{"tuning", tuning}, {"held-out", heldOut}} {
+			for _, label := range []string{def, "topk", "mmr"} {
+				row := []string{set.Name, sub.name, "`" + label + "`"}
+				if label == "mmr" {
+					row[2] = "`mmr`, best lambda"
+				}
+				cell := func(s *suite, metric string, bud int) string {
+					c := constraint{Budget: bud}
+					ci, mi := slices.Index(s.Constraints, c), slices.Index(s.Metrics, metric)
+					var v float64
+					if label == "mmr" {
+						_, v = bestSweep(s, r.out[s.Name], r.cfgs, ci, mi, sub.keep)
+					} else {
+						v = r.out[s.Name][label].mean(s, ci, mi, sub.keep)
+					}
+					if countMetric(metric) {
+						return fmt.Sprintf("%.1f", v)
+					}
+					return pct(v)
+				}
+				for _, x := range []struct {
+					s      *suite
+					metric string
+				}{{own, m}, {mixed, m}, {mixed, mOtherTok}, {mixed, mAhead}} {
+					for _, bud := range mixedBudgets {
+						row = append(row, cell(x.s, x.metric, bud))
+					}
+				}
+				if label == def {
+					for i := 3; i < len(row); i++ {
+						row[i] = "**" + row[i] + "**"
+					}
+				}
+				rows = append(rows, row)
+			}
+		}
+	}
+	table(&b, head, rows)
+	return b.String()
+}
+
 // rowOrder lists the table rows: the default, the baselines, the other
 // strategies, then best-lambda MMR.
 func rowOrder(r *results, def string) []string {
@@ -147,7 +250,7 @@ func suiteTable(r *results, s *suite, keep func(*instance) bool, def string) str
 		}
 	}
 	cell := func(mi int, v float64) string {
-		if s.Metrics[mi] == mDistract {
+		if countMetric(s.Metrics[mi]) {
 			return fmt.Sprintf("%.2f", v)
 		}
 		return pct(v)
@@ -278,20 +381,28 @@ func sweepTable(r *results) string {
 
 func variantTable(r *results, def string, ablations []config) string {
 	var b bytes.Buffer
-	head := []string{"configuration", "HotpotQA both-gold B=450", "B=600", "Perspectrum coverage K=5", "distractors K=5",
+	head := []string{"configuration", "HotpotQA both-gold B=450", "B=600", "MuSiQue all-gold B=450", "2Wiki all-gold B=450",
+		"other-question tokens B=450: HotpotQA mixed", "MuSiQue mixed", "2Wiki mixed", "Perspectrum coverage K=5", "distractors K=5",
 		"PIR macro K=5", "K=10", "PIR without exfever K=5", "K=10", "worst HotpotQA/Perspectrum target margin, tuning half"}
 	var rows [][]string
 	for _, label := range append([]string{def}, labels(ablations)...) {
 		v := func(s, m string, c constraint) string { return pct(r.value(s, label, m, c, nil)) }
 		worst := 1e9
 		for _, t := range r.targets(label, tuning) {
-			if !strings.HasPrefix(t.Name, "PIR") { // PIR roots are too few to split; see the PIR columns
+			// HotpotQA's and Perspectrum's coverage targets (PIR roots are too
+			// few to split; the other sets and the precision have columns).
+			if strings.HasPrefix(t.Name, "HotpotQA both-gold") || strings.HasPrefix(t.Name, "Perspectrum cluster") {
 				worst = min(worst, t.Margin())
 			}
 		}
 		dis := r.value("Perspectrum", label, mDistract, constraint{K: 5}, nil)
+		tok := func(s string) string {
+			return fmt.Sprintf("%.1f", r.value(s, label, mOtherTok, constraint{Budget: 450}, nil))
+		}
 		rows = append(rows, []string{"`" + label + "`",
 			v("HotpotQA", mBoth, constraint{Budget: 450}), v("HotpotQA", mBoth, constraint{Budget: 600}),
+			v("MuSiQue", mAll, constraint{Budget: 450}), v("2Wiki", mAll, constraint{Budget: 450}),
+			tok("HotpotQA mixed"), tok("MuSiQue mixed"), tok("2Wiki mixed"),
 			v("Perspectrum", mCover, constraint{K: 5}), fmt.Sprintf("%.2f", dis),
 			v("PIR", mPersp, constraint{K: 5}), v("PIR", mPersp, constraint{K: 10}),
 			v(pir3, mPersp, constraint{K: 5}), v(pir3, mPersp, constraint{K: 10}), fmt.Sprintf("%+.1f", 100*worst)})
@@ -363,8 +474,10 @@ func oracleMean(s *suite, ci, mi int, keep func(*instance) bool) float64 {
 	sum, n := 0.0, 0
 	for _, in := range s.Insts {
 		if keep == nil || keep(in) {
-			sum += s.Oracle(in, s.Constraints[ci])[mi]
-			n++
+			if v := s.Oracle(in, s.Constraints[ci])[mi]; !math.IsNaN(v) {
+				sum += v
+				n++
+			}
 		}
 	}
 	return sum / float64(max(1, n))

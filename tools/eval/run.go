@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,8 +102,10 @@ func (o *outcome) mean(s *suite, ci, mi int, keep func(*instance) bool) float64 
 		if keep != nil && !keep(in) {
 			continue
 		}
-		sum += o.vals[ci][mi][i]
-		n++
+		if v := o.vals[ci][mi][i]; !math.IsNaN(v) { // NaN: not measured on this instance
+			sum += v
+			n++
+		}
 	}
 	if n == 0 {
 		return 0
@@ -173,7 +176,7 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 // bestSweep is the best MMR lambda for one column (larger is better except
 // for the distractor count) and its mean.
 func bestSweep(s *suite, res map[string]*outcome, cfgs []config, ci, mi int, keep func(*instance) bool) (string, float64) {
-	lower := s.Metrics[mi] == mDistract
+	lower := lowerIsBetter(s.Metrics[mi])
 	bestLabel, best := "", 0.0
 	for _, c := range cfgs {
 		if !c.Sweep {

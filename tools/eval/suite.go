@@ -3,6 +3,8 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -28,6 +30,13 @@ type instance struct {
 	// whose gold items share a text merged into one), nil when unused.
 	AltLabels  [][]int
 	NAltLabels int
+	// Other marks the candidates of other questions (Perspectrum's
+	// distractors, the mixed multi-hop pools' neighbours), nil when the
+	// pool is the question's own; the precision metrics read it.
+	Other []bool
+	// Answers are the gold answer strings whose occurrence in the selected
+	// text the answer-in-context metric looks for (nil: not measured).
+	Answers []string
 }
 
 // constraint is one column of a table: a token budget or a K.
@@ -64,14 +73,36 @@ const (
 	mDistract = "distractors"
 	mPersp    = "perspectives covered"
 	mPerspD   = "distinct-text perspectives covered"
+	mAll      = "all-gold"
+	mAnswer   = "answer in context"
+	mOtherTok = "other-question tokens"
+	mAhead    = "other-question pick ahead of own"
 )
+
+// lowerIsBetter names the metrics where less is better (the best MMR
+// lambda of such a column is the one with the smallest value).
+func lowerIsBetter(m string) bool { return m == mDistract || m == mOtherTok || m == mAhead }
+
+// countMetric names the metrics printed as plain numbers, not percentages.
+func countMetric(m string) bool { return m == mDistract || m == mOtherTok }
 
 func hotpotScore(in *instance, sel []int, _ constraint) []float64 {
 	return []float64{allHit(sel, in.Labels, in.NLabels), recall(sel, in.Labels, in.NLabels)}
 }
 
+// multiHopScore is hotpotScore and the answer in the selected text.
+func multiHopScore(in *instance, sel []int, c constraint) []float64 {
+	return append(hotpotScore(in, sel, c), answerIn(sel, in))
+}
+
+// mixedScore: all gold selected, and the two precision metrics.
+func mixedScore(in *instance, sel []int, c constraint) []float64 {
+	return []float64{allHit(sel, in.Labels, in.NLabels), float64(otherTokens(sel, in)), otherAhead(sel, in, c)}
+}
+
 func perspScore(in *instance, sel []int, c constraint) []float64 {
-	return []float64{coverageAtK(sel, in.Labels, in.NLabels, c.K), float64(distractors(sel, in.Labels))}
+	return []float64{coverageAtK(sel, in.Labels, in.NLabels, c.K), float64(distractors(sel, in.Labels)),
+		float64(otherTokens(sel, in)), otherAhead(sel, in, c)}
 }
 
 func pirScore(in *instance, sel []int, _ constraint) []float64 {
@@ -99,7 +130,22 @@ func hotpotOracle(in *instance, c constraint) []float64 {
 	if fit == in.NLabels && fit > 0 {
 		both = 1
 	}
-	return []float64{both, float64(fit) / float64(max(1, in.NLabels))}
+	return []float64{both, float64(fit) / float64(max(1, in.NLabels)), answerFits(in, c)}
+}
+
+// answerFits is the oracle of answer-in-context: 1 when a candidate holding
+// an answer fits the budget, NaN when none holds one (as answerIn).
+func answerFits(in *instance, c constraint) float64 {
+	v := math.NaN()
+	for i := range in.Cands {
+		if answerOccurs(in.Cands[i].Text, in.Answers) {
+			v = 0
+			if c.Budget <= 0 || in.Cands[i].Tokens <= c.Budget {
+				return 1
+			}
+		}
+	}
+	return v
 }
 
 // env embeds and counts: the embedder's glove mode and cl100k_base, shared
@@ -212,18 +258,41 @@ func finish(in *instance) *instance {
 	if in.AltLabels != nil {
 		a = make([][]int, len(idx))
 	}
+	var o []bool
+	if in.Other != nil {
+		o = make([]bool, len(idx))
+	}
 	for k, i := range idx {
 		c[k], l[k] = in.Cands[i], in.Labels[i]
 		if a != nil {
 			a[k] = in.AltLabels[i]
 		}
+		if o != nil {
+			o[k] = in.Other[i]
+		}
 	}
-	in.Cands, in.Labels, in.AltLabels = c, l, a
+	in.Cands, in.Labels, in.AltLabels, in.Other = c, l, a, o
 	return in
 }
 
 // hotpotSuite: per question, its paragraphs; gold = the two supporting ones.
 func hotpotSuite(e *env, qs []hotpotQuestion, budgets []int) *suite {
+	return multiHopSuite(e, "HotpotQA", qs, budgets)
+}
+
+// allGoldMetric is the name of the all-gold metric of a multi-hop suite:
+// "both-gold" for HotpotQA, whose questions all have two supporting
+// paragraphs, "all-gold" for the sets whose questions need two to four.
+func allGoldMetric(name string) string {
+	if name == "HotpotQA" {
+		return mBoth
+	}
+	return mAll
+}
+
+// multiHopSuite: per question, its paragraphs; gold = every supporting one
+// (all are needed), and the answer strings for answer-in-context.
+func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite {
 	var texts []string
 	for _, q := range qs {
 		texts = append(texts, q.Question)
@@ -232,13 +301,14 @@ func hotpotSuite(e *env, qs []hotpotQuestion, budgets []int) *suite {
 		}
 	}
 	e.embedAll(texts)
-	s := &suite{Name: "HotpotQA", Metrics: []string{mBoth, mRecall}, Score: hotpotScore, Oracle: hotpotOracle}
+	s := &suite{Name: name, Metrics: []string{allGoldMetric(name), mRecall, mAnswer}, Score: multiHopScore, Oracle: hotpotOracle}
 	for _, b := range budgets {
 		s.Constraints = append(s.Constraints, constraint{Budget: b})
 	}
+	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs)}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
 		for pi, p := range q.Paras {
 			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pi), hotpotText(p), qv))
 			var l []int
@@ -251,6 +321,77 @@ func hotpotSuite(e *env, qs []hotpotQuestion, budgets []int) *suite {
 		s.Insts = append(s.Insts, finish(in))
 	}
 	return s
+}
+
+// mixedQuestions is the number of other questions whose paragraphs join a
+// question's own in a mixed pool, mixedSeed fixes which: a pool larger
+// than one topic, as a small collection or a broad query gives, where each
+// other question brings a cluster of paragraphs on a topic of its own.
+const (
+	mixedQuestions = 2
+	mixedSeed      = 20181031 // EMNLP 2018, the HotpotQA paper
+)
+
+// mixedSuite: per question, its own paragraphs plus every paragraph of
+// mixedQuestions other questions of the dataset, drawn with a fixed seed
+// (a paragraph whose text is one of the question's own counts as its own).
+// Gold as in multiHopSuite; the precision metrics count the other
+// questions' paragraphs.
+func mixedSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite {
+	var texts []string
+	for _, q := range qs {
+		texts = append(texts, q.Question)
+		for _, p := range q.Paras {
+			texts = append(texts, hotpotText(p))
+		}
+	}
+	e.embedAll(texts)
+	s := &suite{Name: name + " mixed", Metrics: []string{allGoldMetric(name), mOtherTok, mAhead}, Score: mixedScore}
+	for _, b := range budgets {
+		s.Constraints = append(s.Constraints, constraint{Budget: b})
+	}
+	for qi, q := range qs {
+		qv := e.vec(q.Question)
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs)}
+		own := map[string]bool{}
+		for pi, p := range q.Paras {
+			t := hotpotText(p)
+			own[t] = true
+			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pi), t, qv))
+			in.Other = append(in.Other, false)
+			var l []int
+			if p.Gold {
+				l = []int{in.NLabels}
+				in.NLabels++
+			}
+			in.Labels = append(in.Labels, l)
+		}
+		for _, oi := range otherQuestions(len(qs), qi, mixedQuestions) {
+			for pi, p := range qs[oi].Paras {
+				if t := hotpotText(p); !own[t] {
+					own[t] = true // a paragraph twice in the pool would be a planted copy
+					in.Cands = append(in.Cands, e.candidate(fmt.Sprintf("q%d-%d", oi, pi), t, qv))
+					in.Other = append(in.Other, true)
+					in.Labels = append(in.Labels, nil)
+				}
+			}
+		}
+		s.Insts = append(s.Insts, finish(in))
+	}
+	return s
+}
+
+// otherQuestions draws k distinct questions of n other than qi, with a
+// seed of qi's own (the same pools on every run and encoder).
+func otherQuestions(n, qi, k int) []int {
+	rng := rand.New(rand.NewPCG(mixedSeed, uint64(qi)))
+	var out []int
+	for len(out) < min(k, n-1) {
+		if o := rng.IntN(n); o != qi && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // perspSuite: per claim, all its perspectives plus 15 of other claims;
@@ -267,7 +408,7 @@ func perspSuite(e *env, d *perspData, ks []int) *suite {
 		}
 	}
 	e.embedAll(texts)
-	s := &suite{Name: "Perspectrum", Metrics: []string{mCover, mDistract}, Score: perspScore}
+	s := &suite{Name: "Perspectrum", Metrics: []string{mCover, mDistract, mOtherTok, mAhead}, Score: perspScore}
 	for _, k := range ks {
 		s.Constraints = append(s.Constraints, constraint{K: k})
 	}
@@ -278,9 +419,11 @@ func perspSuite(e *env, d *perspData, ks []int) *suite {
 			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pid), d.Text[pid], qv))
 			in.Labels = append(in.Labels, c.Cluster[i])
 		}
+		in.Other = make([]bool, len(c.Pids))
 		for _, pid := range c.Distractors {
 			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pid), d.Text[pid], qv))
 			in.Labels = append(in.Labels, nil)
+			in.Other = append(in.Other, true)
 		}
 		s.Insts = append(s.Insts, finish(in))
 	}
