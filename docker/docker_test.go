@@ -476,15 +476,7 @@ func TestDockerFilesBad(t *testing.T) {
 		{"volume", "compose.yaml", "weaviate-data:/var/lib/weaviate", "weaviate-data:/data", "not at the data path"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			df, cf := dockerfile, composeFile
-			target := &df
-			if tc.file == "compose.yaml" {
-				target = &cf
-			}
-			if !strings.Contains(*target, tc.old) {
-				t.Fatalf("%s does not contain %q: update the case", tc.file, tc.old)
-			}
-			*target = strings.Replace(*target, tc.old, tc.new, 1)
+			df, cf := mutated(t, dockerfile, composeFile, tc.file, tc.old, tc.new, 1)
 			errs := checkDockerfile(f, df)
 			errs = append(errs, checkCompose(f, cf, df)...)
 			for _, err := range errs {
@@ -495,4 +487,22 @@ func TestDockerFilesBad(t *testing.T) {
 			t.Errorf("no error containing %q; got %v", tc.want, errs)
 		})
 	}
+}
+
+// mutated returns the Dockerfile and the compose file (dockerfile,
+// composeFile) with old replaced by new n times (-1: every time) in file,
+// "Dockerfile" or "compose.yaml"; a file without old fails the test (the case
+// no longer tests anything).
+func mutated(t *testing.T, dockerfile, composeFile, file, old, new string, n int) (df, cf string) {
+	t.Helper()
+	df, cf = dockerfile, composeFile
+	target := &df
+	if file == "compose.yaml" {
+		target = &cf
+	}
+	if !strings.Contains(*target, old) {
+		t.Fatalf("%s does not contain %q: update the case", file, old)
+	}
+	*target = strings.Replace(*target, old, new, n)
+	return df, cf
 }

@@ -144,15 +144,7 @@ func TestOperatorSettingsBad(t *testing.T) {
 		{"hash mode unsaid", "compose.yaml", "hash mode", "hashing", "hash mode without saying so"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			df, cf := dockerfile, composeFile
-			target := &df
-			if tc.file == "compose.yaml" {
-				target = &cf
-			}
-			if !strings.Contains(*target, tc.old) {
-				t.Fatalf("%s does not contain %q: update the case", tc.file, tc.old)
-			}
-			*target = strings.ReplaceAll(*target, tc.old, tc.new)
+			df, cf := mutated(t, dockerfile, composeFile, tc.file, tc.old, tc.new, -1)
 			for _, err := range operatorErrors(df, cf) {
 				if strings.Contains(err.Error(), tc.want) {
 					return

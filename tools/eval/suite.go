@@ -293,14 +293,7 @@ func allGoldMetric(name string) string {
 // multiHopSuite: per question, its paragraphs; gold = every supporting one
 // (all are needed), and the answer strings for answer-in-context.
 func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite {
-	var texts []string
-	for _, q := range qs {
-		texts = append(texts, q.Question)
-		for _, p := range q.Paras {
-			texts = append(texts, hotpotText(p))
-		}
-	}
-	e.embedAll(texts)
+	embedQuestions(e, qs)
 	s := &suite{Name: name, Metrics: []string{allGoldMetric(name), mRecall, mAnswer}, Score: multiHopScore, Oracle: hotpotOracle}
 	for _, b := range budgets {
 		s.Constraints = append(s.Constraints, constraint{Budget: b})
@@ -323,6 +316,19 @@ func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *sui
 	return s
 }
 
+// embedQuestions embeds every question of qs and its paragraphs, in one
+// batch.
+func embedQuestions(e *env, qs []hotpotQuestion) {
+	var texts []string
+	for _, q := range qs {
+		texts = append(texts, q.Question)
+		for _, p := range q.Paras {
+			texts = append(texts, hotpotText(p))
+		}
+	}
+	e.embedAll(texts)
+}
+
 // mixedQuestions is the number of other questions whose paragraphs join a
 // question's own in a mixed pool, mixedSeed fixes which: a pool larger
 // than one topic, as a small collection or a broad query gives, where each
@@ -338,14 +344,7 @@ const (
 // Gold as in multiHopSuite; the precision metrics count the other
 // questions' paragraphs.
 func mixedSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite {
-	var texts []string
-	for _, q := range qs {
-		texts = append(texts, q.Question)
-		for _, p := range q.Paras {
-			texts = append(texts, hotpotText(p))
-		}
-	}
-	e.embedAll(texts)
+	embedQuestions(e, qs)
 	s := &suite{Name: name + " mixed", Metrics: []string{allGoldMetric(name), mOtherTok, mAhead}, Score: mixedScore}
 	for _, b := range budgets {
 		s.Constraints = append(s.Constraints, constraint{Budget: b})
