@@ -67,6 +67,9 @@ type deferral struct {
 // logged: the search then loads the pool as without the module's deferral.
 func PrepareSearch(ctx context.Context, params *dto.GetParams) (out context.Context) {
 	ctx = WithTenant(ctx, params.Tenant)
+	if params.Filters != nil {
+		ctx = context.WithValue(ctx, filteredKey{}, true) // versions.go
+	}
 	addl := params.AdditionalProperties
 	_, hadArg := addl.ModuleParams[ArgName]
 	if err := guard(loggerOf(params), "search preparation", func() error { out = prepareSearch(ctx, params); return nil }); err != nil {
@@ -359,8 +362,9 @@ func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, 
 // loadProperties reads the properties of in[missing] by id in one batch and
 // puts them in place, with the vector named by vector ("" the legacy one)
 // when it is not nil and the search did not load it. It reports the
-// candidates whose object is gone or is no longer the version the search
-// returned (sameVersion).
+// candidates whose object is gone, or changed since a filtered search
+// (usableRead); the version read replaces the search's, so the cache keys
+// what was read.
 func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
 	if len(missing) == 0 {
 		return nil, nil
@@ -377,10 +381,8 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
 	for k, i := range missing {
-		if k >= len(got) || !sameVersion(in[i], got[k]) {
-			// Deleted, or changed since the search: the query's filter and
-			// authorization matched the version the search returned, not
-			// this one, so it is not returned (nor its text selected).
+		if k >= len(got) || !usableRead(ctx, &in[i], got[k]) {
+			// Deleted, or changed since a filtered search (versions.go).
 			if gone == nil {
 				gone = map[int]bool{}
 			}

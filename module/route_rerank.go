@@ -144,10 +144,8 @@ func (rr *Reranker) rerankSettings(class *models.Class, property, rerankQuery st
 // with a module additional property, but not named vectors, not vectors on
 // hybrid, and over gRPC only the rerank property of the text.
 //
-// It returns the pool without the candidates whose object is gone or was
-// changed since the search: the search matched (filtered, authorized) the
-// version it returned, and the selection never fills a result with another
-// version's vector or text.
+// It returns the pool without the candidates whose object is gone, or was
+// changed since a search with a filter (versions.go).
 func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) ([]search.Result, error) {
 	// What the search deferred (deferred.go), selectResults takes from the
 	// feature cache or reads with the candidates the cache does not hold.
@@ -183,42 +181,16 @@ func (rr *Reranker) load(ctx context.Context, r *plan, in []search.Result) ([]se
 	}
 	var gone map[int]bool
 	for k, i := range missing {
-		if k >= len(got) || !sameVersion(in[i], got[k]) {
+		if k >= len(got) || !usableRead(ctx, &in[i], got[k]) {
 			if gone == nil {
 				gone = map[int]bool{}
 			}
-			gone[i] = true // deleted or changed since the search
+			gone[i] = true // deleted, or changed since a filtered search
 			continue
 		}
 		fill(&in[i], got[k], r.target, needVector, props)
 	}
 	return withoutGone(in, gone), nil
-}
-
-// sameVersion: read is the version of the object the search returned as
-// res - the same id, update time and (when both name it) doc id. Weaviate
-// keeps the doc id when only properties change, so the update time is what
-// tells such versions apart (see featureSource.key for the writes that share
-// a millisecond).
-func sameVersion(res, read search.Result) bool {
-	if read.ID != res.ID || read.Updated != res.Updated {
-		return false
-	}
-	return res.DocID == nil || read.DocID == nil || *res.DocID == *read.DocID
-}
-
-// withoutGone returns in without the candidates gone marks (in place).
-func withoutGone(in []search.Result, gone map[int]bool) []search.Result {
-	if len(gone) == 0 {
-		return in
-	}
-	kept := in[:0]
-	for i, r := range in {
-		if !gone[i] {
-			kept = append(kept, r)
-		}
-	}
-	return kept
 }
 
 func hasVector(res search.Result, target string) bool {

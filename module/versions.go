@@ -1,0 +1,69 @@
+package diverseselect
+
+import (
+	"context"
+
+	"github.com/weaviate/weaviate/entities/search"
+)
+
+// Versions. The module reads some objects again by id after the search -
+// the deferred properties and vectors (deferred.go), what the rerank route's
+// search did not load (route_rerank.go) - and an object can be written in
+// between. The search's filter (where) matched the version it returned, not
+// the one read later: a write can make an object fail the filter (a
+// visibility property, say), so after a filtered search a changed object is
+// dropped rather than returned. Without a filter the newer version is what
+// the same search would return now; it is used, under its own update time
+// and doc id, so the feature cache keys what was read.
+
+// filteredKey marks, in a search's context, a search with a filter
+// (PrepareSearch).
+type filteredKey struct{}
+
+func searchFiltered(ctx context.Context) bool {
+	f, _ := ctx.Value(filteredKey{}).(bool)
+	return f
+}
+
+// sameVersion: read is the version of the object the search returned as
+// res - the same id, update time and (when both name it) doc id. Weaviate
+// keeps the doc id when only properties change, so the update time is what
+// tells such versions apart (see featureSource.key for the writes that share
+// a millisecond).
+func sameVersion(res, read search.Result) bool {
+	if read.ID != res.ID || read.Updated != res.Updated {
+		return false
+	}
+	return res.DocID == nil || read.DocID == nil || *res.DocID == *read.DocID
+}
+
+// usableRead reports whether read, the object res read again by id, may
+// stand in for it: the same object, and the version the search returned or,
+// after a search without a filter, any newer one (res then takes its update
+// time and doc id).
+func usableRead(ctx context.Context, res *search.Result, read search.Result) bool {
+	switch {
+	case read.ID != res.ID:
+		return false // deleted since the search
+	case sameVersion(*res, read):
+		return true
+	case searchFiltered(ctx):
+		return false
+	}
+	res.Updated, res.DocID = read.Updated, read.DocID
+	return true
+}
+
+// withoutGone returns in without the candidates gone marks (in place).
+func withoutGone(in []search.Result, gone map[int]bool) []search.Result {
+	if len(gone) == 0 {
+		return in
+	}
+	kept := in[:0]
+	for i, r := range in {
+		if !gone[i] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
