@@ -13,7 +13,7 @@ PKGS := ./... ./clients/go/... ./integration/... ./tools/...
 SHARED_DATA ?= $(abspath ../shared/data)
 GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
-.PHONY: all build weaviate embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
+.PHONY: all build weaviate weaviate-patch embedder plugins test-plugins proto bench-plugin run test test-unit test-integration test-weaviate ts-deps vet clean bench bench-server \
 	eval eval-check eval-check-update eval-server eval-large \
 	weaviate-faults weaviate-stock fuzz test-race load
 
@@ -130,6 +130,17 @@ ts-deps: integration/ts/node_modules/.package-lock.json
 # npm ci writes node_modules/.package-lock.json: reinstall when the lockfile is newer or the folder is gone.
 integration/ts/node_modules/.package-lock.json: integration/ts/package.json integration/ts/package-lock.json
 	cd integration/ts && npm ci
+
+## weaviate-patch: the whole Weaviate-side change - the anchored statements and the glue files with their tests - as one
+## unified diff against the pinned source (build/weaviate.patch, paths a/ and b/ from Weaviate's root), the form in
+## which it would be proposed upstream, and its diffstat; docs/internals.md explains each hunk
+.PHONY: weaviate-patch
+weaviate-patch:
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD)
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -pristine
+	cd $(BUILD) && { diff -ruN -x .diverse-select-stamp pristine/weaviate weaviate; test $$? -le 1; } | \
+		sed -e '/^diff -ruN /d' -e 's#^--- pristine/weaviate/\([^\t]*\).*#--- a/\1#' -e 's#^+++ weaviate/\([^\t]*\).*#+++ b/\1#' > weaviate.patch
+	git apply --stat $(BUILD)/weaviate.patch
 
 ## test-weaviate: Weaviate's own tests of the packages we patch or rely on, in the patched tree (cmd/patch-weaviate TestPackages)
 test-weaviate:
