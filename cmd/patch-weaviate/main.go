@@ -60,6 +60,8 @@ func main() {
 	pristine := flag.Bool("pristine", false, "with -test: also run the same tests on an unpatched copy (out/pristine) and compare; "+
 		"alone: only prepare that copy (stock Weaviate of the pinned version)")
 	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
+	checkAnchors := flag.String("check-anchors", "", "apply the patch table to the files it patches in this other Weaviate "+
+		"version (e.g. v1.39.7, fetched through the module proxy) and report whether every anchor is found; builds nothing")
 	flag.Parse()
 	switch {
 	case *list:
@@ -78,6 +80,13 @@ func main() {
 				seen[p.Package()] = true
 				fmt.Println(weaviateModule + "/" + p.Package())
 			}
+		}
+		return
+	}
+	if *checkAnchors != "" {
+		if err := checkAnchorsIn(*repo, *checkAnchors); err != nil {
+			fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
+			os.Exit(1)
 		}
 		return
 	}
@@ -134,6 +143,48 @@ func prepare(repo, out string, patches []Patch) error {
 	return writeWorkspace(repo, out, tree)
 }
 
+// checkAnchorsIn applies the patch table to a copy of the files it patches in
+// Weaviate version (not the pinned one), so a bump can be judged before it
+// is made: every anchor found once where the table expects it, the patched
+// file still Go. The glue is not compiled against that version.
+func checkAnchorsIn(repo, version string) error {
+	dir, err := sourceOf(repo, version)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "patch-weaviate-anchors-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyPatched(dir, tmp); err != nil {
+		return fmt.Errorf("Weaviate %s: %w", version, err)
+	}
+	if err := Apply(tmp, Patches); err != nil {
+		return fmt.Errorf("Weaviate %s: %w", version, err)
+	}
+	fmt.Printf("patch-weaviate: every anchor of the %d patches found in Weaviate %s\n", len(Patches), version)
+	return nil
+}
+
+// copyPatched copies the files the patch table patches from the Weaviate
+// source src into dst, at the same paths.
+func copyPatched(src, dst string) error {
+	for _, p := range Patches {
+		b, err := os.ReadFile(filepath.Join(src, p.File))
+		if err != nil {
+			return fmt.Errorf("patch %q: %w", p.ID, err)
+		}
+		if err := os.MkdirAll(filepath.Join(dst, p.Package()), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dst, p.File), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pinnedSource returns the Weaviate version go.mod requires and its source
 // folder in the module cache, downloading it if needed.
 func pinnedSource(repo string) (string, string, error) {
@@ -145,18 +196,25 @@ func pinnedSource(repo string) (string, string, error) {
 		return "", "", fmt.Errorf("go list -m %s: %w", weaviateModule, err)
 	}
 	version := strings.TrimSpace(string(v))
-	cmd = exec.Command("go", "mod", "download", "-json", weaviateModule+"@"+version)
+	dir, err := sourceOf(repo, version)
+	return version, dir, err
+}
+
+// sourceOf is the source folder of a Weaviate version in the module cache,
+// downloaded if needed.
+func sourceOf(repo, version string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", weaviateModule+"@"+version)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	raw, err := cmd.Output()
 	if err != nil {
-		return "", "", fmt.Errorf("go mod download %s@%s: %w", weaviateModule, version, err)
+		return "", fmt.Errorf("go mod download %s@%s: %w", weaviateModule, version, err)
 	}
 	var info struct{ Dir, Error string }
 	if err := json.Unmarshal(raw, &info); err != nil || info.Dir == "" {
-		return "", "", fmt.Errorf("go mod download %s@%s: no source folder (%s)", weaviateModule, version, info.Error)
+		return "", fmt.Errorf("go mod download %s@%s: no source folder (%s)", weaviateModule, version, info.Error)
 	}
-	return version, info.Dir, nil
+	return info.Dir, nil
 }
 
 // stampFor identifies a patched tree: the version, the patch table and the glue.

@@ -22,19 +22,22 @@ func weaviateSource(t *testing.T) string {
 func copyPatchedFiles(t *testing.T, src string) string {
 	t.Helper()
 	dst := t.TempDir()
-	for _, p := range Patches {
-		b, err := os.ReadFile(filepath.Join(src, p.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(dst, p.Package()), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, p.File), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := copyPatched(src, dst); err != nil {
+		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestCheckAnchors: -check-anchors on the pinned version finds every anchor
+// (the same check on another version is how a bump is judged first).
+func TestCheckAnchors(t *testing.T) {
+	version, _, err := pinnedSource("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkAnchorsIn("../..", version); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestApplyToPinnedWeaviate(t *testing.T) {
