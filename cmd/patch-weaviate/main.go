@@ -61,7 +61,7 @@ func main() {
 		"alone: only prepare that copy (stock Weaviate of the pinned version)")
 	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
 	checkAnchors := flag.String("check-anchors", "", "apply the patch table to the files it patches in this other Weaviate "+
-		"version (e.g. v1.39.7, fetched through the module proxy) and report whether every anchor is found; builds nothing")
+		"version (a release tag, fetched through the module proxy) and report whether every anchor is found; builds nothing")
 	flag.Parse()
 	switch {
 	case *list:
