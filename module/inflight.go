@@ -32,10 +32,9 @@ import (
 type inflight struct {
 	limit int64 // bytes; 0: no bound
 	wait  time.Duration
-	held  atomic.Int64 // bytes reserved now (for errors and metrics)
+	held  atomic.Int64 // bytes reserved now; written under mu, read without it (metrics, /v1/meta)
 
 	mu      sync.Mutex
-	used    int64            // == held, under mu
 	byOwner map[string]int64 // bytes each caller holds
 	waiters []*inflightWaiter
 }
@@ -111,13 +110,12 @@ func (f *inflight) grant() {
 			}
 		}
 		w := f.waiters[next]
-		if f.used+w.need > f.limit {
+		if f.held.Load()+w.need > f.limit {
 			return
 		}
 		f.waiters = append(f.waiters[:next], f.waiters[next+1:]...)
-		f.used += w.need
+		f.held.Add(w.need)
 		f.byOwner[w.owner] += w.need
-		f.held.Store(f.used)
 		close(w.granted)
 	}
 }
@@ -143,11 +141,10 @@ func (f *inflight) releaser(w *inflightWaiter) func() {
 		once.Do(func() {
 			f.mu.Lock()
 			defer f.mu.Unlock()
-			f.used -= w.need
+			f.held.Add(-w.need)
 			if f.byOwner[w.owner] -= w.need; f.byOwner[w.owner] <= 0 {
 				delete(f.byOwner, w.owner)
 			}
-			f.held.Store(f.used)
 			f.grant()
 		})
 	}

@@ -53,12 +53,13 @@ func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 	if ctx.Err() == nil {
 		return nil, strategyError(err)
 	}
+	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
 	m.logger.WithFields(map[string]any{
 		"class": r.className, "strategy": r.eff.Strategy, "candidates": len(p.Candidates),
-		"reason": ctx.Err().Error(), "timeCap": errors.Is(context.Cause(ctx), errTimeCap),
+		"reason": ctx.Err().Error(), "timeCap": capHit,
 	}).Warn("diverse-select: selection cancelled")
-	if serr := m.stopped(ctx, r, len(p.Candidates), "selecting"); errors.Is(context.Cause(ctx), errTimeCap) {
-		return nil, serr
+	if capHit {
+		return nil, m.stopped(ctx, r, len(p.Candidates), "selecting")
 	}
 	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }

@@ -147,14 +147,9 @@ func (rr *Reranker) rerankRequest(class *models.Class, property, rerankQuery str
 	if !policy.RerankQuerySyntax {
 		return raw, name, rerankQuery, nil
 	}
-	inText, text, err := parseRerankQuery(rerankQuery, rr.m.defaults.Limits) // bounded: rerank_syntax.go
+	inText, text, err := parseRerankQuery(rerankQuery, rr.m.defaults.Limits) // bounded, keys checked: rerank_syntax.go
 	if err != nil {
 		return nil, "", "", err
-	}
-	for name := range inText {
-		if config.IsPolicyKey(name) {
-			return nil, "", "", rerankKeyAllowed(name) // a query cannot lift the collection's policy
-		}
 	}
 	if inText != nil && raw != nil {
 		return nil, "", "", &config.Error{Key: rerankSettingsKey, Msg: "starts with settings and the rerank property carries " +

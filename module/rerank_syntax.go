@@ -52,12 +52,8 @@ func parseRerankQuery(q string, lim config.Limits) (map[string]any, string, erro
 	}
 	raw := map[string]any{}
 	for _, a := range args {
-		switch a.name {
-		case config.KeyCandidates:
-			return nil, "", &config.Error{Key: a.name, Msg: "does not apply on the rerank route: the query limit is the candidate pool"}
-		case config.KeyTextProperty, config.KeyQuery:
-			return nil, "", &config.Error{Key: a.name, Msg: "is not a setting of the rerank query: " +
-				"the rerank property is the text property and the text after the settings the query"}
+		if err := rerankKeyAllowed(a.name); err != nil { // as in the property's settings
+			return nil, "", err
 		}
 		if _, dup := raw[a.name]; dup {
 			return nil, "", &config.Error{Key: a.name, Msg: "is given twice in the rerank query"}

@@ -54,11 +54,9 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models
 	if rr == nil || req.GetRerank() == nil || class == nil {
 		return ctx
 	}
+	// What prepareGRPCSearch may change, to put back after a panic.
 	offset, property, md := req.Offset, req.Rerank.Property, req.Metadata
-	var mdCopy *pb.MetadataRequest
-	if md != nil {
-		mdCopy = &pb.MetadataRequest{Vector: md.Vector, Vectors: slices.Clone(md.Vectors)}
-	}
+	vector, vectors := md.GetVector(), slices.Clone(md.GetVectors())
 	err := guard(rr.m.logger, "gRPC search preparation", func() error {
 		out = rr.prepareGRPCSearch(ctx, req, class)
 		return nil
@@ -66,7 +64,7 @@ func PrepareGRPCSearch(ctx context.Context, req *pb.SearchRequest, class *models
 	if err != nil {
 		req.Offset, req.Rerank.Property, req.Metadata = offset, property, md
 		if md != nil {
-			md.Vector, md.Vectors = mdCopy.Vector, mdCopy.Vectors
+			md.Vector, md.Vectors = vector, vectors
 		}
 		return ctx
 	}
