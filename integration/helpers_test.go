@@ -9,15 +9,18 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // dsFields are every field of _additional { diverseSelect { ... } }.
@@ -444,4 +447,31 @@ func cosine(a, b string) float64 {
 		s += float64(va[i]) * float64(vb[i])
 	}
 	return s
+}
+
+// startOwnStack starts an embedder and Weaviate of a test's own, beside the
+// shared stack, with their output in a log file of name's (its path is
+// returned and logged), and connects the Go client; stopping it is the
+// caller's.
+func startOwnStack(t *testing.T, name string, o stack.Options) (*stack.Stack, *weaviate.Client, string) {
+	t.Helper()
+	logFile, err := os.CreateTemp("", "diverse-select-"+name+"-it-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() })
+	o.Log = logFile
+	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := stack.Start(c, o)
+	if err != nil {
+		t.Fatalf("start a %s stack: %v (log %s)\n%s", name, err, logFile.Name(), tail(logFile.Name(), 30))
+	}
+	wc, err := weaviate.NewClient(weaviate.Config{Host: fmt.Sprintf("127.0.0.1:%d", s.HTTPPort), Scheme: "http"})
+	if err != nil {
+		s.Stop()
+		t.Fatal(err)
+	}
+	t.Logf("%s stack log: %s", name, logFile.Name())
+	return s, wc, logFile.Name()
 }

@@ -211,21 +211,10 @@ type hostileStack struct {
 
 func startHostileStack(t *testing.T) *hostileStack {
 	t.Helper()
-	logFile, err := os.CreateTemp("", "diverse-select-hostile-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logFile.Close(); os.Remove(logFile.Name()) })
-	server := os.Getenv("DIVERSE_SELECT_HOSTILE_SERVER")
-	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	s, err := stack.Start(c, stack.Options{Server: server, DataDir: t.TempDir(), Log: logFile})
-	if err != nil {
-		t.Fatalf("start the hostile-input stack: %v\n%s", err, tail(logFile.Name(), 30))
-	}
+	s, wc, _ := startOwnStack(t, "hostile", stack.Options{Server: os.Getenv("DIVERSE_SELECT_HOSTILE_SERVER"), DataDir: t.TempDir()})
 	t.Cleanup(s.Stop)
-	h := &hostileStack{t: t, s: s}
-	h.connect(t)
+	h := &hostileStack{t: t, s: s, client: wc}
+	h.connectGRPC(t)
 	restore := useStack(s, h.client)
 	t.Cleanup(restore)
 	props := []*models.Property{{Name: "body", DataType: []string{"text"}}, {Name: "title", DataType: []string{"text"}},
@@ -241,11 +230,10 @@ func startHostileStack(t *testing.T) *hostileStack {
 	return h
 }
 
-func (h *hostileStack) connect(t *testing.T) {
+// connectGRPC opens the Go client's gRPC connection to the server (again
+// after a restart: the HTTP client needs nothing, the ports stay).
+func (h *hostileStack) connectGRPC(t *testing.T) {
 	var err error
-	if h.client, err = weaviate.NewClient(weaviate.Config{Host: fmt.Sprintf("127.0.0.1:%d", h.s.HTTPPort), Scheme: "http"}); err != nil {
-		t.Fatal(err)
-	}
 	if h.grpc, err = connection.NewGrpcClient(h.s.GRPCAddr, false, nil, nil, 2*time.Minute, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +246,7 @@ func (h *hostileStack) restart(t *testing.T) {
 	if err := h.s.Restart(c); err != nil {
 		t.Fatalf("restart after a crash: %v", err)
 	}
-	h.connect(t)
-	srv, client = h.s, h.client
+	h.connectGRPC(t)
 }
 
 // rss is the server's resident memory in MiB (0 when it is not running).

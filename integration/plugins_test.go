@@ -278,25 +278,8 @@ func TestPlugins(t *testing.T) {
 // startPluginStack starts an embedder and Weaviate with extra environment.
 func startPluginStack(t *testing.T, env map[string]string) (*stack.Stack, *weaviate.Client, string) {
 	t.Helper()
-	logFile, err := os.CreateTemp("", "diverse-select-plugins-it-*.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logFile.Close() })
-	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	env["DIVERSE_SELECT_META_DETAILS"] = "true" // the tests read the plugins' PIDs and errors there
-	s, err := stack.Start(c, stack.Options{Env: env, Log: logFile})
-	if err != nil {
-		t.Fatalf("start a stack with plugins: %v (log %s)\n%s", err, logFile.Name(), tail(logFile.Name(), 30))
-	}
-	wc, err := weaviate.NewClient(weaviate.Config{Host: fmt.Sprintf("127.0.0.1:%d", s.HTTPPort), Scheme: "http"})
-	if err != nil {
-		s.Stop()
-		t.Fatal(err)
-	}
-	t.Logf("plugin stack log: %s", logFile.Name())
-	return s, wc, logFile.Name()
+	return startOwnStack(t, "plugins", stack.Options{Env: env})
 }
 
 // useStack points the helpers (graphql, get, createClass, importDocs) at
