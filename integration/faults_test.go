@@ -180,7 +180,7 @@ func (fs *faultServer) importFaulty(t *testing.T, class string, moduleConfig map
 }
 
 // TestFaults runs misbehaving strategies inside the real server: a panic in
-// a strategy, in building a strategy (argument parsing, query preparation,
+// a strategy, in building a strategy (the selection stage,
 // class validation), non-finite figures, an invalid selection, and a
 // selection that runs until stopped by the time cap, a disconnecting HTTP
 // client or a gRPC deadline. Each gives a GraphQL (or gRPC, or REST) error
@@ -203,12 +203,13 @@ func TestFaults(t *testing.T) {
 			log:  []string{"panic recovered", "injected panic in Select", "stack", "faults.init"}},
 		{name: "strategy panics, field form", diverse: `strategy: "fault-panic"`, field: true,
 			want: []string{"diverseSelect", "internal error", "injected panic in Select"}},
-		{name: "strategy construction panics in query preparation", diverse: `strategy: "fault-panic-new"`,
-			want: []string{"diverseSelect", "internal error in query preparation", "injected panic in New"},
-			log:  []string{"panic recovered", "query preparation", "stack", "PreparePostProcess"}},
-		{name: "strategy construction panics in argument parsing", diverse: `strategy: "fault-panic-new"`, field: true,
-			want: []string{"diverseSelect", "internal error in argument parsing", "injected panic in New"},
-			log:  []string{"panic recovered", "argument parsing", "stack", "extractField"}},
+		// A query's settings are resolved once, in the selection stage, on both forms.
+		{name: "strategy construction panics in the stage, argument form", diverse: `strategy: "fault-panic-new"`,
+			want: []string{"diverseSelect", "internal error in selection stage", "injected panic in New"},
+			log:  []string{"panic recovered", "selection stage", "stack", "SelectResults"}},
+		{name: "strategy construction panics in the stage, field form", diverse: `strategy: "fault-panic-new"`, field: true,
+			want: []string{"diverseSelect", "internal error in selection stage", "injected panic in New"},
+			log:  []string{"panic recovered", "selection stage", "stack", "SelectResults"}},
 		{name: "invalid selection", diverse: `strategy: "fault-duplicate"`,
 			want: []string{"diverseSelect", `"fault-duplicate"`, "index 0 selected twice"}},
 		{name: "selection over the time cap", diverse: `strategy: "fault-slow"`,

@@ -386,8 +386,10 @@ func TestGRPCVectors(t *testing.T) {
 		})
 	}
 	t.Run("hybrid on two named vectors without a configured targetVector is a clear error", func(t *testing.T) {
+		// The search names no target vector (with one, the selection
+		// compares on it, as over GraphQL).
 		req := rerankRequest(bare, 6)
-		hybrid(req)
+		req.HybridSearch = &pb.Hybrid{Query: q, AlphaParam: &alpha, UseAlphaParam: true}
 		_, err := grpcSearch(t, req)
 		if err == nil {
 			t.Fatal("hybrid rerank on a class with two named vectors and no targetVector succeeded")

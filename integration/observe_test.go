@@ -116,7 +116,9 @@ func TestMetrics(t *testing.T) {
 		{"diverse_select_candidates", []string{"strategy", "adagres"}, 1},
 		{"diverse_select_errors_total", []string{"kind", "invalid_argument", "route", "argument"}, 1},
 		{"diverse_select_errors_total", []string{"kind", "invalid_argument", "route", "field"}, 0},
-		{"diverse_select_degraded_total", []string{"reason", "refetch"}, 1},
+		// The selection stage asks the search for what the selection reads:
+		// the gRPC route no longer reads candidates again by id.
+		{"diverse_select_degraded_total", []string{"reason", "refetch"}, 0},
 	} {
 		if got := delta(tc.name, tc.labels...); got != tc.want {
 			t.Errorf("%s%v moved by %v, want %v", tc.name, tc.labels, got, tc.want)
@@ -162,7 +164,6 @@ func TestSelectionLog(t *testing.T) {
 			"candidates": 12.0, "selected": float64(len(hits)), "budget": 50.0, "tokensUsed": float64(hits[0].DS.TokensUsed)}},
 		{"debug", "diverse-select: selection", map[string]any{"class": c, "strategy": "adagres", "route": "rerank",
 			"candidates": 12.0, "budget": 120.0}},
-		{"warning", "diverse-select: the search did not load", map[string]any{"class": c, "objects": 12.0, "module": "diverse-select"}},
 	}
 	var lines []map[string]any
 	deadline := time.Now().Add(10 * time.Second)
@@ -186,6 +187,9 @@ func TestSelectionLog(t *testing.T) {
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	if l := findLine(lines, "warning", "diverse-select: the search did not load", map[string]any{"class": c}); l != nil {
+		t.Errorf("the gRPC route read candidates again by id: %v", l)
 	}
 	sel := findLine(lines, "debug", "diverse-select: selection", want[0].fields)
 	t.Logf("selection line: %v", sel)

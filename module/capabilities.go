@@ -1,9 +1,11 @@
 package diverseselect
 
 import (
-	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/filters"
+	"context"
+
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
+	"github.com/weaviate/weaviate/entities/search"
 )
 
 // Every capability the two modules implement, checked by the compiler: Weaviate
@@ -25,7 +27,10 @@ var (
 	_ modulecapabilities.AdditionalProperties = (*Reranker)(nil)
 	_ mutableConfig                           = (*Reranker)(nil)
 
-	_ postProcessor = (*Request)(nil)
+	_ resultSelector = (*Module)(nil)
+	_ resultSelector = (*Reranker)(nil)
+
+	_ selectionArgument = (*Request)(nil)
 )
 
 // The interfaces our glue in Weaviate's packages (cmd/patch-weaviate/glue)
@@ -33,11 +38,15 @@ var (
 type (
 	// mutableConfig: schema_mutable.go.txt, mutableModuleConfigUpdate.
 	mutableConfig interface{ MutableModuleConfig() bool }
-	// postProcessor: get_postprocess.go.txt, the extracted argument values.
-	postProcessor interface {
-		PreparePostProcess(className, tenant string, args map[string]interface{},
-			pagination *filters.Pagination, addl *additional.Properties) (*filters.Pagination, error)
-		GetPropertiesToExtract() []string
+	// resultSelector: explorer_selection.go.txt, the explorer's ResultSelector.
+	resultSelector interface {
+		SelectResults(ctx context.Context, params dto.GetParams,
+			searchPool func(context.Context, dto.GetParams) ([]search.Result, error),
+		) (out []search.Result, selected bool, err error)
+	}
+	// selectionArgument: get_selection_args.go.txt, the extracted argument values.
+	selectionArgument interface {
+		SelectionArguments(args map[string]interface{}) error
 		HasArguments() bool
 	}
 )

@@ -54,7 +54,7 @@ func TestHookConcurrent(t *testing.T) {
 					return
 				}
 				// Later rounds see updated objects: new feature-cache keys.
-				out, err := m.selectHook(context.Background(), results(40, int64(1000+k%2)), r, nil, nil, nil)
+				out, err := m.selectStage(context.Background(), results(40, int64(1000+k%2)), r)
 				if err != nil {
 					errs <- fmt.Errorf("%v: %w", queries[i], err)
 					continue
@@ -85,7 +85,7 @@ func TestSelectionCancelled(t *testing.T) {
 	require.NoError(t, err)
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = m.selectHook(c, results(40, 1), r, nil, nil, nil)
+	_, err = m.selectStage(c, results(40, 1), r)
 	require.ErrorContains(t, err, "diverseSelect: selection cancelled")
 	require.ErrorIs(t, err, context.Canceled)
 
@@ -93,7 +93,7 @@ func TestSelectionCancelled(t *testing.T) {
 	r = &Request{m: m, form: formArgument}
 	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
-	_, err = m.selectHook(context.Background(), results(40, 1), r, nil, nil, nil)
+	_, err = m.selectStage(context.Background(), results(40, 1), r)
 	require.ErrorContains(t, err, "DIVERSE_SELECT_MAX_SELECT_TIME")
 }
 

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/internal/workshare"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -22,126 +18,31 @@ import (
 // loads the pool - at a pool of 1000 the largest share of the query's CPU
 // (docs/performance.md) - while the selection reads only their vectors and
 // what the feature cache holds per object version (token counts, terms and
-// the text itself), and returns a few of them. For a search whose selection is
-// the only reader of the pool's properties, the "widen" glue in Weaviate's
-// explorer calls PrepareSearch before the search runs: the pool comes
-// without properties (Weaviate's own NoProps), the selection takes each
-// candidate's text from the feature cache and reads the candidates the cache
-// does not hold again by id, in one batch, and the selected objects' properties
-// are read by id before they leave the hook, so the response and the hooks
-// after the selection (generate) see whole objects.
+// the text itself), and returns a few of them. When the selection is the
+// only reader of the pool's properties, the stage (stage.go, poolLoads)
+// reads the pool without them (Weaviate's own NoProps): the selection takes
+// each candidate's text from the feature cache and reads the candidates the
+// cache does not hold by id, in one batch, and the selected objects'
+// properties are read by id before they leave the stage, so the response
+// and generate see whole objects.
 
-type deferredKey struct{}
-
-// deferral is what PrepareSearch left out of a search's loading for the
-// selection to supply; in a search's context it means the properties are
-// deferred.
+// deferral is what the pool's search left out for the selection to supply.
 type deferral struct {
-	// vectors: nothing asked the search for the vector the selection
-	// compares (the "vector" patch keeps Weaviate from loading the legacy
-	// one for any module): the selection takes it from the feature cache and
-	// reads it by id with the text of the candidates the cache does not hold.
+	// vectors: the pool's search was not asked for the vector the
+	// selection compares (it may still carry it when the query asked for
+	// it): the selection takes it from the feature cache and reads it by id
+	// with the text of the candidates the cache does not hold.
 	vectors bool
-	// ownVector: the query itself asked for the legacy vector, so the search
-	// loads it anyway.
-	ownVector bool
-	// props are the properties the search would have loaded (nil: all):
-	// the objects read by id are cut to them, so the response and the hooks
-	// after the selection (generate) get what they get without the module.
+	// props are the properties the query loads (nil: all): the objects read
+	// by id are cut to them, so the response and generate get what they get
+	// without the module.
 	props []string
 }
 
-// PrepareSearch is called by the "widen" glue before a search with result
-// hooks runs. It hands the search's tenant to the hooks (results of vector
-// and hybrid searches do not name it, and the hooks read by id from it), and
-// it marks ctx for deferred properties and sets params to load the pool
-// without them when that is safe: every result hook of the search is a
-// diverse selection (or runs after it: generate and other non-reranker
-// hooks), the selection reads no property but its text properties, and
-// nothing between the search and the hooks reads properties
-// (cross-references, groupBy, boost, a TTL on a date property). Then, on a
-// class without multi-vectors, the vectors the routes asked for on the
-// selection's behalf are taken back too (the feature cache holds them).
-//
-// A panic here leaves ctx (with the tenant) and params as they were, and is
-// logged: the search then loads the pool as without the module's deferral.
-func PrepareSearch(ctx context.Context, params *dto.GetParams) (out context.Context) {
-	ctx = WithTenant(ctx, params.Tenant)
-	if params.Filters != nil {
-		ctx = context.WithValue(ctx, filteredKey{}, true) // versions.go
-	}
-	addl := params.AdditionalProperties
-	_, hadArg := addl.ModuleParams[ArgName]
-	if err := guard(loggerOf(params), "search preparation", func() error { out = prepareSearch(ctx, params); return nil }); err != nil {
-		if !hadArg && addl.ModuleParams != nil {
-			delete(addl.ModuleParams, ArgName) // combineRerank's, when it added it
-		}
-		params.AdditionalProperties = addl
-		return ctx
-	}
-	return out
-}
-
-func prepareSearch(ctx context.Context, params *dto.GetParams) context.Context {
-	combineRerank(ctx, params) // route_grpc_combine.go
-	class, ok := deferrable(ctx, params)
-	if !ok {
-		return ctx
-	}
-	addl := &params.AdditionalProperties
-	addl.NoProps = true
-	d := &deferral{}
-	for _, p := range params.Properties {
-		d.props = append(d.props, p.Name)
-	}
-	if !hasMultiVector(class) {
-		if own, ok := ownVectors(ctx, addl); ok {
-			addl.Vector, addl.Vectors = own.vector, own.vectors
-		}
-		d.vectors, d.ownVector = true, addl.Vector
-	}
-	return context.WithValue(ctx, deferredKey{}, d)
-}
-
-// SearchLoadsVector is called by the "vector" glue where Weaviate's explorer
-// has just set a search with a module additional property to load the
-// legacy vector: false when the selection takes it from its feature cache
-// (PrepareSearch) and the query did not ask for it.
-func SearchLoadsVector(ctx context.Context) (loads bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			loads = true // as without the module
-		}
-	}()
-	d, _ := ctx.Value(deferredKey{}).(*deferral)
-	return d == nil || !d.vectors || d.ownVector
-}
-
-// loggerOf is the logger of the module a search's hooks belong to, for the
-// entry points Weaviate calls before it knows them.
-func loggerOf(params *dto.GetParams) logrus.FieldLogger {
-	for _, v := range params.AdditionalProperties.ModuleParams {
-		if r, ok := v.(*Request); ok && r.m != nil {
-			return r.m.logger
-		}
-	}
-	if rr := serverReranker.Load(); rr != nil {
-		return rr.m.logger
-	}
-	return logrus.StandardLogger()
-}
-
-func propertiesDeferred(ctx context.Context) bool {
-	d, _ := ctx.Value(deferredKey{}).(*deferral)
-	return d != nil
-}
-
-// searchedProperties cuts an object read by id to the properties the
-// deferred search would have loaded (all when it named none).
-func searchedProperties(ctx context.Context, schema any) any {
-	d, _ := ctx.Value(deferredKey{}).(*deferral)
+// cut cuts an object read by id to the properties the query loads.
+func (d *deferral) cut(schema any) any {
 	props, ok := schema.(map[string]any)
-	if d == nil || len(d.props) == 0 || !ok {
+	if len(d.props) == 0 || !ok {
 		return schema
 	}
 	out := make(map[string]any, len(d.props)+1)
@@ -158,28 +59,6 @@ func searchedProperties(ctx context.Context, schema any) any {
 	return out
 }
 
-// vectorsDeferred: the search was not asked for the vector the selection
-// compares (it may still carry it when the query asked for it).
-func vectorsDeferred(ctx context.Context) bool {
-	d, _ := ctx.Value(deferredKey{}).(*deferral)
-	return d != nil && d.vectors
-}
-
-// ownVectors is what the query asked for itself of the vectors, when a
-// route added the one the selection compares: the gRPC rerank route
-// (PrepareGRPCSearch) or a GraphQL diverseSelect (preparePostProcess).
-func ownVectors(ctx context.Context, addl *additional.Properties) (askedVectors, bool) {
-	if asked, ok := ctx.Value(askedKey{}).(askedVectors); ok {
-		return asked, true
-	}
-	for _, v := range addl.ModuleParams {
-		if r, ok := v.(*Request); ok && r.asked != nil {
-			return *r.asked, true
-		}
-	}
-	return askedVectors{}, false
-}
-
 // hasMultiVector: the class has a multi-vector, which a selection may
 // compare (multivector.go); those are not cached, so such searches load
 // their vectors as before.
@@ -190,70 +69,6 @@ func hasMultiVector(class *models.Class) bool {
 		}
 	}
 	return false
-}
-
-func deferrable(ctx context.Context, params *dto.GetParams) (*models.Class, bool) {
-	addl := params.AdditionalProperties
-	if addl.NoProps || len(addl.ModuleParams) == 0 || params.GroupBy != nil ||
-		(params.Boost != nil && params.Boost.Weight > 0) {
-		return nil, false
-	}
-	for _, p := range params.Properties {
-		if len(p.Refs) > 0 {
-			return nil, false
-		}
-	}
-	var m *Module
-	var class *models.Class
-	selections := 0
-	for name, v := range addl.ModuleParams {
-		var st *settings
-		switch x := v.(type) {
-		case *Request:
-			if x.err != nil {
-				return nil, false // the hook reports it
-			}
-			m, st = x.m, x.settings
-			if x.plan != nil {
-				st = &x.plan.settings
-			}
-		case *rank.Params:
-			rr := serverReranker.Load()
-			if rr == nil {
-				return nil, false
-			}
-			if class == nil {
-				class = rr.m.classByName(params.ClassName)
-			}
-			if class == nil || classConfig(class, RerankerName) == nil {
-				return nil, false // another reranker reads the pool's text before the selection
-			}
-			var err error
-			if _, st, err = rr.rerankSettings(class, carriedProperty(ctx, x.GetProperty()), x.GetQuery()); err != nil {
-				return nil, false
-			}
-			m = rr.m
-		default:
-			if name == "rerank" {
-				return nil, false
-			}
-			continue // hooks that run after the selection (hookorder)
-		}
-		if st == nil || !st.readsOnlyText() {
-			return nil, false
-		}
-		selections++
-	}
-	if selections == 0 || m == nil || m.features == nil || m.multiGet == nil {
-		return nil, false
-	}
-	if class == nil {
-		class = m.classByName(params.ClassName)
-	}
-	if class == nil || filtersExpiredOnProperty(class) {
-		return nil, false
-	}
-	return class, true
 }
 
 // readsOnlyText reports whether the selection reads no property but its
@@ -281,7 +96,7 @@ func filtersExpiredOnProperty(class *models.Class) bool {
 // instead of looking them up again) and how many it read.
 func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
 	features := m.featureSource(p, nil)
-	needVector := vectorsDeferred(ctx) && features.vectors
+	needVector := p.deferred.vectors && features.vectors
 	entries = make([]*simcache.Features, len(in))
 	// A large pool's look-ups on every core: each is a few cache misses
 	// (the entry and its key's strings), about 0.45 us at a pool of 1000.
@@ -372,16 +187,12 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 	if m.multiGet == nil {
 		return nil, fmt.Errorf("the search deferred the properties of %d candidates and no database is at hand to read them", len(missing))
 	}
-	tenant := p.tenant
-	if tenant == "" {
-		tenant = TenantFromContext(ctx)
-	}
-	got, err := m.readByID(ctx, in, missing, tenant)
+	got, err := m.readByID(ctx, in, missing, p.tenant)
 	if err != nil {
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
 	for k, i := range missing {
-		if k >= len(got) || !usableRead(ctx, &in[i], got[k]) {
+		if k >= len(got) || !usableRead(p.filtered, &in[i], got[k]) {
 			// Deleted, or changed since a filtered search (versions.go).
 			if gone == nil {
 				gone = map[int]bool{}
@@ -391,7 +202,7 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 		}
 		in[i].Schema = got[k].Schema
 		if vector != nil {
-			fill(&in[i], got[k], *vector, true, nil)
+			fill(&in[i], got[k], *vector)
 		}
 	}
 	return gone, nil

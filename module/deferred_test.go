@@ -3,6 +3,7 @@ package diverseselect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,10 +13,6 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
-	"github.com/weaviate/weaviate/entities/searchparams"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
-
-	"github.com/diverse-select/diverse-select/config"
 )
 
 // store stands in for Weaviate's DB.MultiGet in this package's tests: it
@@ -44,40 +41,22 @@ func (s *store) multiGet(_ context.Context, ids []multi.Identifier, _ additional
 	return out, nil
 }
 
-// withoutProperties is the pool as a search with NoProps returns it, without
-// the vectors too when vectors is set (the search was not asked for them).
-func withoutProperties(in []search.Result, vectors bool) []search.Result {
-	out := make([]search.Result, len(in))
-	for i, r := range in {
-		r.Schema = map[string]any{"id": r.ID}
-		if vectors {
-			r.Vector = nil
-		}
-		out[i] = r
-	}
-	return out
-}
-
-// TestDeferredSelection: a pool loaded without properties (and without
+// TestDeferredSelection: a pool read as ids and scores (no properties, no
 // vectors) selects exactly what the whole pool selects and returns the
-// selected objects whole: the first time every candidate's text (and vector)
+// selected objects whole: the first time every candidate's text and vector
 // is read by id in one batch, once the cache holds them only the selected
 // objects are; a selected object deleted since the search is left out.
 func TestDeferredSelection(t *testing.T) {
-	for _, tc := range []struct {
-		vectors bool
-		pool    int
-	}{{false, 60}, {true, 60}, {true, parallelLookups + 44}} { // the last: the look-ups on every core
-		t.Run(fmt.Sprintf("vectors deferred %v, pool %d", tc.vectors, tc.pool), func(t *testing.T) {
-			testDeferredSelection(t, tc.vectors, tc.pool)
+	for _, pool := range []int{60, parallelLookups + 44} { // the last: the look-ups on every core
+		t.Run(fmt.Sprintf("pool %d", pool), func(t *testing.T) {
+			testDeferredSelection(t, pool)
 		})
 	}
 }
 
-func testDeferredSelection(t *testing.T, vectors bool, pool int) {
+func testDeferredSelection(t *testing.T, pool int) {
 	class := docClass()
 	byName := func(string) *models.Class { return class }
-	deferred := context.WithValue(context.Background(), deferredKey{}, &deferral{vectors: vectors})
 	for _, args := range []map[string]any{
 		{"tokenBudget": 300}, // the default, coverage
 		{"strategy": "mmr", "tokenBudget": 300},
@@ -88,7 +67,7 @@ func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 	} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			whole := results(pool, 1000)
-			want, err := runHook(t, New(byName), whole, args)
+			want, err := runHook(t, New(byName), whole, args) // no database at hand: the pool loads everything
 			require.NoError(t, err)
 			require.NotEmpty(t, want)
 
@@ -96,11 +75,10 @@ func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 			db := newStore(results(pool, 1000))
 			m.multiGet = db.multiGet
 			run := func() []search.Result {
-				r := &Request{m: m, form: formArgument}
-				r.query, r.err = config.Parse(args, m.defaults.Limits)
-				require.NoError(t, r.err)
-				got, err := m.selectHook(deferred, withoutProperties(results(pool, 1000), vectors), r, nil, nil, nil)
+				got, f, err := runStage(m, argumentParams(t, m, withCandidates(args, pool)), results(pool, 1000))
 				require.NoError(t, err)
+				require.True(t, f.pools[0].AdditionalProperties.NoProps, "the pool is read without properties")
+				require.False(t, f.pools[0].AdditionalProperties.Vector, "and without vectors")
 				return got
 			}
 			cold := run()
@@ -114,7 +92,7 @@ func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 			db.batches = nil
 			warm := run()
 			require.Equal(t, ids(want), ids(warm))
-			require.Len(t, db.batches, 1, "the texts (and vectors) from the cache: only the selected are read")
+			require.Len(t, db.batches, 1, "the texts and vectors from the cache: only the selected are read")
 			require.Len(t, db.batches[0], len(want))
 			for i := range want {
 				require.Equal(t, want[i].Schema, warm[i].Schema)
@@ -127,130 +105,68 @@ func testDeferredSelection(t *testing.T, vectors bool, pool int) {
 	}
 }
 
-// TestPrepareSearch: the pool is loaded without properties only when the
-// selection is the sole reader of its properties.
-func TestPrepareSearch(t *testing.T) {
+// TestPoolLoads: the pool is read as ids and scores only when the selection
+// is the sole reader of its properties; else the pool's search loads what
+// the selection reads, and the vector it compares.
+func TestPoolLoads(t *testing.T) {
 	class := docClass()
 	class.Properties = append(class.Properties, &models.Property{Name: "ntok", DataType: []string{"int"}},
 		&models.Property{Name: "author", DataType: []string{"Person"}})
+	class.ModuleConfig = map[string]any{RerankerName: map[string]any{}}
 	m := New(func(string) *models.Class { return class })
 	m.multiGet = newStore(nil).multiGet
-	request := func(args map[string]any) *Request {
-		r := &Request{m: m, form: formArgument}
-		r.query, r.err = config.Parse(args, m.defaults.Limits)
-		require.NoError(t, r.err)
-		r.settings, r.err = m.settingsFor(class, routeArgument, r.query)
-		require.NoError(t, r.err)
-		return r
-	}
-	params := func(edit func(*dto.GetParams)) dto.GetParams {
-		p := dto.GetParams{ClassName: "Doc", Properties: search.SelectProperties{{Name: "body", IsPrimitive: true}}}
-		p.AdditionalProperties.ModuleParams = map[string]any{ArgName: request(map[string]any{})}
+	params := func(args map[string]any, edit func(*dto.GetParams)) dto.GetParams {
+		p := argumentParams(t, m, args)
 		if edit != nil {
 			edit(&p)
 		}
 		return p
 	}
 	for _, tc := range []struct {
-		name string
-		p    dto.GetParams
-		want bool
+		name       string
+		p          dto.GetParams
+		want       bool
+		wantVector bool // not deferred: the pool's search is asked for the legacy vector
 	}{
-		{"the default selection", params(nil), true},
-		{"with generate after it", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["generate"] = struct{}{} }), true},
-		{"no module hook", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams = nil }), false},
-		{"another reranker first", params(func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["rerank"] = struct{}{} }), false},
-		{"a reranker the class does not configure as ours", params(func(p *dto.GetParams) {
-			p.AdditionalProperties.ModuleParams["rerank"] = &rank.Params{}
-		}), false},
-		{"a cross-reference asked for", params(func(p *dto.GetParams) {
+		{"the default selection", params(nil, nil), true, false},
+		{"another reranker first", params(nil, func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["other"] = struct{}{} }), false, true},
+		{"the rerank route", rerankParams(20, 0, "body", "q"), true, false},
+		{"a cross-reference asked for", params(nil, func(p *dto.GetParams) {
 			p.Properties = append(p.Properties, search.SelectProperty{Name: "author", Refs: []search.SelectClass{{ClassName: "Person"}}})
-		}), false},
-		{"groupBy", params(func(p *dto.GetParams) { p.GroupBy = &searchparams.GroupBy{Property: "body"} }), false},
-		{"boost", params(func(p *dto.GetParams) { p.Boost = &filters.Boost{Weight: 0.5} }), false},
-		{"tokenProperty", params(func(p *dto.GetParams) {
-			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"tokenProperty": "ntok"})
-		}), false},
-		{"sourceProperty, which the default strategy does not read", params(func(p *dto.GetParams) {
-			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"sourceProperty": "body"})
-		}), true},
-		{"sourceProperty with ngram, which reads it", params(func(p *dto.GetParams) {
-			p.AdditionalProperties.ModuleParams[ArgName] = request(map[string]any{"sourceProperty": "body", "strategy": "ngram"})
-		}), false},
-		{"a request the hook will refuse", params(func(p *dto.GetParams) {
-			p.AdditionalProperties.ModuleParams[ArgName] = &Request{m: m, err: fmt.Errorf("bad")}
-		}), false},
-		{"already without properties", params(func(p *dto.GetParams) { p.AdditionalProperties.NoProps = true }), false},
+		}), false, true},
+		{"boost", params(nil, func(p *dto.GetParams) { p.Boost = &filters.Boost{Weight: 0.5} }), false, true},
+		{"tokenProperty", params(map[string]any{"tokenProperty": "ntok"}, nil), false, true},
+		{"sourceProperty, which the default strategy does not read", params(map[string]any{"sourceProperty": "body"}, nil), true, false},
+		{"sourceProperty with ngram, which reads it", params(map[string]any{"sourceProperty": "body", "strategy": "ngram"}, nil), false, false},
+		{"a strategy that compares no vectors", params(map[string]any{"strategy": "ngram"}, nil), true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := tc.p
-			before := p.AdditionalProperties.NoProps
-			ctx := PrepareSearch(context.Background(), &p)
-			require.Equal(t, tc.want, propertiesDeferred(ctx))
-			require.Equal(t, tc.want || before, p.AdditionalProperties.NoProps)
+			_, f, err := runStage(m, tc.p, results(20, 1))
+			require.NoError(t, err)
+			pool := f.pools[0]
+			require.Equal(t, tc.want, pool.AdditionalProperties.NoProps)
+			require.Equal(t, tc.wantVector, pool.AdditionalProperties.Vector)
+			require.NotContains(t, pool.AdditionalProperties.ModuleParams, ArgName, "the selection is not a hook of the pool")
+			require.NotContains(t, pool.AdditionalProperties.ModuleParams, rerankProperty)
+			if !tc.want {
+				require.True(t, slices.ContainsFunc(pool.Properties, func(p search.SelectProperty) bool { return p.Name == "body" }))
+			}
 		})
 	}
 	t.Run("no database at hand", func(t *testing.T) {
-		m.multiGet = nil
-		p := params(nil)
-		require.False(t, propertiesDeferred(PrepareSearch(context.Background(), &p)))
+		m := New(func(string) *models.Class { return class })
+		_, f, err := runStage(m, params(nil, nil), results(20, 1))
+		require.NoError(t, err)
+		require.False(t, f.pools[0].AdditionalProperties.NoProps)
 	})
-}
-
-// TestPrepareSearchVectors: with the properties deferred, the vector a route
-// asked for on the selection's behalf is taken back and the "vector" glue
-// keeps Weaviate from loading the legacy vector, unless the query asked for
-// it itself; a class with multi-vectors loads its vectors as before.
-func TestPrepareSearchVectors(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		class       *models.Class
-		ctx         context.Context
-		asked       *askedVectors // what the GraphQL route recorded
-		vector      bool          // addl.Vector before
-		vectors     []string      // addl.Vectors before
-		wantVector  bool
-		wantVectors []string
-		wantLoads   bool // SearchLoadsVector
-	}{
-		{name: "GraphQL asked for the legacy vector: taken back", class: docClass(), ctx: context.Background(),
-			asked: &askedVectors{}, vector: true, wantLoads: false},
-		{name: "GraphQL, the query asked for the vector itself", class: docClass(), ctx: context.Background(),
-			asked: &askedVectors{vector: true}, vector: true, wantVector: true, wantLoads: true},
-		{name: "GraphQL asked for a named vector: taken back", class: docClass(), ctx: context.Background(),
-			asked: &askedVectors{vectors: []string{"other"}}, vectors: []string{"other", "body"},
-			wantVectors: []string{"other"}, wantLoads: false},
-		{name: "gRPC rerank asked for the legacy vector: taken back", class: docClass(),
-			ctx: context.WithValue(context.Background(), askedKey{}, askedVectors{}), vector: true, wantLoads: false},
-		{name: "nothing asked on the selection's behalf (a text strategy)", class: docClass(), ctx: context.Background(),
-			wantLoads: false},
-		{name: "a class with multi-vectors loads them as before", class: multiClass(), ctx: context.Background(),
-			asked: &askedVectors{}, vector: true, wantVector: true, wantLoads: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := New(func(string) *models.Class { return tc.class })
-			m.multiGet = newStore(nil).multiGet
-			r := &Request{m: m, form: formArgument, asked: tc.asked}
-			r.query, r.err = config.Parse(map[string]any{"strategy": "mmr"}, m.defaults.Limits)
-			require.NoError(t, r.err)
-			r.settings, r.err = m.settingsFor(tc.class, routeArgument, r.query)
-			require.NoError(t, r.err)
-			p := dto.GetParams{ClassName: tc.class.Class}
-			p.AdditionalProperties = additional.Properties{Vector: tc.vector, Vectors: tc.vectors,
-				ModuleParams: map[string]any{ArgName: r}}
-			ctx := PrepareSearch(tc.ctx, &p)
-			require.True(t, propertiesDeferred(ctx))
-			require.Equal(t, tc.wantVector, p.AdditionalProperties.Vector)
-			require.Equal(t, tc.wantVectors, p.AdditionalProperties.Vectors)
-			require.Equal(t, tc.wantLoads, SearchLoadsVector(ctx))
-		})
-	}
-	t.Run("not deferred: the search loads the vector", func(t *testing.T) {
-		require.True(t, SearchLoadsVector(context.Background()))
-		p := dto.GetParams{ClassName: "Doc", GroupBy: &searchparams.GroupBy{Property: "body"}}
-		p.AdditionalProperties = additional.Properties{Vector: true, ModuleParams: map[string]any{ArgName: &Request{}}}
-		require.True(t, SearchLoadsVector(PrepareSearch(context.Background(), &p)))
-		require.True(t, p.AdditionalProperties.Vector)
+	t.Run("a class with multi-vectors loads them", func(t *testing.T) {
+		mc := multiClass()
+		m := New(func(string) *models.Class { return mc })
+		m.multiGet = newStore(nil).multiGet
+		p := params(map[string]any{"strategy": "mmr", "targetVector": "mv"}, nil)
+		_, f, _ := runStage(m, p, nil)
+		require.Len(t, f.pools, 1)
+		require.Contains(t, f.pools[0].AdditionalProperties.Vectors, "mv")
 	})
 }
 
@@ -269,9 +185,7 @@ func TestSearchedProperties(t *testing.T) {
 		{"a property the object lacks", []string{"body", "missing"}, map[string]any{"id": "x", "body": "text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.WithValue(context.Background(), deferredKey{}, &deferral{props: tc.props})
-			require.Equal(t, tc.want, searchedProperties(ctx, read))
+			require.Equal(t, tc.want, (&deferral{props: tc.props}).cut(read))
 		})
 	}
-	require.Equal(t, read, searchedProperties(context.Background(), read), "not deferred: unchanged")
 }

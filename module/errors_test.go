@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 )
@@ -23,11 +21,9 @@ func TestErrorsNameTheModuleOnce(t *testing.T) {
 	ctx := context.Background()
 
 	arg, _, _ := m.extractArgument(map[string]any{"tokenBudget": -1})
-	_, prepErr := arg.(interface {
-		PreparePostProcess(string, string, map[string]any, *filters.Pagination, *additional.Properties) (*filters.Pagination, error)
-	}).PreparePostProcess("Doc", "", nil, nil, &additional.Properties{})
+	prepErr := stageErr(m, arg.(*Request))
 	prop := "body"
-	_, rerankErr := rr.rerankHook(ctx, results(5, 1), &rank.Params{Property: &prop}, nil, nil, nil)
+	_, rerankErr := rr.rerankStage(ctx, results(5, 1), &rank.Params{Property: &prop})
 
 	for _, tc := range []struct {
 		name   string

@@ -43,7 +43,7 @@ func BenchmarkEvidenceCards(b *testing.B) {
 			b.Fatal(err)
 		}
 		run := func() []search.Result {
-			out, err := m.selectHook(context.Background(), in, r, nil, nil, nil)
+			out, err := m.selectStage(context.Background(), in, r)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -44,14 +44,6 @@ func results(n int, updated int64) []search.Result {
 	return out
 }
 
-func runHook(t *testing.T, m *Module, in []search.Result, args map[string]any) ([]search.Result, error) {
-	t.Helper()
-	r := &Request{m: m, form: formArgument}
-	r.query, r.err = config.Parse(args, m.defaults.Limits)
-	require.NoError(t, r.err)
-	return m.selectHook(context.Background(), in, r, nil, nil, nil)
-}
-
 // TestHookFeatureCache: the second query over the same objects takes token
 // counts, terms and text from the cache and selects the same; an updated
 // object misses; a cache of size 0 is off and selects the same too.

@@ -2,7 +2,6 @@ package diverseselect
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +13,11 @@ import (
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/tailor-platform/graphql/language/parser"
 	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -63,22 +64,28 @@ func fuzzSelect(t *testing.T, m *Module, hook *logtest.Hook, req any, search map
 	if !ok {
 		t.Fatalf("extractor returned %T", req)
 	}
-	addl := &additional.Properties{}
-	page, err := r.PreparePostProcess("Doc", "", search, &filters.Pagination{Limit: 12}, addl)
-	if err != nil {
-		checkNamed(t, err)
-		return
+	if err := r.SelectionArguments(search); err != nil {
+		t.Fatalf("SelectionArguments: %v", err)
 	}
-	if page == nil || page.Limit < 1 {
-		t.Fatalf("prepared pagination %+v", page)
-	}
-	_ = r.GetPropertiesToExtract()
 	in := results(12, 1000)
 	for i := range in {
 		in[i].Schema.(map[string]any)["ntok"] = float64(5 + i)
 		in[i].Schema.(map[string]any)["tags"] = []any{"a b", "c"}
 	}
-	out, err := m.selectHook(context.Background(), in, r, nil, nil, nil)
+	params := dto.GetParams{ClassName: "Doc", Pagination: &filters.Pagination{Limit: 12},
+		AdditionalProperties: additional.Properties{ModuleParams: map[string]any{ArgName: r}}}
+	if q, ok := search["nearText"].(map[string]any); ok {
+		if c, ok := q["concepts"].([]any); ok {
+			var values []string
+			for _, v := range c {
+				if s, ok := v.(string); ok {
+					values = append(values, s)
+				}
+			}
+			params.ModuleParams = map[string]any{"nearText": &nearText.NearTextParams{Values: values}}
+		}
+	}
+	out, _, err := runStage(m, params, in)
 	if err != nil {
 		checkNamed(t, err)
 		return
@@ -107,11 +114,19 @@ func checkOutput(t *testing.T, r *Request, in, out []search.Result) {
 		n, _ := ds["tokens"].(int)
 		used += n
 	}
-	if b := r.plan.eff.TokenBudget; b > 0 && used > b {
+	if len(out) == 0 {
+		return
+	}
+	ds, _ := out[0].AdditionalProperties[ArgName].(map[string]any)
+	if b, _ := ds["budget"].(int); b > 0 && used > b {
 		t.Fatalf("selection uses %d tokens, budget %d", used, b)
 	}
-	if len(out) > len(in) || (r.plan.eff.MaxResults > 0 && len(out) > r.plan.eff.MaxResults) {
-		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), r.plan.eff.MaxResults)
+	var max int
+	if r.query != nil {
+		max = r.query.MaxResults
+	}
+	if len(out) > len(in) || (max > 0 && len(out) > max) {
+		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), max)
 	}
 }
 

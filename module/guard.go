@@ -2,14 +2,13 @@ package diverseselect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
 	"github.com/sirupsen/logrus"
 	"github.com/tailor-platform/graphql/language/ast"
-	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/dto"
-	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/moduletools"
 	"github.com/weaviate/weaviate/entities/search"
@@ -89,33 +88,13 @@ func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
 	return r
 }
 
-// PreparePostProcess is called by the route patch in Weaviate's Get resolver
-// before the search runs: it merges the configuration, rejects what the
-// selection cannot honour, widens the search to the candidate pool (top-level
-// form) and asks for the vectors the strategy needs. Its refusals and
-// panics are counted in the error metrics here, as the result hook never
-// runs then.
-func (r *Request) PreparePostProcess(className, tenant string, args map[string]any,
-	pagination *filters.Pagination, addl *additional.Properties,
-) (out *filters.Pagination, err error) {
-	err = guard(r.m.logger, "query preparation", func() error {
-		var perr error
-		out, perr = r.preparePostProcess(className, tenant, args, pagination, addl)
-		return perr
-	})
-	err = named(ArgName, err)
-	r.m.metrics.failure(r.route(), err)
-	return out, err
-}
-
-// GetPropertiesToExtract names the properties the selection reads, so
-// Weaviate loads them even when the query does not select them.
-func (r *Request) GetPropertiesToExtract() (props []string) {
-	if err := guard(r.m.logger, "property listing", func() error { props = r.propertiesToExtract(); return nil }); err != nil {
-		r.err = err // reported by the result hook
-		return nil
+// SelectionArguments is called by the selection-argument glue in
+// Weaviate's Get resolver with the query's arguments (see Request).
+func (r *Request) SelectionArguments(args map[string]any) error {
+	if err := guard(r.m.logger, "query arguments", func() error { r.selectionArguments(args); return nil }); err != nil {
+		r.err = err // reported by the stage
 	}
-	return props
+	return nil
 }
 
 // ValidateClass refuses a class whose diverse-select config is invalid, on
@@ -130,32 +109,28 @@ func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ modu
 	return guard(rr.m.logger, "class config validation", func() error { return rr.validateClass(class) })
 }
 
-// selectHook is the result hook of _additional { diverseSelect } (see
-// selectRequest).
-func (m *Module) selectHook(ctx context.Context, in []search.Result, params any, _ *int,
-	_ map[string]any, _ moduletools.ClassConfig,
-) (out []search.Result, err error) {
-	err = guard(m.logger, "selection", func() error {
-		var serr error
-		out, serr = m.selectRequest(ctx, in, params)
-		return serr
-	})
-	return out, named(ArgName, err)
+// selectHook is the result hook of _additional { diverseSelect }. The
+// selection stage takes every query that asks for it before its hooks run,
+// so a query reaches the hook only by a path that has no stage.
+func (m *Module) selectHook(context.Context, []search.Result, any, *int, map[string]any, moduletools.ClassConfig) ([]search.Result, error) {
+	return nil, named(ArgName, errNoStage)
 }
 
-// rerankHook is the result hook of the rerank property (gRPC and GraphQL).
-func (rr *Reranker) rerankHook(ctx context.Context, in []search.Result, params any, limit *int,
-	argumentModuleParams map[string]any, cfg moduletools.ClassConfig,
-) (out []search.Result, err error) {
-	var rerr error // named by rerank
-	if err := guard(rr.m.logger, "rerank", func() error {
-		out, rerr = rr.rerank(ctx, in, params, limit, argumentModuleParams, cfg)
-		return nil
-	}); err != nil {
-		return nil, named(RerankerName, err)
+// rerankHook is the result hook of the rerank property. The stage takes a
+// rerank on a class that configures the module; Weaviate calls the hook
+// when this is the only reranker enabled and the class configures none.
+func (rr *Reranker) rerankHook(_ context.Context, in []search.Result, _ any, _ *int, _ map[string]any, _ moduletools.ClassConfig) ([]search.Result, error) {
+	if len(in) > 0 {
+		if class := rr.m.classByName(in[0].ClassName); class != nil && classConfig(class, RerankerName) == nil {
+			return nil, fmt.Errorf("%s: class %s does not configure it: add moduleConfig {%q: {...}} to use diverse selection as its reranker",
+				RerankerName, class.Class, RerankerName)
+		}
 	}
-	return out, rerr
+	return nil, named(RerankerName, errNoStage)
 }
+
+// errNoStage: a hook of the module ran outside the selection stage.
+var errNoStage = errors.New("diverse selection runs in Weaviate's selection stage, which this search path does not reach")
 
 // extractRerankGuarded is extractRerank behind a guard: on a panic the
 // params are empty (the panic is logged). It reads the module's logger when

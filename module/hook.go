@@ -16,90 +16,116 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// selectResults is the selection every route ends in: it applies the plan's
-// threshold to the candidates, selects, and returns only the selected
-// objects, in the requested order, each with its explanation in
-// _additional.diverseSelect.
-//
-// All of its work runs under the module's time cap (capTime) and, from the
-// problem building on, holds its reservation of the in-flight bound.
-func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan) ([]search.Result, error) {
-	ctx, stop := m.capTime(ctx)
-	defer stop()
+// poolSelection is one selection over a pool: the pool as read, the
+// selection and what its explanation needs. release frees its share of the
+// in-flight bound.
+type poolSelection struct {
+	in       []search.Result
+	page     *selectors.Page
+	problem  *selectors.Problem
+	source   relevanceSource
+	cards    []evidence.Card
+	entries  []*simcache.Features
+	uncached int // deferred candidates read by id for their text
+	widen    bool
+	start    time.Time
+	release  func()
+	widened  int // the pool the first selection spent on near-copies (0: not widened)
+}
+
+// selectPool selects from one pool the search returned: it applies the
+// plan's threshold, reads what the pool's search deferred and the feature
+// cache does not hold, builds the problem and runs the strategy, all under
+// the in-flight bound from the problem on (the caller holds the time cap). widen
+// is set when the selection asks for a wider pool (widenedFrom 0 only).
+func (m *Module) selectPool(ctx context.Context, q *query, in []search.Result, widenedFrom int) (_ *poolSelection, err error) {
+	p := q.plan
 	in = p.threshold.filter(in)
 	if len(in) > m.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
 	}
-	deferred := propertiesDeferred(ctx)
-	var uncached int                 // deferred candidates read by id for their text
-	var entries []*simcache.Features // their feature cache entries, looked up once
-	if deferred {
-		var err error
-		if in, entries, uncached, err = m.loadUncached(ctx, p, in); err != nil {
+	s := &poolSelection{in: in, release: func() {}, widened: widenedFrom}
+	if p.deferred != nil {
+		if s.in, s.entries, s.uncached, err = m.loadUncached(ctx, p, in); err != nil {
 			return nil, errors.Join(m.stopped(ctx, p, len(in), "reading the candidates"), err)
 		}
 	}
-	if len(in) == 0 {
-		return in, nil
+	if len(s.in) == 0 {
+		return s, nil
 	}
-	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, in, entries), len(in))
+	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, s.in, s.entries), len(s.in))
 	if err != nil {
 		return nil, err
 	}
-	defer release() // after the engine's Release below (defers run last first)
-	start := time.Now()
-	problem, source, cards, err := m.problem(ctx, p, in, entries)
-	if err != nil {
+	s.release = release
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	s.start = time.Now()
+	if s.problem, s.source, s.cards, err = m.problem(ctx, p, s.in, s.entries); err != nil {
 		return nil, err
 	}
-	if e, ok := problem.Similarities.(interface{ Release() }); ok {
-		defer e.Release() // the output below keeps nothing of the engine
+	if e, ok := s.problem.Similarities.(interface{ Release() }); ok {
+		defer e.Release() // the output keeps nothing of the engine
 	}
-	page, err := m.runSelection(ctx, p, problem)
-	if err != nil {
+	if s.page, err = m.runSelection(ctx, p, s.problem); err != nil {
 		return nil, err
 	}
-	res := page.Result
-	if m.maybeWiden(ctx, p, in, problem, res) {
-		return nil, errWidening // the glue searches again with the wider pool
+	s.widen = widenedFrom == 0 && m.spentOnCopies(p, s.in, s.problem, s.page.Result)
+	return s, nil
+}
+
+// selectedObjects returns the selected objects of s, in the requested order,
+// each with its explanation in _additional.diverseSelect; objects whose
+// properties the pool's search deferred are read whole by id first (and
+// cut to what the query loads), and one deleted since the search is left
+// out.
+func (m *Module) selectedObjects(ctx context.Context, q *query, s *poolSelection) ([]search.Result, error) {
+	if s.page == nil {
+		return nil, nil // an empty pool
 	}
-	if from := wideningFrom(ctx).widenedFrom(); from > 0 {
-		res.Stats["widenedFrom"] = float64(from) // the pool the first selection spent on near-copies
+	p := q.plan
+	res := s.page.Result
+	if s.widened > 0 {
+		res.Stats["widenedFrom"] = float64(s.widened)
 	}
 	var exhausted *bool // only computed when the query pages
 	if p.paged {
-		exhausted = &page.Exhausted
+		exhausted = &s.page.Exhausted
 	}
-	out := make([]search.Result, 0, len(res.Items))
 	var beta *float64
 	if b, ok := res.Stats["beta"]; ok {
 		beta = &b
 	}
 	stats := statsList(res.Stats)
 	var gone map[int]bool // selected objects deleted since the search
-	if deferred {
+	if p.deferred != nil {
 		selected := make([]int, len(res.Items))
 		for k, it := range res.Items {
 			selected[k] = it.Index
 		}
 		var read int
-		if gone, read, err = m.loadSelected(ctx, p, in, selected); err != nil {
-			return nil, errors.Join(m.stopped(ctx, p, len(in), "reading the selected objects"), err)
+		var err error
+		if gone, read, err = m.loadSelected(ctx, p, s.in, selected); err != nil {
+			return nil, errors.Join(m.stopped(ctx, p, len(s.in), "reading the selected objects"), err)
 		}
-		m.metrics.deferredSelection(uncached, read, cachedVectors(p, in, entries))
+		m.metrics.deferredSelection(s.uncached, read, cachedVectors(p, s.in, s.entries))
 	}
+	out := make([]search.Result, 0, len(res.Items))
 	for _, it := range res.Items {
 		if gone[it.Index] {
 			continue
 		}
-		o := in[it.Index]
-		if deferred {
-			o.Schema = searchedProperties(ctx, o.Schema) // what the query gets without the module
+		o := s.in[it.Index]
+		if p.deferred != nil {
+			o.Schema = p.deferred.cut(o.Schema) // what the query gets without the module
 		}
 		var card any // null without cards, and for an object without text
-		if cards != nil && cards[it.Index].Text != "" {
-			card = cards[it.Index].Text
-			o.Schema = withCard(o.Schema, p.textProps, cards[it.Index].Text)
+		if s.cards != nil && s.cards[it.Index].Text != "" {
+			card = s.cards[it.Index].Text
+			o.Schema = withCard(o.Schema, p.textProps, s.cards[it.Index].Text)
 		}
 		ap := models.AdditionalProperties{}
 		for key, v := range o.AdditionalProperties {
@@ -109,7 +135,7 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"rank":            it.Rank,
 			"gain":            finite(it.Gain),
 			"relevance":       finite(it.Relevance),
-			"relevanceSource": source.String(),
+			"relevanceSource": s.source.String(),
 			"redundancy":      finite(it.Redundancy),
 			"tokens":          it.Tokens,
 			"evidence":        card,
@@ -117,18 +143,18 @@ func (m *Module) selectResults(ctx context.Context, in []search.Result, p *plan)
 			"objective":       finite(res.Objective),
 			"tokensUsed":      res.TokensUsed,
 			"budget":          res.Budget,
-			"candidates":      len(in),
+			"candidates":      len(s.in),
 			"selected":        len(res.Items),
 			"removed":         res.Removed,
 			"beta":            beta,
 			"stats":           stats,
-			"offset":          page.Shown,
+			"offset":          s.page.Shown,
 			"exhausted":       exhausted,
 		}
 		o.AdditionalProperties = ap
 		out = append(out, o)
 	}
-	m.observeSelection(p, len(in), res, time.Since(start))
+	m.observeSelection(p, len(s.in), res, time.Since(s.start))
 	return out, nil
 }
 

@@ -262,7 +262,7 @@ func (m *Module) countingErrors(route string, hook modulecapabilities.Additional
 		args map[string]any, cfg moduletools.ClassConfig,
 	) ([]search.Result, error) {
 		out, err := hook(ctx, in, params, limit, args, cfg)
-		if err != nil && !errors.Is(err, errWidening) { // widening is not a failure
+		if err != nil {
 			at := route
 			if r, ok := params.(*Request); ok && r != nil {
 				at = r.route()

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sirupsen/logrus"
 	"github.com/weaviate/weaviate/entities/additional"
@@ -102,6 +103,12 @@ type Module struct {
 	metrics *metrics
 	// inflight bounds the memory of all concurrent selections (inflight.go).
 	inflight *inflight
+	// isReranker tells Weaviate's reranker modules apart (the rerank route
+	// refuses a class that configures another one too).
+	isReranker func(name string) bool
+	// resolutions counts the queries whose settings were resolved (one per
+	// query on every route; the stage's tests read it).
+	resolutions atomic.Int64
 
 	// plugins runs the external selector plugins, started once by Init.
 	plugins     *host.Host
@@ -112,7 +119,8 @@ type Module struct {
 func New(classByName ClassByName) *Module {
 	defaults, _ := config.FromEnv(func(string) string { return "" })
 	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
-		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults)}
+		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults),
+		isReranker: func(name string) bool { return strings.HasPrefix(name, "reranker-") }}
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -126,13 +134,14 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 	var out []modulecapabilities.Module
 	engine := New(w.ClassByName)
 	engine.multiGet = w.MultiGet
+	if w.IsReranker != nil {
+		engine.isReranker = w.IsReranker
+	}
 	if enabled[Name] {
 		out = append(out, engine)
 	}
 	if enabled[RerankerName] {
-		rr := NewReranker(engine, !enabled[Name], w)
-		serverReranker.Store(rr)
-		out = append(out, rr)
+		out = append(out, NewReranker(engine, !enabled[Name], w))
 	}
 	return out
 }

@@ -1,14 +1,12 @@
 package diverseselect
 
 import (
-	"context"
 	"github.com/diverse-select/diverse-select/selectors"
 	logtest "github.com/sirupsen/logrus/hooks/test"
-	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"strings"
 	"testing"
 
-	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/diverse-select/diverse-select/config"
@@ -59,62 +57,45 @@ func TestPageOffset(t *testing.T) {
 	}
 }
 
-// The GraphQL forms take the offset out of the search: the pool is always
-// retrieved from its first result.
-func TestPreparePostProcessMovesOffset(t *testing.T) {
-	class := &models.Class{Class: "Doc", Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
+// TestStageMovesOffset: on every route the pool is searched from its first
+// result and the query's offset pages the selection; every other search
+// keeps its offset.
+func TestStageMovesOffset(t *testing.T) {
+	class := docClass()
+	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": "topk"}}
 	m := New(func(string) *models.Class { return class })
-	for _, form := range []form{formArgument, formField} {
-		r := &Request{m: m, form: form}
-		r.query, r.err = config.Parse(map[string]any{"strategy": "topk"}, m.defaults.Limits)
-		args := map[string]any{"offset": 7}
-		out, err := r.preparePostProcess("Doc", "", args, &filters.Pagination{Limit: 20, Offset: 7}, nil)
-		if err != nil {
-			t.Fatalf("form %d: %v", form, err)
-		}
-		if out.Offset != 0 || r.plan.offset != 7 || !r.plan.paged {
-			t.Errorf("form %d: search offset %d, plan offset %d paged %v; want 0, 7, true", form, out.Offset, r.plan.offset, r.plan.paged)
-		}
+	topk := map[string]any{"strategy": "topk"}
+	for name, p := range map[string]dto.GetParams{
+		"argument": argumentParams(t, m, topk),
+		"field":    fieldParams(t, m, 20, topk),
+		"rerank":   rerankParams(20, 7, "body", ""),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p.Pagination.Offset = 7
+			if r, ok := p.AdditionalProperties.ModuleParams[ArgName].(*Request); ok {
+				r.SelectionArguments(map[string]any{"offset": 7})
+			}
+			out, f, err := runStage(m, p, results(40, 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.pools[0].Pagination.Offset != 0 {
+				t.Errorf("the pool's search has offset %d, want 0", f.pools[0].Pagination.Offset)
+			}
+			ex := out[0].AdditionalProperties[ArgName].(map[string]any)
+			if ex["offset"] != 7 || ex["rank"] != 8 || ex["exhausted"] == nil {
+				t.Errorf("first of the page: offset %v rank %v exhausted %v; want 7, 8, set", ex["offset"], ex["rank"], ex["exhausted"])
+			}
+		})
 	}
-}
-
-// TestPrepareGRPCSearchMovesOffset: a gRPC search that reranks a class
-// configuring reranker-diverse-select hands its offset to the selection;
-// every other search keeps it.
-func TestPrepareGRPCSearchMovesOffset(t *testing.T) {
-	withRR := &models.Class{Class: "R", ModuleConfig: map[string]any{RerankerName: map[string]any{"strategy": "topk"}},
-		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
-	plain := &models.Class{Class: "P"}
-	m := New(func(string) *models.Class { return nil })
-	useServerReranker(t, NewReranker(m, false, Weaviate{}))
-	prop := "body"
-	tests := []struct {
-		class   *models.Class
-		reranks bool
-		want    uint32 // the search's offset after the move
-		moved   int
-	}{
-		{withRR, true, 0, 5},
-		{withRR, false, 5, 0},
-		{plain, true, 5, 0},
-		{nil, true, 5, 0}, // not authorized, or no such collection
-	}
-	for _, tc := range tests {
-		req := &pb.SearchRequest{Collection: "R", Offset: 5}
-		if tc.reranks {
-			req.Rerank = &pb.Rerank{Property: prop}
+	t.Run("not a selection", func(t *testing.T) {
+		p := rerankParams(20, 7, "body", "")
+		p.ClassName = "Other"
+		m := New(func(string) *models.Class { return &models.Class{Class: "Other"} })
+		if _, _, err := runStage(m, p, results(40, 1)); err != errNotSelected {
+			t.Fatalf("a rerank on a class that does not configure the module: %v, want not taken", err)
 		}
-		ctx := PrepareGRPCSearch(context.Background(), req, tc.class)
-		if req.Offset != tc.want || rerankOffset(ctx) != tc.moved {
-			t.Errorf("%v reranks=%v: search offset %d, moved %d; want %d, %d", tc.class, tc.reranks, req.Offset, rerankOffset(ctx), tc.want, tc.moved)
-		}
-	}
-}
-
-// useServerReranker makes rr the process's reranker for one test.
-func useServerReranker(t *testing.T, rr *Reranker) {
-	old := serverReranker.Swap(rr)
-	t.Cleanup(func() { serverReranker.Store(old) })
+	})
 }
 
 // panicNew is a strategy that panics while it is built from its parameters.
@@ -125,20 +106,17 @@ func init() {
 		New: func(selectors.Params) (selectors.Strategy, error) { panic("injected panic in New") }})
 }
 
-// TestPrepareGRPCSearchPanic: a panic while the gRPC search is prepared is
-// logged and leaves the request as it was; the process lives on.
-func TestPrepareGRPCSearchPanic(t *testing.T) {
-	class := &models.Class{Class: "R", ModuleConfig: map[string]any{RerankerName: map[string]any{"strategy": panicNew}},
-		Properties: []*models.Property{{Name: "body", DataType: []string{"text"}}}}
-	m := New(func(string) *models.Class { return nil })
+// TestStagePanic: a panic while the stage resolves a query is logged and
+// is that query's error; the process lives on.
+func TestStagePanic(t *testing.T) {
+	class := docClass()
+	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": panicNew}}
+	m := New(func(string) *models.Class { return class })
 	logger, hook := logtest.NewNullLogger()
 	m.logger = logger
-	useServerReranker(t, NewReranker(m, false, Weaviate{}))
-	md := &pb.MetadataRequest{Vectors: []string{"a"}}
-	req := &pb.SearchRequest{Collection: "R", Offset: 5, Rerank: &pb.Rerank{Property: "body"}, Metadata: md}
-	ctx := PrepareGRPCSearch(context.Background(), req, class)
-	if req.Offset != 5 || req.Metadata != md || md.Vector || len(md.Vectors) != 1 || rerankOffset(ctx) != 0 {
-		t.Errorf("after a panic: offset %d, metadata %+v, moved %d; want the request as it was", req.Offset, req.Metadata, rerankOffset(ctx))
+	_, _, err := runStage(m, rerankParams(20, 5, "body", ""), results(40, 1))
+	if err == nil || !strings.Contains(err.Error(), "panic") {
+		t.Errorf("after a panic: %v, want the panic as the query's error", err)
 	}
 	if e := hook.LastEntry(); e == nil || e.Message != "diverse-select: panic recovered" {
 		t.Errorf("the panic was not logged: %+v", e)

@@ -13,10 +13,9 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 )
 
-// plan is everything one selection needs, fixed before it runs and never
-// changed after: every route (route_*.go) builds it with newPlan and hands it
-// to selectResults. The routes differ only in where the query's settings and
-// the facts about the search come from, and where the results go.
+// plan is everything one query's selection needs, resolved once by the
+// stage (stage.go, resolve) before the search runs and never changed after.
+// The routes differ only in where the query's settings come from.
 type plan struct {
 	route     string // routeArgument, routeField or routeRerank
 	className string
@@ -44,6 +43,12 @@ type plan struct {
 	// pool is the pool the search was asked for (0 = unknown): widening
 	// helps only when the search returned all of it.
 	pool int
+	// deferred: the pool's search reads ids and scores only (deferred.go);
+	// nil when it loads what the selection reads.
+	deferred *deferral
+	// filtered: the search has a filter, so an object changed since it ran
+	// is dropped when read again (versions.go).
+	filtered bool
 }
 
 // settings are the merged configuration of one query on one class and the
@@ -55,10 +60,8 @@ type settings struct {
 	limits    config.Limits // the module's input limits
 }
 
-// searchFacts is what a route knows of the search that produced the
-// candidates: from the GraphQL arguments (searchFromArgs), from the module
-// parameters a result hook receives (searchFromModuleParams), or from the
-// results themselves.
+// searchFacts is what the stage knows of the search that produces the
+// candidates, from the query's params (searchFromParams).
 type searchFacts struct {
 	relevance relevanceSource
 	queryText string   // nearText concepts, bm25/hybrid query
@@ -66,6 +69,7 @@ type searchFacts struct {
 	threshold threshold
 	limit     int // the query limit, when it caps the output (top-level form)
 	tenant    string
+	filtered  bool
 	// offset is the query's own offset (GraphQL), paged whether it gave one.
 	offset int
 	paged  bool
@@ -79,22 +83,11 @@ func configName(route string) string {
 	return Name
 }
 
-// newPlan builds the plan of one query on class from the query's settings
-// (nil = none) and what the route knows of the search.
-func (m *Module) newPlan(class *models.Class, route string, query *config.Overrides, s searchFacts) (*plan, error) {
-	st, err := m.settingsFor(class, route, query)
-	if err != nil {
-		return nil, err
-	}
-	return planFrom(class, route, query, st, s)
-}
-
-// planFrom builds the plan from settings already merged for class (the
-// field form merges them at extraction, when Weaviate asks what to load).
+// planFrom builds the plan from the settings merged for class.
 func planFrom(class *models.Class, route string, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
 	var err error
 	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
-		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold}
+		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
 	}
@@ -119,6 +112,7 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 // settingsFor merges module defaults, class config and query, and picks the
 // text properties.
 func (m *Module) settingsFor(class *models.Class, route string, query *config.Overrides) (*settings, error) {
+	m.resolutions.Add(1)
 	name := configName(route)
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/tailor-platform/graphql/language/ast"
-	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
@@ -116,7 +114,7 @@ func TestPlainListRelevance(t *testing.T) {
 		return in
 	}
 	prepared := func(r *Request) *Request {
-		if _, err := r.PreparePostProcess("Doc", "", map[string]any{"limit": 4}, &filters.Pagination{Limit: 4}, &additional.Properties{}); err != nil {
+		if err := r.SelectionArguments(map[string]any{"limit": 4}); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -126,16 +124,16 @@ func TestPlainListRelevance(t *testing.T) {
 	prop := "body"
 	routes := map[string]func() ([]search.Result, error){
 		"argument": func() ([]search.Result, error) {
-			return m.selectHook(context.Background(), plainList(), prepared(arg.(*Request)), nil, nil, nil)
+			return m.selectStage(context.Background(), plainList(), prepared(arg.(*Request)))
 		},
 		"field": func() ([]search.Result, error) {
-			return m.selectHook(context.Background(), plainList(), prepared(m.extractField(topk, class).(*Request)), nil, nil, nil)
+			return m.selectStage(context.Background(), plainList(), prepared(m.extractField(topk, class).(*Request)))
 		},
 		"field, unprepared": func() ([]search.Result, error) {
-			return m.selectHook(context.Background(), plainList(), m.extractField(topk, class), nil, nil, nil)
+			return m.selectStage(context.Background(), plainList(), m.extractField(topk, class))
 		},
 		"rerank": func() ([]search.Result, error) {
-			return NewReranker(m, false, Weaviate{}).rerankHook(context.Background(), plainList(), &rank.Params{Property: &prop}, nil, nil, nil)
+			return NewReranker(m, false, Weaviate{}).rerankStage(context.Background(), plainList(), &rank.Params{Property: &prop})
 		},
 	}
 	for name, run := range routes {

@@ -5,25 +5,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/weaviate/weaviate/entities/additional"
-	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
 )
-
-// preparedArgument is the top-level argument prepared by the Get resolver
-// for the search args (limit 100: the pool is the class default).
-func preparedArgument(t *testing.T, m *Module, ds, args map[string]any) *Request {
-	t.Helper()
-	r, _, _ := m.extractArgument(ds)
-	if _, err := r.(*Request).PreparePostProcess("Doc", "", args, &filters.Pagination{Limit: 100}, &additional.Properties{}); err != nil {
-		t.Fatal(err)
-	}
-	return r.(*Request)
-}
 
 func withRerankScores(in []search.Result, scores ...float64) []search.Result {
 	for i := range in {
@@ -63,7 +49,7 @@ func TestRerankScoresAreRelevance(t *testing.T) {
 				byID[res.ID.String()] = i
 			}
 			r := preparedArgument(t, m, map[string]any{"strategy": "topk"}, near)
-			out, err := m.selectHook(context.Background(), tc.in, r, nil, nil, nil)
+			out, err := m.selectStage(context.Background(), tc.in, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +119,7 @@ func TestThresholdBeforeSelection(t *testing.T) {
 				}
 			}
 			r := preparedArgument(t, m, map[string]any{"strategy": "topk"}, map[string]any{"nearText": tc.near})
-			argumentOut, err := m.selectHook(context.Background(), in, r, nil, nil, nil)
+			argumentOut, err := m.selectStage(context.Background(), in, r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,8 +131,9 @@ func TestThresholdBeforeSelection(t *testing.T) {
 				nt.Distance, nt.WithDistance = tc.near["distance"].(float64), true
 			}
 			prop := "body"
-			rerankOut, err := NewReranker(m, false, Weaviate{}).rerankHook(context.Background(), results(20, 1),
-				&rank.Params{Property: &prop}, nil, map[string]any{"nearText": nt}, nil)
+			p := rerankParams(20, 0, prop, "")
+			p.NearVector, p.ModuleParams = nil, map[string]any{"nearText": nt}
+			rerankOut, _, err := runStage(m, p, results(20, 1))
 			if err != nil {
 				t.Fatal(err)
 			}

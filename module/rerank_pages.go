@@ -1,25 +1,11 @@
 package diverseselect
 
-import (
-	"context"
-	"fmt"
-)
+import "fmt"
 
-// Pages on the gRPC rerank route. A gRPC search's offset is applied by the
-// database, which would hand the reranker a pool that starts after it. For a
-// search that reranks with reranker-diverse-select, the "grpc-search" glue
-// moves the offset from the search into the context:
-// the search retrieves the pool from its first result, as on page 1, and
-// the reranker pages the selection (PrepareGRPCSearch). Every other search
-// keeps its offset.
-
-type rerankOffsetKey struct{}
-
-// rerankOffset is the offset PrepareGRPCSearch moved for this search (0: none).
-func rerankOffset(ctx context.Context) int {
-	o, _ := ctx.Value(rerankOffsetKey{}).(int)
-	return o
-}
+// Pages on the gRPC rerank route. A gRPC search's offset would make the
+// database hand the selection a pool that starts after it; the stage runs
+// the search from its first result, as on page 1, and pages the selection
+// (stage.go, poolWindow).
 
 // explainPage is what a gRPC reply's explainScore says of a selected
 // result, the rerank route's only per-object text: the rank in the whole

@@ -2,14 +2,11 @@ package diverseselect
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
-	"github.com/weaviate/weaviate/entities/search"
-	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -135,7 +132,7 @@ func rerankKeyAllowed(name string) error {
 // property and the query text. The settings come from the property; from
 // the start of the query only on a collection that opts in
 // (rerankQuerySyntax), else the query is all text.
-func (rr *Reranker) rerankRequest(class *models.Class, property, rerankQuery string) (map[string]any, string, string, error) {
+func (m *Module) rerankRequest(class *models.Class, property, rerankQuery string) (map[string]any, string, string, error) {
 	name, raw, err := parseRerankProperty(property)
 	if err != nil {
 		return nil, "", "", err
@@ -147,7 +144,7 @@ func (rr *Reranker) rerankRequest(class *models.Class, property, rerankQuery str
 	if !policy.RerankQuerySyntax {
 		return raw, name, rerankQuery, nil
 	}
-	inText, text, err := parseRerankQuery(rerankQuery, rr.m.defaults.Limits) // bounded, keys checked: rerank_syntax.go
+	inText, text, err := parseRerankQuery(rerankQuery, m.defaults.Limits) // bounded, keys checked: rerank_syntax.go
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -193,57 +190,6 @@ func checkPoolPolicy(class *models.Class, route string, pool int) error {
 		return err
 	}
 	return p.CheckPool("limit", pool)
-}
-
-// Weaviate reads the rerank property as a property name before the search
-// (rank.Params.GetPropertiesToExtract) and refuses one it does not know.
-// The patched gRPC handler calls PrepareGRPCSearch before it parses the
-// request (patch "grpc-search"): there carryRerankSettings keeps the whole
-// property, and the search's limit (the pool, which result hooks are not
-// told), in the context and leaves the plain name in the request.
-type carriedKey struct{}
-
-type carried struct {
-	property string
-	limit    int
-}
-
-func carryRerankSettings(ctx context.Context, req *pb.SearchRequest) context.Context {
-	r := req.GetRerank()
-	if r == nil {
-		return ctx
-	}
-	c := carried{property: r.GetProperty(), limit: int(req.GetLimit())}
-	if name, _, found := strings.Cut(r.GetProperty(), RerankSettingsSeparator); found {
-		r.Property = name
-	}
-	return context.WithValue(ctx, carriedKey{}, c)
-}
-
-// carriedProperty is the rerank property as the request gave it: the one
-// carryRerankSettings kept when property is its plain name.
-func carriedProperty(ctx context.Context, property string) string {
-	c, ok := ctx.Value(carriedKey{}).(carried)
-	if ok && strings.HasPrefix(c.property, property+RerankSettingsSeparator) {
-		return c.property
-	}
-	return property
-}
-
-// rerankPool is the pool a rerank call asked for, for the policy's cap: the
-// gRPC search's limit, or the candidates; 0 in the widened run, which
-// widenTo (capped by maxQueryWidenTo) sized.
-func rerankPool(ctx context.Context, in []search.Result) int {
-	if wideningFrom(ctx).widenedFrom() > 0 {
-		return 0
-	}
-	return max(len(in), carriedLimit(ctx))
-}
-
-// carriedLimit is the gRPC search's limit (0: not a gRPC search).
-func carriedLimit(ctx context.Context) int {
-	c, _ := ctx.Value(carriedKey{}).(carried)
-	return c.limit
 }
 
 // ExplainPrefix starts the explainScore line of a selected object that

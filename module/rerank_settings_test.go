@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/weaviate/weaviate/entities/models"
-	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 )
 
@@ -102,7 +101,7 @@ func TestRerankQueryIsText(t *testing.T) {
 			m := New(func(string) *models.Class { return class })
 			rr := NewReranker(m, false, Weaviate{})
 			prop, q := "body", tc.query
-			out, err := rr.rerankHook(context.Background(), results(8, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+			out, err := rr.rerankStage(context.Background(), results(8, 1), &rank.Params{Property: &prop, Query: &q})
 			if tc.selected < 0 {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -171,7 +170,7 @@ func TestQueryPolicy(t *testing.T) {
 				_, err = runHook(t, m, results(pool, 1), tc.args)
 			} else {
 				q := "statins"
-				_, err = rr.rerankHook(context.Background(), results(pool, 1), &rank.Params{Property: &tc.property, Query: &q}, nil, nil, nil)
+				_, err = rr.rerankStage(context.Background(), results(pool, 1), &rank.Params{Property: &tc.property, Query: &q})
 			}
 			if tc.wantErr == "" {
 				if err != nil {
@@ -194,7 +193,7 @@ func TestRerankExplanation(t *testing.T) {
 	m := New(func(string) *models.Class { return class })
 	rr := NewReranker(m, false, Weaviate{})
 	prop, q := "body", "statins"
-	out, err := rr.rerankHook(context.Background(), results(6, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+	out, err := rr.rerankStage(context.Background(), results(6, 1), &rank.Params{Property: &prop, Query: &q})
 	if err != nil || len(out) == 0 {
 		t.Fatalf("%d selected, %v", len(out), err)
 	}
@@ -227,33 +226,29 @@ func TestRerankExplanation(t *testing.T) {
 	}
 }
 
-// TestCarryRerankSettings: PrepareGRPCSearch hands Weaviate the plain
-// property name (it looks the property up before the search) and keeps the
-// settings and the limit in the context, where the hook reads them.
-func TestCarryRerankSettings(t *testing.T) {
+// TestRerankPropertySettings: the pool's search loads the rerank property
+// by its plain name, never the name with the settings it carries (Weaviate
+// would look that up as a property), and the settings apply.
+func TestRerankPropertySettings(t *testing.T) {
 	class := docClass()
 	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": "topk"}}
 	m := New(func(string) *models.Class { return class })
-	rr := NewReranker(m, false, Weaviate{})
-	serverReranker.Store(rr)
-	t.Cleanup(func() { serverReranker.Store(nil) })
 	for _, tc := range []struct{ property, plain string }{
 		{"body|" + RerankSettingsVersion + `|{"maxResults":2}`, "body"},
 		{"body", "body"},
 	} {
-		q := "statins"
-		req := &pb.SearchRequest{Collection: "Doc", Limit: 5, Rerank: &pb.Rerank{Property: tc.property, Query: &q}}
-		ctx := PrepareGRPCSearch(context.Background(), req, class)
-		if req.Rerank.Property != tc.plain || carriedProperty(ctx, req.Rerank.Property) != tc.property || carriedLimit(ctx) != 5 {
-			t.Errorf("%s: property %q, carried %q, limit %d", tc.property, req.Rerank.Property, carriedProperty(ctx, req.Rerank.Property), carriedLimit(ctx))
-		}
-		out, err := rr.rerankHook(ctx, results(5, 1), &rank.Params{Property: &req.Rerank.Property, Query: &q}, nil, nil, nil)
+		out, f, err := runStage(m, rerankParams(5, 0, tc.property, "statins"), results(5, 1))
 		want := 5
 		if tc.plain != tc.property {
 			want = 2 // the carried settings' maxResults
 		}
 		if err != nil || len(out) != want {
 			t.Errorf("%s: %d selected, %v; want %d", tc.property, len(out), err, want)
+		}
+		for _, p := range f.pools[0].Properties {
+			if strings.Contains(p.Name, RerankSettingsSeparator) {
+				t.Errorf("%s: the pool's search loads %q", tc.property, p.Name)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -94,26 +95,28 @@ func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
 		r := m.parseField(args, class)
 		gqlErr := r.err
 		if gqlErr == nil {
-			_, gqlErr = r.PreparePostProcess("Doc", "", map[string]any{}, nil, nil)
+			if err := stageErr(m, r); err != nil {
+				gqlErr = errors.New(strings.TrimPrefix(err.Error(), ArgName+": "))
+			}
 		}
 		if gqlErr == nil {
 			t.Fatalf("%s: the GraphQL field accepts it", tc.setting)
 		}
 		q := "diverseSelect(" + tc.setting + "): statins"
-		_, err := rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+		_, err := rr.rerankStage(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q})
 		want := RerankerName + ": rerank: " + gqlErr.Error()
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: rerank error\n  %v\nwant\n  %s", tc.setting, err, want)
 		}
 		// The same settings in the rerank property (rerank_settings.go).
 		withSettings, text := "body|"+RerankSettingsVersion+"|"+tc.json, "statins"
-		_, err = rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &withSettings, Query: &text}, nil, nil, nil)
+		_, err = rr.rerankStage(context.Background(), results(5, 1), &rank.Params{Property: &withSettings, Query: &text})
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: rerank error from the property\n  %v\nwant\n  %s", tc.json, err, want)
 		}
 	}
 	q := `diverseSelect(maxResults: 2, order: "relevance"): statins`
-	out, err := rr.rerankHook(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q}, nil, nil, nil)
+	out, err := rr.rerankStage(context.Background(), results(5, 1), &rank.Params{Property: &prop, Query: &q})
 	if err != nil || len(out) != 2 {
 		t.Fatalf("maxResults 2: %d selected, %v", len(out), err)
 	}

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/tailor-platform/graphql/language/ast"
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/moduletools"
 	"github.com/weaviate/weaviate/entities/schema"
+	"github.com/weaviate/weaviate/entities/search"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/config"
@@ -38,24 +40,21 @@ const rerankProperty = "rerank"
 // Weaviate would pick one at random per query.
 type Reranker struct {
 	m *Module
-	// ownsEngine: Init initialises m (false when diverse-select, registered
-	// too, owns it).
+	// ownsEngine: Init initialises m and the reranker answers the stage
+	// (false when diverse-select, registered too, owns them).
 	ownsEngine bool
-	// isReranker tells Weaviate's reranker modules apart.
-	isReranker func(name string) bool
 }
 
 // NewReranker returns the reranker module over the engine m (New(...) for a
 // standalone one), reading objects and the module registry through w.
 func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
-	rr := &Reranker{m: m, ownsEngine: ownsEngine, isReranker: w.IsReranker}
 	if w.MultiGet != nil {
-		m.multiGet = w.MultiGet // the engine's reads by id (rerank route, deferred properties)
+		m.multiGet = w.MultiGet // the engine's reads by id (deferred properties)
 	}
-	if rr.isReranker == nil {
-		rr.isReranker = func(name string) bool { return strings.HasPrefix(name, "reranker-") }
+	if w.IsReranker != nil {
+		m.isReranker = w.IsReranker
 	}
-	return rr
+	return &Reranker{m: m, ownsEngine: ownsEngine}
 }
 
 // Name implements modulecapabilities.Module.
@@ -92,18 +91,28 @@ func (rr *Reranker) validateClass(class *models.Class) error {
 	if raw == nil {
 		return nil
 	}
-	if err := rr.otherRerankers(class); err != nil {
+	if err := rr.m.otherRerankers(class); err != nil {
 		return err
 	}
 	return named(ArgName, config.ValidateClass(raw, rr.m.defaults, schemaOf(class)))
 }
 
+// SelectResults implements the explorer's ResultSelector for a server that
+// enables reranker-diverse-select alone; with diverse-select enabled too,
+// that module answers the stage.
+func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) ([]search.Result, bool, error) {
+	if !rr.ownsEngine {
+		return nil, false, nil
+	}
+	return rr.m.SelectResults(ctx, params, searchPool)
+}
+
 // otherRerankers refuses a class whose moduleConfig names another reranker.
-func (rr *Reranker) otherRerankers(class *models.Class) error {
+func (m *Module) otherRerankers(class *models.Class) error {
 	all, _ := class.ModuleConfig.(map[string]any)
 	var others []string
 	for name := range all {
-		if name != RerankerName && rr.isReranker(name) {
+		if name != RerankerName && m.isReranker(name) {
 			others = append(others, name)
 		}
 	}

@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/entities/searchparams"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 )
@@ -110,23 +112,6 @@ func TestExtractRerank(t *testing.T) {
 	}
 }
 
-func TestSourceOf(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		in   []search.Result
-		want relevanceSource
-	}{
-		{"near", []search.Result{{Dist: 0}, {Dist: 0.2}}, fromDistance},
-		{"bm25", []search.Result{{Score: 3}, {Score: 1}}, fromScore},
-		{"hybrid with distances", []search.Result{{Score: 0.9, Dist: 0.1}, {Score: 0.4}}, fromScore},
-		{"plain list", []search.Result{{}, {}}, fromOrder},
-	} {
-		if got := sourceOf(tc.in); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 // fakeDB serves MultiGet from a map and records the tenant asked for.
 type fakeDB struct {
 	objects map[strfmt.UUID]search.Result
@@ -144,15 +129,15 @@ func (f *fakeDB) MultiGet(_ context.Context, q []multi.Identifier, _ additional.
 	return out, nil
 }
 
-func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
+// TestRerankStageAsksTheSearch: on the rerank route of a gRPC hybrid search
+// (scores, the rerank property only), the stage asks the pool's search for
+// the named vector it compares and the tokenProperty, in the request's
+// tenant: nothing is read again by id.
+func TestRerankStageAsksTheSearch(t *testing.T) {
 	ids := []strfmt.UUID{"00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002", "00000000-0000-0000-0000-000000000003"}
 	bodies := []string{"statins lower cholesterol", "statins lower cholesterol levels", "exercise strengthens the heart"}
 	vecs := [][]float32{{1, 0}, {0.999, 0.04}, {0, 1}}
 	db := &fakeDB{objects: map[strfmt.UUID]search.Result{}}
-	for i, id := range ids {
-		db.objects[id] = search.Result{ID: id, ClassName: "Doc", Schema: map[string]any{"body": bodies[i], "ntok": float64(5)},
-			Vectors: models.Vectors{"title": vecs[i]}}
-	}
 	class := &models.Class{
 		Class:              "Doc",
 		MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true},
@@ -163,30 +148,30 @@ func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
 		},
 		VectorConfig: map[string]models.VectorConfig{"title": {Vectorizer: map[string]any{"none": map[string]any{}}, VectorIndexType: "hnsw"}},
 	}
-	rr := NewReranker(New(func(string) *models.Class { return class }), true, Weaviate{MultiGet: db.MultiGet})
-	// What a gRPC hybrid search hands the hook: scores, the rerank property, no vectors, no tenant.
-	in := func() []search.Result {
-		out := make([]search.Result, len(ids))
-		for i, id := range ids {
-			out[i] = search.Result{ID: id, ClassName: "Doc", Score: float32(3 - i), Schema: map[string]any{"body": bodies[i]}}
-		}
-		return out
+	m := New(func(string) *models.Class { return class })
+	m.multiGet = db.MultiGet
+	// The objects as the search can load them: scores from the hybrid search.
+	stored := make([]search.Result, len(ids))
+	for i, id := range ids {
+		stored[i] = search.Result{ID: id, ClassName: "Doc", Score: float32(3 - i), Schema: map[string]any{"body": bodies[i], "ntok": float64(5)},
+			Vectors: models.Vectors{"title": vecs[i]}}
 	}
-	prop, q := "body", "statins"
-	params := &rank.Params{Property: &prop, Query: &q}
-
-	if _, err := rr.rerankHook(context.Background(), in(), params, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "tenant") {
-		t.Fatalf("multi-tenant without a tenant: error %v, want one naming the tenant", err)
-	}
-	out, err := rr.rerankHook(WithTenant(context.Background(), "alpha"), in(), params, nil, nil, nil)
+	p := rerankParams(3, 0, "body", "statins")
+	p.NearVector, p.HybridSearch, p.Tenant = nil, &searchparams.HybridSearch{Query: "statins"}, "alpha"
+	out, f, err := runStage(m, p, stored)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if db.tenant != "alpha" || db.calls != 1 {
-		t.Errorf("MultiGet tenant %q, %d calls; want alpha, one batched call (none without the tenant)", db.tenant, db.calls)
+	pool := f.pools[0]
+	if pool.Tenant != "alpha" || !slices.Contains(pool.AdditionalProperties.Vectors, "title") ||
+		!slices.ContainsFunc(pool.Properties, func(p search.SelectProperty) bool { return p.Name == "ntok" }) {
+		t.Errorf("pool search: tenant %q, vectors %v, properties %v; want alpha, title, ntok", pool.Tenant, pool.AdditionalProperties.Vectors, pool.Properties)
+	}
+	if db.calls != 0 {
+		t.Errorf("%d reads by id, want none", db.calls)
 	}
 	if len(out) != 2 || out[0].ID != ids[0] || out[1].ID != ids[2] {
-		t.Fatalf("selected %v, want the first and third (the second duplicates the first on the fetched vectors)", out)
+		t.Fatalf("selected %v, want the first and third (the second duplicates the first)", out)
 	}
 	for i, o := range out {
 		rs, ok := o.AdditionalProperties["rerank"].([]*rankmodels.RankResult)
@@ -202,8 +187,12 @@ func TestRerankHookLoadsWhatTheSearchDidNot(t *testing.T) {
 	t.Run("a class that does not configure it", func(t *testing.T) {
 		bare := *class
 		bare.ModuleConfig = nil
-		rr := NewReranker(New(func(string) *models.Class { return &bare }), true, Weaviate{MultiGet: db.MultiGet})
-		if _, err := rr.rerankHook(context.Background(), in(), params, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "does not configure") {
+		rr := NewReranker(New(func(string) *models.Class { return &bare }), true, Weaviate{})
+		prop := "body"
+		if _, err := rr.rerankStage(context.Background(), stored, &rank.Params{Property: &prop}); err != errNotSelected {
+			t.Errorf("the stage took it: %v", err)
+		}
+		if _, err := rr.rerankHook(context.Background(), stored, &rank.Params{Property: &prop}, nil, nil, nil); err == nil || !strings.Contains(err.Error(), "does not configure") {
 			t.Errorf("error %v, want a refusal asking to configure it", err)
 		}
 	})

@@ -28,10 +28,6 @@ func (m *Module) parseField(args []*ast.Argument, class *models.Class) *Request 
 		raw[a.Name.Value] = v
 	}
 	r.query, r.err = config.Parse(raw, m.defaults.Limits)
-	if r.err == nil && class != nil {
-		// Weaviate asks for the properties to load right after extraction.
-		r.settings, r.err = m.settingsFor(class, routeField, r.query)
-	}
 	return r
 }
 

@@ -3,50 +3,46 @@ package diverseselect
 import (
 	"strings"
 
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/search"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
-
-	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// searchFromArgs reads the facts of a search from the Get resolver's
-// GraphQL arguments (both GraphQL forms): where relevance comes from, the
-// query text, the target vectors and the certainty or distance threshold.
-func searchFromArgs(args map[string]any) searchFacts {
-	var s searchFacts
-	s.relevance = fromOrder
-	for name, v := range args {
-		a, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		switch {
-		case name == "hybrid" || name == "bm25":
-			s.relevance = fromScore
-			s.queryText, _ = a["query"].(string)
-		case strings.HasPrefix(name, "near"):
-			s.relevance = fromDistance
-			if name == "nearText" {
-				s.queryText = strings.Join(stringList(a["concepts"]), " ")
-			}
-			s.threshold = thresholdOf(a["certainty"], a["distance"])
-		default:
-			continue
-		}
-		if name != "bm25" {
-			s.targets = append(s.targets, stringList(a["targetVectors"])...)
-		}
+// searchFromParams reads the facts of a query's search from its params:
+// where relevance comes from, the query text, the target vectors, the
+// certainty or distance threshold, the tenant and whether it filters.
+func searchFromParams(params dto.GetParams) searchFacts {
+	s := searchFromModuleParams(params.ModuleParams)
+	s.tenant, s.filtered = params.Tenant, params.Filters != nil
+	switch {
+	case params.KeywordRanking != nil:
+		s.relevance, s.queryText = fromScore, params.KeywordRanking.Query
+	case params.HybridSearch != nil:
+		s.relevance, s.queryText = fromScore, params.HybridSearch.Query
+		s.targets = append(s.targets, params.HybridSearch.TargetVectors...)
+	case params.NearVector != nil:
+		nv := params.NearVector
+		s.relevance = fromDistance
+		s.targets = append(s.targets, nv.TargetVectors...)
+		s.threshold = thresholdOf(nv.Certainty, nv.Distance, nv.WithDistance)
+	case params.NearObject != nil:
+		no := params.NearObject
+		s.relevance = fromDistance
+		s.targets = append(s.targets, no.TargetVectors...)
+		s.threshold = thresholdOf(no.Certainty, no.Distance, no.WithDistance)
+	case len(params.ModuleParams) > 0:
+		s.relevance = fromDistance
+	default:
+		s.relevance = fromOrder
 	}
 	return s
 }
 
-// searchFromModuleParams reads what a result hook can see of the search: the
-// module near-searches (nearText, ...) with their target vectors, concepts and
-// threshold. nearVector and nearObject are not module parameters; the
-// relevance source then comes from the results (sourceOf).
-func searchFromModuleParams(params map[string]any, in []search.Result) searchFacts {
-	s := searchFacts{relevance: sourceOf(in)}
+// searchFromModuleParams reads the module near-searches (nearText, ...):
+// their target vectors, concepts and threshold.
+func searchFromModuleParams(params map[string]any) searchFacts {
+	var s searchFacts
 	for _, v := range params {
 		np, ok := v.(modulecapabilities.NearParam)
 		if !ok {
@@ -67,25 +63,6 @@ func searchFromModuleParams(params map[string]any, in []search.Result) searchFac
 	return s
 }
 
-// sourceOf tells where relevance comes from when the search kind is not
-// visible (result hooks): keyword and hybrid searches set scores, near
-// searches distances only, a plain list neither (then the order is the
-// relevance).
-func sourceOf(in []search.Result) relevanceSource {
-	dist, score := false, false
-	for _, res := range in {
-		dist = dist || res.Dist != 0
-		score = score || res.Score != 0
-	}
-	switch {
-	case score:
-		return fromScore
-	case dist:
-		return fromDistance
-	}
-	return fromOrder
-}
-
 // threshold is a vector search's certainty or distance limit. Weaviate
 // applies it to the results after the module's hooks
 // (usecases/traverser/explorer.go, searchResultsToGetResponseWithType), so the
@@ -97,14 +74,11 @@ type threshold struct {
 	withDistance bool
 }
 
-func thresholdOf(certainty, distance any) threshold {
-	if c, ok := selectors.AsNumber(certainty); ok && c != 0 {
-		return threshold{certainty: c}
+func thresholdOf(certainty, distance float64, withDistance bool) threshold {
+	if certainty != 0 {
+		return threshold{certainty: certainty}
 	}
-	if d, ok := selectors.AsNumber(distance); ok {
-		return threshold{distance: d, withDistance: true}
-	}
-	return threshold{}
+	return threshold{distance: distance, withDistance: withDistance}
 }
 
 // keep reports whether Weaviate keeps a result at distance dist: the same

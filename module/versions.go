@@ -1,29 +1,15 @@
 package diverseselect
 
-import (
-	"context"
-
-	"github.com/weaviate/weaviate/entities/search"
-)
+import "github.com/weaviate/weaviate/entities/search"
 
 // Versions. The module reads some objects again by id after the search -
-// the deferred properties and vectors (deferred.go), what the rerank route's
-// search did not load (route_rerank.go) - and an object can be written in
+// the deferred properties and vectors (deferred.go) - and an object can be written in
 // between. The search's filter (where) matched the version it returned, not
 // the one read later: a write can make an object fail the filter (a
 // visibility property, say), so after a filtered search a changed object is
 // dropped rather than returned. Without a filter the newer version is what
 // the same search would return now; it is used, under its own update time
 // and doc id, so the feature cache keys what was read.
-
-// filteredKey marks, in a search's context, a search with a filter
-// (PrepareSearch).
-type filteredKey struct{}
-
-func searchFiltered(ctx context.Context) bool {
-	f, _ := ctx.Value(filteredKey{}).(bool)
-	return f
-}
 
 // sameVersion: read is the version of the object the search returned as
 // res - the same id, update time and (when both name it) doc id. Weaviate
@@ -41,13 +27,13 @@ func sameVersion(res, read search.Result) bool {
 // stand in for it: the same object, and the version the search returned or,
 // after a search without a filter, any newer one (res then takes its update
 // time and doc id).
-func usableRead(ctx context.Context, res *search.Result, read search.Result) bool {
+func usableRead(filtered bool, res *search.Result, read search.Result) bool {
 	switch {
 	case read.ID != res.ID:
 		return false // deleted since the search
 	case sameVersion(*res, read):
 		return true
-	case searchFiltered(ctx):
+	case filtered:
 		return false
 	}
 	res.Updated, res.DocID = read.Updated, read.DocID

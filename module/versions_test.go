@@ -1,7 +1,6 @@
 package diverseselect
 
 import (
-	"context"
 	"testing"
 
 	"github.com/go-openapi/strfmt"
@@ -17,24 +16,23 @@ func TestUsableRead(t *testing.T) {
 	doc := func(n uint64) *uint64 { return &n }
 	const id = strfmt.UUID("00000000-0000-0000-0000-000000000001")
 	found := search.Result{ID: id, Updated: 100, DocID: doc(7)}
-	filtered := context.WithValue(context.Background(), filteredKey{}, true)
 	for _, tc := range []struct {
-		name  string
-		ctx   context.Context
-		read  search.Result
-		ok    bool
-		taken int64 // the result's update time afterwards
+		name     string
+		filtered bool
+		read     search.Result
+		ok       bool
+		taken    int64 // the result's update time afterwards
 	}{
-		{"same version", context.Background(), search.Result{ID: id, Updated: 100, DocID: doc(7)}, true, 100},
-		{"same version, filtered", filtered, search.Result{ID: id, Updated: 100, DocID: doc(7)}, true, 100},
-		{"newer, no filter", context.Background(), search.Result{ID: id, Updated: 200, DocID: doc(7)}, true, 200},
-		{"newer, filtered", filtered, search.Result{ID: id, Updated: 200, DocID: doc(7)}, false, 100},
-		{"new vector (doc id), filtered", filtered, search.Result{ID: id, Updated: 100, DocID: doc(8)}, false, 100},
-		{"deleted", context.Background(), search.Result{}, false, 100},
+		{"same version", false, search.Result{ID: id, Updated: 100, DocID: doc(7)}, true, 100},
+		{"same version, filtered", true, search.Result{ID: id, Updated: 100, DocID: doc(7)}, true, 100},
+		{"newer, no filter", false, search.Result{ID: id, Updated: 200, DocID: doc(7)}, true, 200},
+		{"newer, filtered", true, search.Result{ID: id, Updated: 200, DocID: doc(7)}, false, 100},
+		{"new vector (doc id), filtered", true, search.Result{ID: id, Updated: 100, DocID: doc(8)}, false, 100},
+		{"deleted", false, search.Result{}, false, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := found
-			require.Equal(t, tc.ok, usableRead(tc.ctx, &res, tc.read))
+			require.Equal(t, tc.ok, usableRead(tc.filtered, &res, tc.read))
 			require.Equal(t, tc.taken, res.Updated)
 		})
 	}

@@ -8,9 +8,9 @@ import (
 )
 
 // patchRows returns the rows of the patch table of docs/internals.md
-// ("| patch | file, function | inserted after | why |").
+// ("| patch | file, function | anchor | why |").
 func patchRows(doc string) []string {
-	_, rest, ok := strings.Cut(doc, "\n| patch | file, function | inserted after | why |\n")
+	_, rest, ok := strings.Cut(doc, "\n| patch | file, function | anchor | why |\n")
 	if !ok {
 		return nil
 	}
@@ -29,7 +29,8 @@ func patchRows(doc string) []string {
 
 // patchTableErrors compares the doc's patch table with Patches: one row per
 // patch, in order, naming its ID, file and function, and its anchor (up to
-// the anchor's first parenthesis, which the table may abbreviate).
+// the anchor's first parenthesis, which the table may abbreviate) after
+// "before" or "after", as the statement goes.
 func patchTableErrors(doc string) []string {
 	rows := patchRows(doc)
 	var errs []string
@@ -47,8 +48,12 @@ func patchTableErrors(doc string) []string {
 		}
 		anchor, _, _ := strings.Cut(p.Anchor, "(")
 		cols := strings.Split(rows[i], " | ")
-		if len(cols) < 4 || !strings.Contains(cols[2], anchor) {
-			errs = append(errs, fmt.Sprintf("row %d (%s) does not name the anchor %q", i+1, p.ID, anchor))
+		where := "after "
+		if p.Before {
+			where = "before "
+		}
+		if len(cols) < 4 || !strings.Contains(cols[2], anchor) || !strings.HasPrefix(cols[2], where) {
+			errs = append(errs, fmt.Sprintf("row %d (%s) does not name the anchor %q %s it", i+1, p.ID, anchor, where))
 		}
 	}
 	return errs

@@ -19,8 +19,10 @@ type Patch struct {
 	ID   string
 	File string // relative to the Weaviate source root
 	Func string // function (or method) the anchor must be in
-	// Anchor is the whole statement line (trimmed) to insert after.
+	// Anchor is the whole statement line (trimmed) to insert after, or
+	// before when Before is set.
 	Anchor string
+	Before bool
 	// Count is how often the anchor occurs in Func (default 1); Nth (1-based,
 	// default 1) picks the occurrence. A different count means Weaviate changed
 	// the function and the patch must be re-checked by a person.
@@ -37,7 +39,7 @@ type Patch struct {
 }
 
 // Marker tags every inserted statement so a patched tree is recognisable.
-const Marker = "// diverse-select patch: "
+const Marker = "// patched: "
 
 // AnchorError names the patch, the file and the anchor that was not found as expected.
 type AnchorError struct {
@@ -118,7 +120,8 @@ func Apply(root string, patches []Patch) error {
 	return nil
 }
 
-// insert returns src with p.Insert placed after the chosen anchor line.
+// insert returns src with p.Insert placed after the chosen anchor line (before
+// it with p.Before).
 func insert(p Patch, src []byte) ([]byte, error) {
 	want, nth := p.Count, p.Nth
 	if want == 0 {
@@ -143,12 +146,15 @@ func insert(p Patch, src []byte) ([]byte, error) {
 	}
 	at := hits[nth-1]
 	indent := lines[at][:len(lines[at])-len(strings.TrimLeft(lines[at], " \t"))]
-	if strings.HasSuffix(p.Anchor, "{") {
+	if strings.HasSuffix(p.Anchor, "{") && !p.Before {
 		indent += "\t" // the statement goes inside the block the anchor opens
 	}
 	block := []string{indent + Marker + p.ID}
 	for _, l := range strings.Split(p.Insert, "\n") {
 		block = append(block, indent+l)
+	}
+	if p.Before {
+		at-- // the block goes between the line before the anchor and the anchor
 	}
 	out := append([]string{}, lines[:at+1]...)
 	out = append(out, block...)

@@ -57,7 +57,12 @@ func TestApplyToPinnedWeaviate(t *testing.T) {
 		firstLine := strings.Split(p.Insert, "\n")[0]
 		anchorAt := strings.Index(src, p.Anchor)
 		insertAt := strings.Index(src, firstLine)
-		if anchorAt < 0 || insertAt < anchorAt {
+		switch {
+		case anchorAt < 0 || insertAt < 0:
+			t.Errorf("%s: anchor or inserted statement missing", p.ID)
+		case p.Before && insertAt > anchorAt:
+			t.Errorf("%s: inserted statement not before the anchor", p.ID)
+		case !p.Before && insertAt < anchorAt:
 			t.Errorf("%s: inserted statement not after the anchor", p.ID)
 		}
 		if _, err := os.Stat(filepath.Join(tree, p.Package(), p.GlueName)); err != nil {
@@ -86,7 +91,7 @@ func TestApplyFailsOnMovedAnchor(t *testing.T) {
 		{"anchor edited", "register", func(s string) string {
 			return strings.Replace(s, "appState.Modules = modules.NewProvider(", "appState.Modules = modules.NewProviderV2(", 1)
 		}, "found 0 times"},
-		{"function renamed", "route", func(s string) string {
+		{"function renamed", "selection-argument", func(s string) string {
 			return strings.Replace(s, "func (r *resolver) resolveGet(", "func (r *resolver) resolveGetV2(", 1)
 		}, "function resolveGet not found"},
 		{"anchor duplicated", "mutable-config", func(s string) string {
@@ -149,6 +154,19 @@ func TestInsertIndentsInsideBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "\tfor i := range xs {\n\t\t" + Marker + "t\n\t\tif skip(i) {\n\t\t\tcontinue\n\t\t}\n\t\tuse(i)"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("got\n%s\nwant it to contain\n%s", out, want)
+	}
+}
+
+func TestInsertBeforeAnchor(t *testing.T) {
+	src := "package x\n\nfunc f() {\n\tprepare()\n\tif ready {\n\t\trun()\n\t}\n}\n"
+	p := Patch{ID: "t", Func: "f", Anchor: "if ready {", Before: true, Insert: "if done {\n\treturn\n}"}
+	out, err := insert(p, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\tprepare()\n\t" + Marker + "t\n\tif done {\n\t\treturn\n\t}\n\tif ready {\n\t\trun()"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("got\n%s\nwant it to contain\n%s", out, want)
 	}

@@ -1,7 +1,7 @@
 package main
 
 // Patches is every change we make to Weaviate's source: one statement
-// inserted after a named anchor statement, plus a glue file of ours added to
+// inserted at a named anchor statement, plus a glue file of ours added to
 // the same package. docs/internals.md, "What we change in Weaviate and why", lists
 // the same table; `patch-weaviate -list` prints it, and `-packages` prints the
 // patched packages (make test-weaviate runs their tests, see TestPackages).
@@ -13,21 +13,22 @@ var Patches = []Patch{
 		Anchor:   "appState.Modules = modules.NewProvider(appState.Logger, appState.ServerConfig.Config)",
 		Insert:   "registerExtraModules(appState)",
 		Glue:     "rest_register.go.txt",
-		GlueName: "zz_diverse_select_register.go",
+		GlueName: "register_extra_modules.go",
 		Why: "Weaviate has no plugin loader: registerModules is a hard-coded list. " +
 			"This registers diverse-select when ENABLE_MODULES names it, before Init, validation and the GraphQL build.",
 	},
 	{
-		ID:       "route",
+		ID:       "selection-argument",
 		File:     "adapters/handlers/graphql/local/get/class_builder_fields.go",
 		Func:     "resolveGet",
 		Anchor:   "extractedParams, extractedCombinations := r.modulesProvider.ExtractSearchParams(p.Args, className)",
-		Insert:   "if pagination, err = liftPostProcessorArgs(className, tenant, p.Args, extractedParams, extractedCombinations, &properties, &addlProps, pagination); err != nil {\n\treturn nil, err\n}",
-		Glue:     "get_postprocess.go.txt",
-		GlueName: "zz_diverse_select_postprocess.go",
-		Why: "Weaviate treats every top-level module argument as a vector searcher. This moves the diverseSelect " +
-			"argument to the result hooks, widens the search limit to the candidate pool, asks for the vectors and " +
-			"properties the selection needs (named vectors, hybrid, unselected text) and hands over the tenant; a bad argument is a GraphQL error.",
+		Insert:   "if err := liftSelectionArguments(p.Args, extractedParams, extractedCombinations, &addlProps); err != nil {\n\treturn nil, err\n}",
+		Glue:     "get_selection_args.go.txt",
+		GlueName: "selection_arguments.go",
+		Why: "Weaviate treats every top-level module argument as a vector searcher. A module argument whose value " +
+			"selects among the results (diverseSelect) moves to the additional-property params, where the explorer's " +
+			"selection stage finds it as it finds the _additional field's, and is given the query's arguments (whether " +
+			"a limit or an offset was given, groupBy, after), which the search params do not keep; its error is the query's.",
 	},
 	{
 		ID:     "mutable-config",
@@ -39,64 +40,42 @@ var Patches = []Patch{
 		Insert: "if mutable, err := mutableModuleConfigUpdate(p.modules, module, initialModConf[module], updatedModConf[module], updated); err != nil {\n" +
 			"\treturn err\n} else if mutable {\n\tcontinue\n}",
 		Glue:     "schema_mutable.go.txt",
-		GlueName: "zz_diverse_select_mutable.go",
+		GlueName: "mutable_module_config.go",
 		Why: "Weaviate refuses config updates for modules that are neither generative nor reranker. This lets a " +
 			"module opt in (diverse-select does), so a class's selection defaults can be changed; Weaviate validates " +
 			"module configs only on create, so a changed config of such a module is validated by the module here.",
 	},
 	{
-		ID:       "grpc-search",
+		ID:       "rerank-options",
 		File:     "adapters/handlers/grpc/v1/service.go",
 		Func:     "search",
 		Anchor:   "getClass := s.classGetterWithAuthzFunc(ctx, principal, req.Tenant)",
-		Insert:   "ctx = withSearchRequest(ctx, req, getClass)",
-		Glue:     "grpc_search.go.txt",
-		GlueName: "zz_diverse_select_search.go",
-		Why: "The gRPC rerank route (reranker-diverse-select) runs as a result hook, which Weaviate gives neither the " +
-			"request's tenant nor, on hybrid and named-vector searches, the vectors. This puts the tenant in the search's " +
-			"context; for a rerank on a collection that configures the module (read through Weaviate's authorizing getter, so nothing is read for a caller without access), it asks the search for the vector the " +
-			"selection compares (removed again from the reply unless the request asked for it), so the hook does not read " +
-			"the candidates a second time by id, and it moves the search's offset to the selection, so the offset pages " +
-			"the selection over the same pool instead of skipping the pool's first results.",
+		Insert:   "ctx = withRerankPropertyOptions(ctx, req)",
+		Glue:     "grpc_rerank_options.go.txt",
+		GlueName: "rerank_property_options.go",
+		GlueTest: "grpc_rerank_options_test.go.txt",
+		Why: "Weaviate checks a gRPC rerank property as a property name before the search runs. A rerank property " +
+			"may name options for the reranker after its name (\"body|<options>\": the client helpers' per-query " +
+			"selection settings, which the application writes and the end user's query text cannot reach); this " +
+			"moves them out of the request into the search's incoming metadata, where the module that takes the " +
+			"rerank reads them, and drops a value a client sent under that key itself.",
 	},
 	{
-		ID:       "hook-order",
-		File:     "usecases/modules/modules.go",
-		Func:     "additionalExtend",
-		Anchor:   "toBeExtended := in",
-		Insert:   "if len(moduleParams) > 1 {\n\treturn p.extendInPipelineOrder(ctx, in, moduleParams, searchVector, capability, argumentModuleParams)\n}",
-		Glue:     "modules_order.go.txt",
-		GlueName: "zz_diverse_select_order.go",
-		GlueTest: "modules_order_test.go.txt",
-		Why: "Weaviate runs a query's result hooks (rerank, diverseSelect, generate) in Go map order, which is random: " +
-			"generate could run over the whole candidate pool before the selection dropped most of it. With more than one hook, " +
-			"this runs them one at a time in the RAG pipeline's order (package hookorder): rerankers, diverse selection, other hooks, " +
-			"generate - on every route (both GraphQL forms, gRPC rerank and generative search).",
-	},
-	{
-		ID:       "widen",
+		ID:       "selection-stage",
 		File:     "usecases/traverser/explorer.go",
 		Func:     "GetClass",
-		Anchor:   "searchStartTime := time.Now()",
-		Insert:   "if out, handled, err := widenDiverseSelectPool(ctx, e, params); handled {\n\treturn out, err\n}",
-		Glue:     "explorer_widen.go.txt",
-		GlueName: "zz_diverse_select_widen.go",
-		Why: "A result hook cannot search again. With widenTo set, when the selection spent its pool on near-copies " +
-			"with room left, this runs the search once more with widenTo candidates and returns the selection on that pool " +
-			"(every route: both GraphQL forms and gRPC rerank); searches without module hooks pass straight through.",
-	},
-	{
-		ID:       "vector",
-		File:     "usecases/traverser/explorer.go",
-		Func:     "searchForTargets",
-		Anchor:   "params.AdditionalProperties.Vector = true",
-		Insert:   "params.AdditionalProperties.Vector = diverseSelectLoadsVector(ctx, params)",
-		Glue:     "explorer_vector.go.txt",
-		GlueName: "zz_diverse_select_vector.go",
-		Why: "Weaviate loads every candidate's vector for a vector search with any module additional property, in case the " +
-			"module needs it (a 3 KB copy per candidate at 768 dimensions: at a pool of 1000, 60% of the query's allocations). " +
-			"This keeps it unloaded when the selection takes the vector it compares from its feature cache (set up by the widen " +
-			"glue: docs/internals.md, \"Properties and vectors are read for the selected objects only\") and the query did not ask for it; every other search loads it as before.",
+		Anchor:   "if params.KeywordRanking != nil {",
+		Before:   true,
+		Insert:   "if out, handled, err := e.moduleSelection(ctx, params, searchStartTime); handled {\n\treturn out, err\n}",
+		Glue:     "explorer_selection.go.txt",
+		GlueName: "module_selection.go",
+		GlueTest: "explorer_selection_test.go.txt",
+		Why: "Weaviate's own selection (MMR) is a stage of the explorer; a module has no such place, only result hooks, " +
+			"which run in random order, cannot search again and get the pool as loaded. This offers each Get query with " +
+			"module params to the modules that implement ResultSelector, once its pagination is settled: the module " +
+			"that takes it runs the search for its pool (rerankers and other hooks included) as often as it needs, " +
+			"and returns the selection; generative hooks then run on the selected results only, and the response is " +
+			"built with the query's own params. Every route enters it: both GraphQL forms, gRPC rerank and generative search.",
 	},
 }
 
@@ -120,14 +99,10 @@ type SkippedTest struct{ Test, Why string }
 // user's query.
 var ReliedOn = []TestPackage{
 	{
-		Dir: "usecases/traverser",
-		Why: "the explorer runs the search with the limit our route patch widens, loads the vectors and " +
-			"properties PreparePostProcess asks for, and calls our result hooks (ExploreGet/ExploreList) on the merged list",
-	},
-	{
 		Dir: "usecases/modules",
 		Why: "the module provider: registration, Init, class-config validation on create, ClassByModuleName, " +
-			"GetByName (our config-update patch) and the additional-property dispatch to our hooks (hook-order patch)",
+			"GetAll (the selection stage finds the modules that select), GetByName (our config-update patch) and the " +
+			"additional-property dispatch that runs rerankers on the pool and generate on the selection",
 	},
 	{
 		Dir: "adapters/handlers/grpc/v1",
@@ -140,7 +115,7 @@ var ReliedOn = []TestPackage{
 	},
 	{
 		Dir: "usecases/modulecomponents/additional/generate",
-		Why: "generate, run after our selection (hook-order patch), sends the objects it gets in their order and puts " +
+		Why: "generate, run after the selection stage, sends the objects it gets in their order and puts " +
 			"the grouped answer on the first one",
 	},
 	{
@@ -149,7 +124,7 @@ var ReliedOn = []TestPackage{
 	},
 	{
 		Dir: "usecases/modulecomponents/arguments/nearText",
-		Why: "the hook reads the search's target vectors from its NearTextParams",
+		Why: "the selection reads the search's query text, target vectors and threshold from its NearTextParams",
 	},
 }
 
