@@ -385,11 +385,17 @@ func TestGRPCVectors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("hybrid on two named vectors without a configured targetVector is a clear error", func(t *testing.T) {
-		// The search names no target vector (with one, the selection
-		// compares on it, as over GraphQL).
+	t.Run("hybrid on two named vectors compares on the search's target", func(t *testing.T) {
 		req := rerankRequest(bare, 6)
-		req.HybridSearch = &pb.Hybrid{Query: q, AlphaParam: &alpha, UseAlphaParam: true}
+		hybrid(req) // targets title: the stage sees the hybrid's target, as over GraphQL
+		if _, err := grpcSearch(t, req); err != nil {
+			t.Fatalf("hybrid rerank targeting title on a class with two named vectors: %v", err)
+		}
+	})
+	t.Run("bm25 on two named vectors without a configured targetVector is a clear error", func(t *testing.T) {
+		// The search names no target vector, and the class configures none.
+		req := rerankRequest(bare, 6)
+		req.Bm25Search = &pb.BM25{Query: q}
 		_, err := grpcSearch(t, req)
 		if err == nil {
 			t.Fatal("hybrid rerank on a class with two named vectors and no targetVector succeeded")
