@@ -212,7 +212,7 @@ test-race:
 
 ## fuzz: every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz/<FuzzName>/ of each package); a run
 ## that fails only with Go's fuzzing-coordinator race at the -fuzztime boundary (no failing input written) runs once more;
-## the lines "fuzz: elapsed ... execs ..." are what docs/reliability.md quotes
+## each target's last line "fuzz: elapsed ... execs ..." is printed (docs/reliability.md, "Fuzzing")
 FUZZTIME ?= 15s
 FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
 	./module:FuzzExtractField ./module:FuzzExtractArgument ./module:FuzzRerankQuery ./module:FuzzRerankProperty \

@@ -3,6 +3,7 @@ package all_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +15,9 @@ import (
 
 // TestStrategyDocsListEveryParameter keeps the strategy write-ups in docs/ in
 // step with the parameter specs: each strategy has a "## name:" section with
-// a query example and a table row per parameter with its type and default.
+// a query example and a table row per parameter with its type and default,
+// inside a "<!-- BEGIN params" block (internal/doccheck reads the figures of
+// such a block as checked here, not typed by hand).
 func TestStrategyDocsListEveryParameter(t *testing.T) {
 	docs := []struct {
 		file       string
@@ -34,11 +37,15 @@ func TestStrategyDocsListEveryParameter(t *testing.T) {
 			section := docSection(t, doc, name)
 			def, ok := selectors.Lookup(name)
 			require.True(t, ok, name)
+			params := paramsBlocks(section)
+			if len(def.Params) > 0 {
+				require.NotEmpty(t, params, "%s: %s has no <!-- BEGIN params block", d.file, name)
+			}
 			for _, p := range def.Params {
 				row := fmt.Sprintf("| `%s` | %s | ", p.Name, p.Kind)
-				require.Contains(t, section, row, "%s: %s.%s", d.file, name, p.Name)
+				require.Contains(t, params, row, "%s: %s.%s", d.file, name, p.Name)
 				if p.Default != nil {
-					require.Contains(t, section, fmt.Sprintf("%s`%v` |", row, p.Default), "%s: %s.%s default", d.file, name, p.Name)
+					require.Contains(t, params, fmt.Sprintf("%s`%v` |", row, p.Default), "%s: %s.%s default", d.file, name, p.Name)
 				}
 			}
 			require.Contains(t, section, `diverseSelect: {strategy: "`+name+`"`, "%s: %s example", d.file, name)
@@ -68,4 +75,53 @@ func docSection(t *testing.T, doc, name string) string {
 		section = section[:end]
 	}
 	return section
+}
+
+// paramsBlocks returns the text of a section's "<!-- BEGIN params" ...
+// "<!-- END params -->" blocks, joined.
+func paramsBlocks(section string) string {
+	var b strings.Builder
+	for {
+		start := strings.Index(section, "<!-- BEGIN params")
+		if start < 0 {
+			return b.String()
+		}
+		section = section[start:]
+		end := strings.Index(section, "<!-- END params -->")
+		if end < 0 {
+			return b.String()
+		}
+		b.WriteString(section[:end])
+		section = section[end:]
+	}
+}
+
+// TestNearCopyThresholdsDocumented: where docs/ gives the near-copy
+// thresholds as "`selectors.NearCopyCosine` (`0.95`)", the value is the
+// constant's (internal/doccheck lets such inline code through as code, so
+// this is what keeps it true).
+func TestNearCopyThresholdsDocumented(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	require.NoError(t, err)
+	constants := map[string]float64{"NearCopyCosine": selectors.NearCopyCosine, "NearCopyOverlap": selectors.NearCopyOverlap}
+	found := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for name, value := range constants {
+			prefix := "`selectors." + name + "` (`"
+			for rest := strings.Join(strings.Fields(string(raw)), " "); ; { // a line break is a space
+				i := strings.Index(rest, prefix)
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(prefix):]
+				end := strings.Index(rest, "`")
+				require.GreaterOrEqual(t, end, 0, "%s: %s", f, prefix)
+				require.Equal(t, fmt.Sprint(value), rest[:end], "%s: the value given for selectors.%s", f, name)
+				found++
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 2, "docs/strategies-quality.md gives both thresholds")
 }

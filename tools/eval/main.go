@@ -242,7 +242,10 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
 // kept, the demand powers, relevance focus and relevance floors of the
-// precision work, and the AdaGReS fixes discussed there.
+// precision work, the targets settings around the default (the exact
+// objective and fewer targets, on the library's own pools: docs/performance.md,
+// "What coverage's targets cost in quality") and the AdaGReS fixes discussed
+// there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -270,6 +273,9 @@ var ablations = []string{
 	"coverage:termFocus=1",
 	"coverage:relevanceFloor=0.3",
 	"coverage:relevanceFloor=0.5",
+	"coverage:targets=0",
+	"coverage:targets=16",
+	"coverage:targets=8",
 	"adagres:lambda=0.5",
 	"adagres:stopAtZeroGain=false",
 	"adagres:lambda=0.5,stopAtZeroGain=false",
