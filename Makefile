@@ -83,7 +83,7 @@ run: build
 demo-readme: build
 	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
 
-## diagrams: docs/query-path.svg, the README's picture of the query path, from package hookorder's order
+## diagrams: docs/query-path.svg, the README's picture of the query path (tools/diagram, the selection stage's order)
 ## (tools/diagram; its test fails when the committed file differs)
 .PHONY: diagrams
 diagrams:

@@ -1,9 +1,10 @@
 // Command diagram draws docs/query-path.svg (make diagrams): where the
-// selection sits in a query's path, the picture the README shows. The
-// stages after the search are the result hooks in the order package
-// hookorder gives them (the order the build's hook-order patch enforces), so
-// the picture follows the code; TestCommittedDiagram fails when the
-// committed file is not this command's output.
+// selection sits in a query's path, the picture the README shows. The boxes
+// inside the group are the selection stage's order (module/stage.go and the
+// explorer's selection-stage glue: the pool's search runs its rerankers and
+// other hooks, the selection follows, generate runs on the selected objects
+// only); TestCommittedDiagram fails when the committed file is not this
+// command's output.
 package main
 
 import (
@@ -12,40 +13,25 @@ import (
 	"html"
 	"os"
 	"strings"
-
-	"github.com/diverse-select/diverse-select/hookorder"
 )
-
-// otherHook stands for every hook that is neither a reranker, the
-// selection nor generate (hookorder places them by name between the last two).
-const otherHook = "other hooks"
 
 // stage is one box of the picture.
 type stage struct {
 	title, lines string // lines: "\n"-separated
-	hook         bool   // a result hook (drawn in the hooks' group)
+	inStage      bool   // run by the selection stage (drawn in its group)
 	highlight    bool
-}
-
-// hookStages describes each hook hookorder knows.
-var hookStages = map[string]stage{
-	hookorder.Rerank:        {title: "rerankers", lines: "rerank: a reranker\nmodule scores the pool\n(when the query asks)", hook: true},
-	hookorder.DiverseSelect: {title: "diverse selection", lines: "diverseSelect, or\nreranker-diverse-select:\nthe best set within\nthe token budget", hook: true, highlight: true},
-	otherHook:               {title: "other hooks", lines: "annotations of the\nselected objects,\nby name", hook: true},
-	hookorder.Generate:      {title: "generate", lines: "the LLM gets the\nselected objects only,\nin the selection's order", hook: true},
 }
 
 // stages returns the boxes in the order a query runs them.
 func stages() []stage {
-	out := []stage{
+	return []stage{
 		{title: "search", lines: "nearText, nearVector,\nnearObject, hybrid,\nbm25 or Get: the pool\nof candidates"},
-		{title: "thresholds", lines: "distance / certainty\n(Weaviate's own\ncomparison)"},
+		{title: "thresholds", lines: "distance / certainty,\nautocut, boost\n(Weaviate's own)"},
+		{title: "rerankers", lines: "rerank and other\nhooks score the pool\n(when the query asks)", inStage: true},
+		{title: "diverse selection", lines: "diverseSelect, or\nreranker-diverse-select:\nthe best set within\nthe token budget", inStage: true, highlight: true},
+		{title: "generate", lines: "the LLM gets the\nselected objects only,\nin the selection's order", inStage: true},
+		{title: "response", lines: "GraphQL or gRPC:\nthe selected objects\n(+ explanations)"},
 	}
-	hooks := map[string]bool{hookorder.Rerank: true, hookorder.DiverseSelect: true, hookorder.Generate: true, otherHook: true}
-	for _, name := range hookorder.Names(hooks) {
-		out = append(out, hookStages[name])
-	}
-	return append(out, stage{title: "response", lines: "GraphQL or gRPC:\nthe selected objects\n(+ explanations)"})
 }
 
 const (
@@ -61,13 +47,13 @@ func svg(st []stage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif">`+"\n",
 		width, height, width, height)
-	b.WriteString(`<title>Where diverse-select sits in a Weaviate query: search, thresholds, rerankers, diverse selection, other hooks, generate, response</title>` + "\n")
+	b.WriteString(`<title>Where diverse-select sits in a Weaviate query: search, thresholds, rerankers, diverse selection, generate, response</title>` + "\n")
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>` + "\n")
 	b.WriteString(`<rect x="0" y="0" width="100%" height="100%" fill="#ffffff"/>` + "\n")
-	// The hooks' group: the stages Weaviate runs as result hooks, in hookorder's order.
+	// The selection stage's group.
 	first, last := -1, -1
 	for i, s := range st {
-		if s.hook {
+		if s.inStage {
 			if first < 0 {
 				first = i
 			}
@@ -79,7 +65,7 @@ func svg(st []stage) string {
 		x1 := margin + last*(boxW+gap) + boxW + 8
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="8" fill="#f4f4f4" stroke="#bbbbbb" stroke-dasharray="4 3"/>`+"\n",
 			x0, top-24, x1-x0, boxH+32)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#555">result hooks, in the order package hookorder fixes (the build's hook-order patch)</text>`+"\n",
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#555">the selection stage in Weaviate's explorer: the pool's hooks, the selection, generate on the selection only</text>`+"\n",
 			x0+8, top-9)
 	}
 	for i, s := range st {

@@ -6,21 +6,21 @@ import (
 	"testing"
 )
 
-// TestStagesFollowHookorder: the hooks appear in the pipeline's order, the
-// selection after the rerankers and before generate.
-func TestStagesFollowHookorder(t *testing.T) {
+// TestStagesInOrder: the selection after the search, its thresholds and the
+// rerankers, and before generate.
+func TestStagesInOrder(t *testing.T) {
 	var titles []string
 	for _, s := range stages() {
 		titles = append(titles, s.title)
 	}
-	want := "search, thresholds, rerankers, diverse selection, other hooks, generate, response"
+	want := "search, thresholds, rerankers, diverse selection, generate, response"
 	if got := strings.Join(titles, ", "); got != want {
 		t.Errorf("stages %q, want %q", got, want)
 	}
 }
 
 // TestCommittedDiagram: docs/query-path.svg is this command's output (run
-// make diagrams after changing the picture or the hook order).
+// make diagrams after changing the picture).
 func TestCommittedDiagram(t *testing.T) {
 	got, err := os.ReadFile("../../docs/query-path.svg")
 	if err != nil {
