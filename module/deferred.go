@@ -94,8 +94,8 @@ func filtersExpiredOnProperty(class *models.Class) bool {
 // the other. It returns the pool without the candidates deleted since the
 // search, each candidate's cache entry (nil: none; the problem reuses them
 // instead of looking them up again) and how many it read.
-func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
-	features := m.featureSource(p, nil)
+func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
+	features := e.featureSource(p, nil)
 	needVector := p.deferred.vectors && features.vectors
 	entries = make([]*simcache.Features, len(in))
 	// A large pool's look-ups on every core: each is a few cache misses
@@ -121,7 +121,7 @@ func (m *Module) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 	if needVector {
 		vector = &p.target
 	}
-	gone, err := m.loadProperties(ctx, p, in, missing, vector)
+	gone, err := e.loadProperties(ctx, p, in, missing, vector)
 	for _, i := range missing {
 		entries[i] = nil // read again: the version may have changed
 	}
@@ -163,14 +163,14 @@ func cachedVectors(p *plan, in []search.Result, entries []*simcache.Features) in
 // loadSelected reads by id the properties of the selected candidates
 // (indexes into in) that the search deferred, for the response and the hooks
 // after the selection; it reports the ones deleted since the search.
-func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, selected []int) (gone map[int]bool, read int, err error) {
+func (e *engine) loadSelected(ctx context.Context, p *plan, in []search.Result, selected []int) (gone map[int]bool, read int, err error) {
 	var missing []int
 	for _, i := range selected {
 		if !propertiesLoaded(in[i]) {
 			missing = append(missing, i)
 		}
 	}
-	gone, err = m.loadProperties(ctx, p, in, missing, nil)
+	gone, err = e.loadProperties(ctx, p, in, missing, nil)
 	return gone, len(missing), err
 }
 
@@ -180,14 +180,14 @@ func (m *Module) loadSelected(ctx context.Context, p *plan, in []search.Result, 
 // candidates whose object is gone, or changed since a filtered search
 // (usableRead); the version read replaces the search's, so the cache keys
 // what was read.
-func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
+func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
 	if len(missing) == 0 {
 		return nil, nil
 	}
-	if m.multiGet == nil {
+	if e.multiGet == nil {
 		return nil, fmt.Errorf("the search deferred the properties of %d candidates and no database is at hand to read them", len(missing))
 	}
-	got, err := m.readByID(ctx, in, missing, p.tenant)
+	got, err := e.readByID(ctx, in, missing, p.tenant)
 	if err != nil {
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
@@ -211,12 +211,12 @@ func (m *Module) loadProperties(ctx context.Context, p *plan, in []search.Result
 // readByID reads the objects of in[idx] by id, in one batch, from tenant:
 // got[k] is in[idx[k]]'s whole object (properties and vectors: Weaviate's
 // MultiGet reads them all), or another id (the zero result) when it is gone.
-func (m *Module) readByID(ctx context.Context, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
+func (e *engine) readByID(ctx context.Context, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
 	ids := make([]multi.Identifier, len(idx))
 	for k, i := range idx {
 		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
 	}
-	return m.multiGet(ctx, ids, additional.Properties{}, tenant)
+	return e.multiGet(ctx, ids, additional.Properties{}, tenant)
 }
 
 // propertiesLoaded: a result loaded without properties holds only its id

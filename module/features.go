@@ -34,9 +34,9 @@ type featureSource struct {
 	settled int64
 }
 
-func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
+func (e *engine) featureSource(r *plan, counter tokens.Counter) *featureSource {
 	return &featureSource{
-		cache:   m.features,
+		cache:   e.features,
 		counter: counter,
 		// \x1f, \x1e and \x1d cannot occur in property, tokenizer or
 		// vector names.
@@ -46,7 +46,7 @@ func (m *Module) featureSource(r *plan, counter tokens.Counter) *featureSource {
 		wantTerms:   r.eff.Selector.UsesTerms(),
 		vectors:     r.cachesVectors(),
 		target:      r.target,
-		settled:     time.Now().Add(-m.defaults.FeatureCacheSettle).UnixMilli(),
+		settled:     time.Now().Add(-e.defaults.FeatureCacheSettle).UnixMilli(),
 	}
 }
 

@@ -165,10 +165,10 @@ func ownerOf(ctx context.Context) string {
 // N x N matrices (unless the matrix cap refuses them before they are
 // allocated). entries are the candidates' feature cache entries when looked
 // up (a deferred vector's length is read there).
-func (m *Module) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+func (e *engine) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
 	n := len(in)
 	var need int64
-	if mb, limit := p.eff.Selector.MatrixBytes(n), m.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
+	if mb, limit := p.eff.Selector.MatrixBytes(n), e.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
 		need += mb
 	}
 	need += problemTextBytes(p, in, entries)

@@ -17,8 +17,8 @@ var errTimeCap = errors.New("the module's time cap (DIVERSE_SELECT_MAX_SELECT_TI
 // evidence analysis, packing), the selection and the read of the selected
 // objects - by the module's time cap DIVERSE_SELECT_MAX_SELECT_TIME, under
 // the query's own context (a disconnect or a query timeout ends it too).
-func (m *Module) capTime(ctx context.Context) (context.Context, context.CancelFunc) {
-	if limit := m.defaults.MaxSelectTime; limit > 0 {
+func (e *engine) capTime(ctx context.Context) (context.Context, context.CancelFunc) {
+	if limit := e.defaults.MaxSelectTime; limit > 0 {
 		return context.WithTimeoutCause(ctx, limit, errTimeCap)
 	}
 	return context.WithCancel(ctx)
@@ -27,14 +27,14 @@ func (m *Module) capTime(ctx context.Context) (context.Context, context.CancelFu
 // stopped is the error of work that ctx (from capTime) ended, or nil while
 // ctx runs: the time cap's error naming the variable, or the client's
 // cancellation.
-func (m *Module) stopped(ctx context.Context, r *plan, n int, stage string) error {
+func (e *engine) stopped(ctx context.Context, r *plan, n int, stage string) error {
 	if ctx.Err() == nil {
 		return nil
 	}
 	if errors.Is(context.Cause(ctx), errTimeCap) {
 		return &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("strategy %q on %d candidates "+
 			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped while %s; use fewer candidates "+
-			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, n, m.defaults.MaxSelectTime, stage)}
+			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, n, e.defaults.MaxSelectTime, stage)}
 	}
 	return fmt.Errorf("selection cancelled while %s: %w", stage, ctx.Err())
 }
@@ -42,24 +42,24 @@ func (m *Module) stopped(ctx context.Context, r *plan, n int, stage string) erro
 // runSelection runs the strategy under ctx (capTime's); the strategies
 // check the context in their loops. A cancelled selection is logged, so the
 // stop is observable.
-func (m *Module) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
+func (e *engine) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
 	res, err := r.eff.Selector.RunPage(ctx, p, r.offset, r.paged)
 	if err == nil {
 		return res, nil
 	}
 	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
-		return nil, panicError(m.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
+		return nil, panicError(e.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
 	}
 	if ctx.Err() == nil {
 		return nil, strategyError(err)
 	}
 	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
-	m.logger.WithFields(map[string]any{
+	e.logger.WithFields(map[string]any{
 		"class": r.className, "strategy": r.eff.Strategy, "candidates": len(p.Candidates),
 		"reason": ctx.Err().Error(), "timeCap": capHit,
 	}).Warn("diverse-select: selection cancelled")
 	if capHit {
-		return nil, m.stopped(ctx, r, len(p.Candidates), "selecting")
+		return nil, e.stopped(ctx, r, len(p.Candidates), "selecting")
 	}
 	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }

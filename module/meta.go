@@ -13,7 +13,7 @@ import (
 // Weaviate shows /v1/meta to every authenticated user, so the operational
 // details (plugin paths, PIDs and errors, cache and in-flight figures) are
 // there only when the operator sets DIVERSE_SELECT_META_DETAILS.
-func (m *Module) metaInfo() (map[string]any, error) {
+func (e *engine) metaInfo() (map[string]any, error) {
 	strategies := make([]map[string]any, 0)
 	for _, d := range selectors.Definitions() {
 		params := make([]map[string]any, 0, len(d.Params))
@@ -32,15 +32,15 @@ func (m *Module) metaInfo() (map[string]any, error) {
 		"strategies":       strategies,
 		"commonKeys":       config.CommonKeys,
 		"tokenizers":       tokens.Names(),
-		"defaults":         m.defaults.Defaults(),
+		"defaults":         e.defaults.Defaults(),
 		"similarityKernel": simcache.KernelName(),
-		"featureCache":     map[string]any{"enabled": m.features != nil},
-		"plugins":          pluginStates(m.plugins.Status()),
+		"featureCache":     map[string]any{"enabled": e.features != nil},
+		"plugins":          pluginStates(e.plugins.Status()),
 	}
-	if m.defaults.MetaDetails { // DIVERSE_SELECT_META_DETAILS: an operator's choice
-		info["inflightBytes"] = m.inflight.held.Load()
-		info["featureCache"] = featureCacheMeta(m.features)
-		info["plugins"] = m.plugins.Status()
+	if e.defaults.MetaDetails { // DIVERSE_SELECT_META_DETAILS: an operator's choice
+		info["inflightBytes"] = e.inflight.held.Load()
+		info["featureCache"] = featureCacheMeta(e.features)
+		info["plugins"] = e.plugins.Status()
 	}
 	return info, nil
 }

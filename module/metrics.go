@@ -206,16 +206,16 @@ func (m *metrics) degradedPath(reason string) {
 }
 
 // initMetrics registers the collectors when Weaviate's monitoring is on.
-func (m *Module) initMetrics(params moduletools.ModuleInitParams) error {
+func (e *engine) initMetrics(params moduletools.ModuleInitParams) error {
 	cfg, reg := params.GetConfig(), params.GetMetricsRegisterer()
 	if cfg == nil || !cfg.Monitoring.Enabled || reg == nil {
 		return nil
 	}
-	met, err := newMetrics(reg, func() simcache.CacheStats { return m.features.Stats() })
+	met, err := newMetrics(reg, func() simcache.CacheStats { return e.features.Stats() })
 	if err != nil {
 		return err
 	}
-	m.metrics = met
+	e.metrics = met
 	return nil
 }
 
@@ -224,9 +224,9 @@ func (m *Module) initMetrics(params moduletools.ModuleInitParams) error {
 // fell back (the best single item replaced its greedy set).
 // The log fields are built only when a line is written: at the usual info
 // level a selection costs no map or entry here.
-func (m *Module) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
+func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
 	route := p.route
-	m.metrics.selection(res.Strategy, route, candidates, res, took)
+	e.metrics.selection(res.Strategy, route, candidates, res, took)
 	fields := func() logrus.Fields {
 		return logrus.Fields{
 			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
@@ -234,12 +234,12 @@ func (m *Module) observeSelection(p *plan, candidates int, res *selectors.Result
 			"durationMs": float64(took.Microseconds()) / 1000,
 		}
 	}
-	if levelEnabled(m.logger, logrus.DebugLevel) {
-		m.logger.WithFields(fields()).Debug("diverse-select: selection")
+	if levelEnabled(e.logger, logrus.DebugLevel) {
+		e.logger.WithFields(fields()).Debug("diverse-select: selection")
 	}
 	if res.Stats["singleGuard"] == 1 {
-		m.metrics.degradedPath("single_guard")
-		m.logger.WithFields(fields()).Warn("diverse-select: the strategy fell back to the best single item, " +
+		e.metrics.degradedPath("single_guard")
+		e.logger.WithFields(fields()).Warn("diverse-select: the strategy fell back to the best single item, " +
 			"which alone beats its greedy selection: the budget fits few candidates")
 	}
 }
@@ -257,7 +257,7 @@ func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
 }
 
 // countingErrors wraps a result hook so that its errors are counted by kind.
-func (m *Module) countingErrors(route string, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
+func (e *engine) countingErrors(route string, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
 	return func(ctx context.Context, in []search.Result, params any, limit *int,
 		args map[string]any, cfg moduletools.ClassConfig,
 	) ([]search.Result, error) {
@@ -267,7 +267,7 @@ func (m *Module) countingErrors(route string, hook modulecapabilities.Additional
 			if r, ok := params.(*Request); ok && r != nil {
 				at = r.route()
 			}
-			m.metrics.failure(at, err)
+			e.metrics.failure(at, err)
 		}
 		return out, err
 	}

@@ -133,7 +133,7 @@ func TestObserveSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Module{logger: logger, metrics: met}
+	m := &Module{engine: &engine{logger: logger, metrics: met}}
 	for _, tc := range []struct {
 		name     string
 		p        *plan

@@ -3,36 +3,39 @@
 // language model's context - relevant, non-redundant, within a token budget -
 // using the strategies of the selectors package.
 //
-// It offers two query forms over one engine:
+// Files by job:
 //
-//   - the top-level Get argument diverseSelect: {...}, routed by a one-statement
-//     patch in Weaviate's Get resolver (see cmd/patch-weaviate): the query limit
-//     caps the output and candidates sizes the pool;
-//   - the additional field _additional { diverseSelect(...) { ... } }, where the
-//     query limit is the pool, as for Weaviate's rerankers.
+//   - the adapters Weaviate holds: module.go (diverse-select: the GraphQL
+//     argument and field) and reranker.go (reranker-diverse-select: the
+//     rerank field of gRPC and GraphQL), over one engine (engine.go: the
+//     defaults, caches, in-flight bound, metrics, plugins and reads by id);
+//   - the stage (stage.go): Weaviate's explorer offers each query to
+//     SelectResults (the "selection-stage" patch, cmd/patch-weaviate); a
+//     query resolves once into a plan (query.go, plan.go, from the facts of
+//     its search in search.go), its pool is searched, selected
+//     (select.go, relevance.go, evidence.go, multivector.go), widened
+//     (widen.go), and its selected objects read (deferred.go, versions.go);
+//   - the routes, where a query's settings come from: route_argument.go and
+//     route_field.go (through route_graphql.go), route_rerank.go and
+//     route_cross_encoder.go, with the rerank settings' forms
+//     (rerank_settings.go, rerank_syntax.go);
+//   - guard.go, limits.go, inflight.go, metrics.go, meta.go, plugins.go:
+//     what keeps a query from harming the database, and what reports on it.
 //
-// Configuration is per class (moduleConfig["diverse-select"]), overridable per
-// query, with module defaults from the environment (package config).
-//
-// The module reranker-diverse-select (reranker.go) reaches the same engine
-// through the rerank field of gRPC searches. Every route - route_argument.go,
-// route_field.go (both through route_graphql.go) and route_rerank.go - builds
-// one immutable query plan (plan.go, from the facts of the search in
-// search.go) and ends in selectResults (hook.go); relevance.go holds the one
-// relevance rule. Weaviate is reached through typed accessors its
-// registration glue hands over (Weaviate), and capabilities.go asserts every
-// capability the modules implement.
+// Configuration is per class (moduleConfig["diverse-select"]), overridable
+// per query, with module defaults from the environment (package config).
+// Weaviate is reached through typed accessors its registration glue hands
+// over (Weaviate), and capabilities.go asserts every capability the modules
+// implement.
 package diverseselect
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 
-	"github.com/sirupsen/logrus"
+	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/moduletools"
@@ -41,10 +44,8 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
-	"github.com/diverse-select/diverse-select/plugin/host"
 	_ "github.com/diverse-select/diverse-select/selectors/all" // register every built-in strategy
 	"github.com/diverse-select/diverse-select/selectors/tokens"
-	"github.com/diverse-select/diverse-select/simcache"
 )
 
 // Name is the module's name in ENABLE_MODULES and in a class's moduleConfig.
@@ -84,43 +85,15 @@ type Weaviate struct {
 	IsReranker func(name string) bool
 }
 
-// Module is the diverse-select Weaviate module.
+// Module is the diverse-select Weaviate module: the GraphQL forms'
+// adapter over the engine it shares with reranker-diverse-select.
 type Module struct {
-	classByName ClassByName
-	logger      logrus.FieldLogger
-	defaults    config.Module
-
-	countersMu sync.Mutex
-	counters   map[string]tokens.Counter
-
-	// features caches token counts, analysed terms and the text per object
-	// (nil = off).
-	features *simcache.FeatureCache
-	// multiGet reads objects by id (nil: no database at hand, unit tests):
-	// the properties the search deferred (deferred.go).
-	multiGet MultiGetFunc
-	// metrics records selections when Weaviate's monitoring is on (nil = off).
-	metrics *metrics
-	// inflight bounds the memory of all concurrent selections (inflight.go).
-	inflight *inflight
-	// isReranker tells Weaviate's reranker modules apart (the rerank route
-	// refuses a class that configures another one too).
-	isReranker func(name string) bool
-	// resolutions counts the queries whose settings were resolved (one per
-	// query on every route; the stage's tests read it).
-	resolutions atomic.Int64
-
-	// plugins runs the external selector plugins, started once by Init.
-	plugins     *host.Host
-	pluginsOnce sync.Once
+	*engine
 }
 
-// New returns the module; classByName reads the live schema.
+// New returns the module over a new engine; classByName reads the live schema.
 func New(classByName ClassByName) *Module {
-	defaults, _ := config.FromEnv(func(string) string { return "" })
-	return &Module{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
-		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults),
-		isReranker: func(name string) bool { return strings.HasPrefix(name, "reranker-") }}
+	return &Module{engine: newEngine(classByName)}
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -132,16 +105,16 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 		enabled[strings.TrimSpace(name)] = true
 	}
 	var out []modulecapabilities.Module
-	engine := New(w.ClassByName)
-	engine.multiGet = w.MultiGet
+	m := New(w.ClassByName)
+	m.multiGet = w.MultiGet
 	if w.IsReranker != nil {
-		engine.isReranker = w.IsReranker
+		m.isReranker = w.IsReranker
 	}
 	if enabled[Name] {
-		out = append(out, engine)
+		out = append(out, m)
 	}
 	if enabled[RerankerName] {
-		out = append(out, NewReranker(engine, !enabled[Name], w))
+		out = append(out, NewReranker(m, !enabled[Name], w))
 	}
 	return out
 }
@@ -152,32 +125,23 @@ func (m *Module) Name() string { return Name }
 // Type implements modulecapabilities.Module.
 func (m *Module) Type() modulecapabilities.ModuleType { return ModuleType }
 
-// Init reads the module defaults from the environment; a bad value stops
-// Weaviate's start-up with a message naming the variable.
-// External selector plugins start first: their strategies are registered
-// before DIVERSE_SELECT_STRATEGY, class configs and the GraphQL schema are
-// checked against the registry.
+// Init starts the engine: its defaults from the environment, its plugins,
+// caches and metrics (engine.init).
 func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
-	if l := params.GetLogger(); l != nil {
-		m.logger = l.WithField("module", Name)
-	}
-	if err := m.startPlugins(); err != nil {
-		return fmt.Errorf("%s: %w", Name, err)
-	}
-	defaults, err := config.FromEnv(nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", Name, err)
-	}
-	m.defaults = defaults
-	m.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
-	m.inflight = newInflight(defaults)
-	return m.initMetrics(params)
+	return m.init(params)
+}
+
+// SelectResults implements the explorer's ResultSelector (the
+// "selection-stage" glue): selected is false for a query that does not
+// select with this module.
+func (m *Module) SelectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) ([]search.Result, bool, error) {
+	return m.selectResults(ctx, params, searchPool)
 }
 
 // Close implements modulecapabilities.ModuleWithClose: Weaviate's shutdown
 // ends the plugin processes.
 func (m *Module) Close() error {
-	m.plugins.Close()
+	m.close()
 	return nil
 }
 
@@ -195,12 +159,12 @@ func (m *Module) PropertyConfigDefaults(*schema.DataType) map[string]any { retur
 
 // validateClass refuses a class whose diverse-select config is invalid, on
 // create and on update, with a message naming the key and the allowed values.
-func (m *Module) validateClass(class *models.Class) error {
+func (e *engine) validateClass(class *models.Class) error {
 	raw := classConfig(class, Name)
 	if raw == nil {
 		return nil
 	}
-	return config.ValidateClass(raw, m.defaults, schemaOf(class))
+	return config.ValidateClass(raw, e.defaults, schemaOf(class))
 }
 
 // AdditionalProperties implements modulecapabilities.AdditionalProperties.
@@ -229,17 +193,17 @@ func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
 	}
 }
 
-func (m *Module) counter(name string) (tokens.Counter, error) {
-	m.countersMu.Lock()
-	defer m.countersMu.Unlock()
-	if c, ok := m.counters[name]; ok {
+func (e *engine) counter(name string) (tokens.Counter, error) {
+	e.countersMu.Lock()
+	defer e.countersMu.Unlock()
+	if c, ok := e.counters[name]; ok {
 		return c, nil
 	}
 	c, err := tokens.New(name)
 	if err != nil {
 		return nil, err
 	}
-	m.counters[name] = c
+	e.counters[name] = c
 	return c, nil
 }
 
@@ -265,4 +229,51 @@ func schemaOf(class *models.Class) config.Schema {
 		s.NamedVectors = append(s.NamedVectors, name)
 	}
 	return s
+}
+
+// The adapter's entry points: each enters the engine through a guard
+// (guard.go).
+
+// MetaInfo is shown in /v1/meta (see metaInfo).
+func (m *Module) MetaInfo() (info map[string]any, err error) {
+	err = guard(m.logger, "meta info", func() error {
+		var merr error
+		info, merr = m.metaInfo()
+		return merr
+	})
+	return info, err
+}
+
+// extractArgument parses the top-level argument (Weaviate's
+// GraphQLArgument.ExtractFunction). Extractors cannot return errors to
+// Weaviate, so a failure travels in the Request to PreparePostProcess.
+func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
+	var r *Request
+	if err := guard(m.logger, "argument parsing", func() error { r = m.parseArgument(raw); return nil }); err != nil {
+		r = &Request{m: m.engine, form: formArgument, err: err}
+	}
+	return r, nil, nil
+}
+
+// extractField parses _additional { diverseSelect(...) } (Weaviate's
+// GraphQLExtractFunction).
+func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
+	var r *Request
+	if err := guard(m.logger, "argument parsing", func() error { r = m.parseField(args, class); return nil }); err != nil {
+		r = &Request{m: m.engine, form: formField, hasArgs: len(args) > 0, err: err}
+	}
+	return r
+}
+
+// ValidateClass refuses a class whose diverse-select config is invalid, on
+// create and on update, with a message naming the key and the allowed values.
+func (m *Module) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+	return named(ArgName, guard(m.logger, "class config validation", func() error { return m.validateClass(class) }))
+}
+
+// selectHook is the result hook of _additional { diverseSelect }. The
+// selection stage takes every query that asks for it before its hooks run,
+// so a query reaches the hook only by a path that has no stage.
+func (m *Module) selectHook(context.Context, []search.Result, any, *int, map[string]any, moduletools.ClassConfig) ([]search.Result, error) {
+	return nil, named(ArgName, errNoStage)
 }

@@ -88,7 +88,7 @@ func multiVectorBytes(pl *plan, in []search.Result) int64 {
 // (DIVERSE_SELECT_MAX_MATRIX_MB) with the strategy's N x N matrices: they
 // are the similarity's working set, typically tens of vectors per
 // candidate.
-func (m *Module) setMultiVectors(pl *plan, in []search.Result, p *selectors.Problem) error {
+func (e *engine) setMultiVectors(pl *plan, in []search.Result, p *selectors.Problem) error {
 	sets := make([][][]float32, len(in))
 	for i := range in {
 		v, err := multiVectorOf(in[i], pl.target)
@@ -106,7 +106,7 @@ func (m *Module) setMultiVectors(pl *plan, in []search.Result, p *selectors.Prob
 		p.Similarities = simcache.New(pooled)
 		return nil
 	}
-	if limit := m.defaults.MaxMatrixBytes(); limit > 0 {
+	if limit := e.defaults.MaxMatrixBytes(); limit > 0 {
 		counts, total, dim := make([]int, len(sets)), 0, len(sets[0][0])
 		for i, s := range sets {
 			counts[i] = len(s)
@@ -121,10 +121,10 @@ func (m *Module) setMultiVectors(pl *plan, in []search.Result, p *selectors.Prob
 				mibText(vectors), total, dim, mibText(matrices), mibText(limit), config.KeyMultiVector, config.MultiVectorMean)}
 		}
 	}
-	e := simcache.NewMulti(sets)
+	multi := simcache.NewMulti(sets)
 	for i := range p.Candidates {
-		p.Candidates[i].Vector = e.Unit(i)
+		p.Candidates[i].Vector = multi.Unit(i)
 	}
-	p.Similarities = e
+	p.Similarities = multi
 	return nil
 }

@@ -111,20 +111,20 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 
 // settingsFor merges module defaults, class config and query, and picks the
 // text properties.
-func (m *Module) settingsFor(class *models.Class, route string, query *config.Overrides) (*settings, error) {
-	m.resolutions.Add(1)
+func (e *engine) settingsFor(class *models.Class, route string, query *config.Overrides) (*settings, error) {
+	e.resolutions.Add(1)
 	name := configName(route)
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {
 		var err error
-		if classOverrides, err = config.Parse(raw, m.defaults.Limits); err != nil {
+		if classOverrides, err = config.Parse(raw, e.defaults.Limits); err != nil {
 			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
 	}
 	if err := checkPolicy(class, route, query); err != nil { // rerank_settings.go
 		return nil, err
 	}
-	eff, err := config.Merge(m.defaults, classOverrides, query)
+	eff, err := config.Merge(e.defaults, classOverrides, query)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func (m *Module) settingsFor(class *models.Class, route string, query *config.Ov
 	if err := config.CheckPropertyParams(eff, s); err != nil {
 		return nil, err
 	}
-	st := &settings{eff: eff, limits: m.defaults.Limits}
+	st := &settings{eff: eff, limits: e.defaults.Limits}
 	if eff.TextProperty != "" {
 		// Each property once: a repeated one would only repeat its text.
 		st.textProps = []string{eff.TextProperty}

@@ -9,12 +9,12 @@ import (
 // startPlugins starts the external selector plugins the environment names
 // (package plugin/host), once per process: the two module names share this
 // engine. A broken plugin does not stop Weaviate; a malformed variable does.
-func (m *Module) startPlugins() error {
+func (e *engine) startPlugins() error {
 	var err error
-	m.pluginsOnce.Do(func() {
+	e.pluginsOnce.Do(func() {
 		var cfg config.Plugins
 		if cfg, err = config.PluginsFromEnv(nil); err == nil {
-			m.plugins = host.Start(cfg, m.logger)
+			e.plugins = host.Start(cfg, e.logger)
 		}
 	})
 	return err

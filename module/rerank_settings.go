@@ -132,7 +132,7 @@ func rerankKeyAllowed(name string) error {
 // property and the query text. The settings come from the property; from
 // the start of the query only on a collection that opts in
 // (rerankQuerySyntax), else the query is all text.
-func (m *Module) rerankRequest(class *models.Class, property, rerankQuery string) (map[string]any, string, string, error) {
+func (e *engine) rerankRequest(class *models.Class, property, rerankQuery string) (map[string]any, string, string, error) {
 	name, raw, err := parseRerankProperty(property)
 	if err != nil {
 		return nil, "", "", err
@@ -144,7 +144,7 @@ func (m *Module) rerankRequest(class *models.Class, property, rerankQuery string
 	if !policy.RerankQuerySyntax {
 		return raw, name, rerankQuery, nil
 	}
-	inText, text, err := parseRerankQuery(rerankQuery, m.defaults.Limits) // bounded, keys checked: rerank_syntax.go
+	inText, text, err := parseRerankQuery(rerankQuery, e.defaults.Limits) // bounded, keys checked: rerank_syntax.go
 	if err != nil {
 		return nil, "", "", err
 	}

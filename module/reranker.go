@@ -39,7 +39,7 @@ const rerankProperty = "rerank"
 // call; ValidateClass refuses a class configuring two rerankers, where
 // Weaviate would pick one at random per query.
 type Reranker struct {
-	m *Module
+	e *engine
 	// ownsEngine: Init initialises m and the reranker answers the stage
 	// (false when diverse-select, registered too, owns them).
 	ownsEngine bool
@@ -54,7 +54,7 @@ func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
 	if w.IsReranker != nil {
 		m.isReranker = w.IsReranker
 	}
-	return &Reranker{m: m, ownsEngine: ownsEngine}
+	return &Reranker{e: m.engine, ownsEngine: ownsEngine}
 }
 
 // Name implements modulecapabilities.Module.
@@ -67,7 +67,7 @@ func (rr *Reranker) Type() modulecapabilities.ModuleType { return modulecapabili
 // Init initialises the engine when this module owns it.
 func (rr *Reranker) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
 	if rr.ownsEngine {
-		return rr.m.Init(ctx, params)
+		return rr.e.init(params)
 	}
 	return nil
 }
@@ -91,10 +91,10 @@ func (rr *Reranker) validateClass(class *models.Class) error {
 	if raw == nil {
 		return nil
 	}
-	if err := rr.m.otherRerankers(class); err != nil {
+	if err := rr.e.otherRerankers(class); err != nil {
 		return err
 	}
-	return named(ArgName, config.ValidateClass(raw, rr.m.defaults, schemaOf(class)))
+	return named(ArgName, config.ValidateClass(raw, rr.e.defaults, schemaOf(class)))
 }
 
 // SelectResults implements the explorer's ResultSelector for a server that
@@ -104,15 +104,15 @@ func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, sea
 	if !rr.ownsEngine {
 		return nil, false, nil
 	}
-	return rr.m.SelectResults(ctx, params, searchPool)
+	return rr.e.selectResults(ctx, params, searchPool)
 }
 
 // otherRerankers refuses a class whose moduleConfig names another reranker.
-func (m *Module) otherRerankers(class *models.Class) error {
+func (e *engine) otherRerankers(class *models.Class) error {
 	all, _ := class.ModuleConfig.(map[string]any)
 	var others []string
 	for name := range all {
-		if name != RerankerName && m.isReranker(name) {
+		if name != RerankerName && e.isReranker(name) {
 			others = append(others, name)
 		}
 	}
@@ -128,7 +128,7 @@ func (m *Module) otherRerankers(class *models.Class) error {
 // plugins when this module owns the engine.
 func (rr *Reranker) Close() error {
 	if rr.ownsEngine {
-		return rr.m.Close()
+		rr.e.close()
 	}
 	return nil
 }
@@ -154,8 +154,8 @@ func (rr *Reranker) AdditionalProperties() map[string]modulecapabilities.Additio
 			GraphQLFieldFunction:   rank.New(nil).AdditionalFieldFn,
 			GraphQLExtractFunction: rr.extractRerankGuarded,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
-				ExploreGet:  rr.m.countingErrors(routeRerank, rr.rerankHook),
-				ExploreList: rr.m.countingErrors(routeRerank, rr.rerankHook),
+				ExploreGet:  rr.e.countingErrors(routeRerank, rr.rerankHook),
+				ExploreList: rr.e.countingErrors(routeRerank, rr.rerankHook),
 			},
 		},
 	}
@@ -178,6 +178,36 @@ func extractRerank(args []*ast.Argument, _ *models.Class) any {
 		case "query":
 			out.Query = &v
 		}
+	}
+	return out
+}
+
+// ValidateClass refuses an invalid config (same keys as diverse-select) and a
+// class that configures another reranker too.
+func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
+	return guard(rr.e.logger, "class config validation", func() error { return rr.validateClass(class) })
+}
+
+// rerankHook is the result hook of the rerank property. The stage takes a
+// rerank on a class that configures the module; Weaviate calls the hook
+// when this is the only reranker enabled and the class configures none.
+func (rr *Reranker) rerankHook(_ context.Context, in []search.Result, _ any, _ *int, _ map[string]any, _ moduletools.ClassConfig) ([]search.Result, error) {
+	if len(in) > 0 {
+		if class := rr.e.classByName(in[0].ClassName); class != nil && classConfig(class, RerankerName) == nil {
+			return nil, fmt.Errorf("%s: class %s does not configure it: add moduleConfig {%q: {...}} to use diverse selection as its reranker",
+				RerankerName, class.Class, RerankerName)
+		}
+	}
+	return nil, named(RerankerName, errNoStage)
+}
+
+// extractRerankGuarded is extractRerank behind a guard: on a panic the
+// params are empty (the panic is logged). It reads the module's logger when
+// called, not when the property is registered, so Init's logger is used.
+func (rr *Reranker) extractRerankGuarded(args []*ast.Argument, class *models.Class) any {
+	var out any
+	if err := guard(rr.e.logger, "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
+		return &rank.Params{}
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func TestEnabledModules(t *testing.T) {
 	// Both enabled: one engine, initialised by diverse-select.
 	mods := EnabledModules("diverse-select,reranker-diverse-select", Weaviate{})
 	rr := mods[1].(*Reranker)
-	if rr.m != mods[0].(*Module) || rr.ownsEngine {
+	if rr.e != mods[0].(*Module).engine || rr.ownsEngine {
 		t.Errorf("the reranker does not share diverse-select's engine")
 	}
 	if alone := EnabledModules("reranker-diverse-select", Weaviate{})[0].(*Reranker); !alone.ownsEngine {

@@ -9,8 +9,8 @@ import "github.com/diverse-select/diverse-select/config"
 
 // parseArgument parses the top-level argument (GraphQL variables are
 // already resolved into values here).
-func (m *Module) parseArgument(raw map[string]any) *Request {
-	r := &Request{m: m, form: formArgument}
-	r.query, r.err = config.Parse(raw, m.defaults.Limits)
+func (e *engine) parseArgument(raw map[string]any) *Request {
+	r := &Request{m: e, form: formArgument}
+	r.query, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }

@@ -16,8 +16,8 @@ import (
 // which builds the plan; the query limit is the pool, as for rerankers.
 
 // parseField parses _additional { diverseSelect(...) } from the raw AST.
-func (m *Module) parseField(args []*ast.Argument, class *models.Class) *Request {
-	r := &Request{m: m, form: formField, hasArgs: len(args) > 0}
+func (e *engine) parseField(args []*ast.Argument, class *models.Class) *Request {
+	r := &Request{m: e, form: formField, hasArgs: len(args) > 0}
 	raw := map[string]any{}
 	for _, a := range args {
 		v, err := astValue(a.Name.Value, a.Value)
@@ -27,7 +27,7 @@ func (m *Module) parseField(args []*ast.Argument, class *models.Class) *Request 
 		}
 		raw[a.Name.Value] = v
 	}
-	r.query, r.err = config.Parse(raw, m.defaults.Limits)
+	r.query, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }
 

@@ -17,7 +17,7 @@ const (
 // (SelectionArguments). A parse error is kept and reported by the stage,
 // because Weaviate's extractors cannot return errors.
 type Request struct {
-	m       *Module
+	m       *engine
 	form    form
 	query   *config.Overrides
 	err     error

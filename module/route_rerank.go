@@ -20,8 +20,8 @@ import (
 // carries (or, on a collection that opts in, those the rerank query starts
 // with: rerank_settings.go), the property's name as textProperty and the
 // query text, merged over the class's reranker-diverse-select config.
-func (m *Module) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
-	raw, property, text, err := m.rerankRequest(class, property, rerankQuery) // rerank_settings.go
+func (e *engine) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
+	raw, property, text, err := e.rerankRequest(class, property, rerankQuery) // rerank_settings.go
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,11 +34,11 @@ func (m *Module) rerankSettings(class *models.Class, property, rerankQuery strin
 	if text != "" {
 		raw[config.KeyQuery] = text
 	}
-	query, err := config.Parse(raw, m.defaults.Limits)
+	query, err := config.Parse(raw, e.defaults.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := m.settingsFor(class, routeRerank, query)
+	st, err := e.settingsFor(class, routeRerank, query)
 	if err != nil {
 		return nil, nil, err
 	}

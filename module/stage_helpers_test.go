@@ -92,7 +92,7 @@ func argumentParams(t *testing.T, m *Module, args map[string]any) dto.GetParams 
 // _additional { diverseSelect(args) }.
 func fieldParams(t *testing.T, m *Module, limit int, args map[string]any) dto.GetParams {
 	t.Helper()
-	r := &Request{m: m, form: formField, hasArgs: len(args) > 0}
+	r := &Request{m: m.engine, form: formField, hasArgs: len(args) > 0}
 	var err error
 	r.query, err = config.Parse(args, m.defaults.Limits)
 	require.NoError(t, err)
@@ -242,7 +242,7 @@ func (rr *Reranker) rerankStage(ctx context.Context, in []search.Result, rp *ran
 	p.AdditionalProperties.ModuleParams = map[string]any{rerankProperty: rp}
 	p.Properties = search.SelectProperties{{Name: rp.GetProperty(), IsPrimitive: true}}
 	f := &fakeSearch{in: in}
-	out, selected, err := rr.m.SelectResults(ctx, p, f.search)
+	out, selected, err := rr.e.selectResults(ctx, p, f.search)
 	if !selected {
 		return nil, errNotSelected
 	}

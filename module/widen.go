@@ -15,7 +15,7 @@ import (
 
 // spentOnCopies reports whether the plan widens and the selection res spent
 // the full pool in on near-copies with room left.
-func (m *Module) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
+func (e *engine) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
 	if p.eff.WidenTo <= len(in) || (p.pool > 0 && len(in) < p.pool) {
 		return false // not asked, or the search found no more than this
 	}
@@ -24,7 +24,7 @@ func (m *Module) spentOnCopies(p *plan, in []search.Result, prob *selectors.Prob
 	}
 	// The near-copy test reads the texts, which a strategy that does not
 	// read them was not given.
-	text := &lazyText{names: p.textProps, features: m.featureSource(p, nil)}
+	text := &lazyText{names: p.textProps, features: e.featureSource(p, nil)}
 	for i := range in {
 		if prob.Candidates[i].Text == "" {
 			text.reset(&in[i])

@@ -38,22 +38,22 @@ type poolSelection struct {
 // cache does not hold, builds the problem and runs the strategy, all under
 // the in-flight bound from the problem on (the caller holds the time cap). widen
 // is set when the selection asks for a wider pool (widenedFrom 0 only).
-func (m *Module) selectPool(ctx context.Context, q *query, in []search.Result, widenedFrom int) (_ *poolSelection, err error) {
+func (e *engine) selectPool(ctx context.Context, q *query, in []search.Result, widenedFrom int) (_ *poolSelection, err error) {
 	p := q.plan
 	in = p.threshold.filter(in)
-	if len(in) > m.defaults.MaxCandidates {
-		return nil, candidateCapError(len(in), m.defaults.MaxCandidates)
+	if len(in) > e.defaults.MaxCandidates {
+		return nil, candidateCapError(len(in), e.defaults.MaxCandidates)
 	}
 	s := &poolSelection{in: in, release: func() {}, widened: widenedFrom}
 	if p.deferred != nil {
-		if s.in, s.entries, s.uncached, err = m.loadUncached(ctx, p, in); err != nil {
-			return nil, errors.Join(m.stopped(ctx, p, len(in), "reading the candidates"), err)
+		if s.in, s.entries, s.uncached, err = e.loadUncached(ctx, p, in); err != nil {
+			return nil, errors.Join(e.stopped(ctx, p, len(in), "reading the candidates"), err)
 		}
 	}
 	if len(s.in) == 0 {
 		return s, nil
 	}
-	release, err := m.inflight.acquire(ctx, m.selectionBytes(p, s.in, s.entries), len(s.in))
+	release, err := e.inflight.acquire(ctx, e.selectionBytes(p, s.in, s.entries), len(s.in))
 	if err != nil {
 		return nil, err
 	}
@@ -64,16 +64,16 @@ func (m *Module) selectPool(ctx context.Context, q *query, in []search.Result, w
 		}
 	}()
 	s.start = time.Now()
-	if s.problem, s.source, s.cards, err = m.problem(ctx, p, s.in, s.entries); err != nil {
+	if s.problem, s.source, s.cards, err = e.problem(ctx, p, s.in, s.entries); err != nil {
 		return nil, err
 	}
 	if e, ok := s.problem.Similarities.(interface{ Release() }); ok {
 		defer e.Release() // the output keeps nothing of the engine
 	}
-	if s.page, err = m.runSelection(ctx, p, s.problem); err != nil {
+	if s.page, err = e.runSelection(ctx, p, s.problem); err != nil {
 		return nil, err
 	}
-	s.widen = widenedFrom == 0 && m.spentOnCopies(p, s.in, s.problem, s.page.Result)
+	s.widen = widenedFrom == 0 && e.spentOnCopies(p, s.in, s.problem, s.page.Result)
 	return s, nil
 }
 
@@ -82,7 +82,7 @@ func (m *Module) selectPool(ctx context.Context, q *query, in []search.Result, w
 // properties the pool's search deferred are read whole by id first (and
 // cut to what the query loads), and one deleted since the search is left
 // out.
-func (m *Module) selectedObjects(ctx context.Context, q *query, s *poolSelection) ([]search.Result, error) {
+func (e *engine) selectedObjects(ctx context.Context, q *query, s *poolSelection) ([]search.Result, error) {
 	if s.page == nil {
 		return nil, nil // an empty pool
 	}
@@ -108,10 +108,10 @@ func (m *Module) selectedObjects(ctx context.Context, q *query, s *poolSelection
 		}
 		var read int
 		var err error
-		if gone, read, err = m.loadSelected(ctx, p, s.in, selected); err != nil {
-			return nil, errors.Join(m.stopped(ctx, p, len(s.in), "reading the selected objects"), err)
+		if gone, read, err = e.loadSelected(ctx, p, s.in, selected); err != nil {
+			return nil, errors.Join(e.stopped(ctx, p, len(s.in), "reading the selected objects"), err)
 		}
-		m.metrics.deferredSelection(s.uncached, read, cachedVectors(p, s.in, s.entries))
+		e.metrics.deferredSelection(s.uncached, read, cachedVectors(p, s.in, s.entries))
 	}
 	out := make([]search.Result, 0, len(res.Items))
 	for _, it := range res.Items {
@@ -154,7 +154,7 @@ func (m *Module) selectedObjects(ctx context.Context, q *query, s *poolSelection
 		o.AdditionalProperties = ap
 		out = append(out, o)
 	}
-	m.observeSelection(p, len(s.in), res, time.Since(s.start))
+	e.observeSelection(p, len(s.in), res, time.Since(s.start))
 	return out, nil
 }
 
@@ -168,8 +168,8 @@ func candidateCapError(n, limit int) error {
 // where the candidates' relevance came from; with evidence cards it returns
 // every candidate's card (see applyCards). entries are the candidates'
 // feature cache entries when already looked up (nil: look them up).
-func (m *Module) problem(ctx context.Context, pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
-	counter, err := m.counter(pl.eff.Tokenizer)
+func (e *engine) problem(ctx context.Context, pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
+	counter, err := e.counter(pl.eff.Tokenizer)
 	if err != nil {
 		return nil, 0, nil, err
 	}
@@ -181,18 +181,18 @@ func (m *Module) problem(ctx context.Context, pl *plan, in []search.Result, entr
 		Query:          pl.queryText,
 		Order:          pl.eff.Order,
 		DedupThreshold: pl.eff.DedupThreshold,
-		MaxMatrixBytes: m.defaults.MaxMatrixBytes(),
+		MaxMatrixBytes: e.defaults.MaxMatrixBytes(),
 	}
 	if pl.maxOut > 0 && (p.MaxResults == 0 || pl.maxOut < p.MaxResults) {
 		p.MaxResults = pl.maxOut
 	}
 	propNames := propertyParams(pl.eff)
 	relevance, source := relevances(pl, in)
-	features := m.featureSource(pl, counter)
+	features := e.featureSource(pl, counter)
 	text := &lazyText{names: pl.textProps, features: features}
 	for i := range in {
 		if i%checkEvery == 0 {
-			if err := m.stopped(ctx, pl, len(in), "building the problem"); err != nil {
+			if err := e.stopped(ctx, pl, len(in), "building the problem"); err != nil {
 				return nil, 0, nil, err
 			}
 		}
@@ -229,7 +229,7 @@ func (m *Module) problem(ctx context.Context, pl *plan, in []search.Result, entr
 		p.Candidates[i] = c
 	}
 	if needVectors && pl.multiVector {
-		if err := m.setMultiVectors(pl, in, p); err != nil {
+		if err := e.setMultiVectors(pl, in, p); err != nil {
 			return nil, 0, nil, err
 		}
 	} else if needVectors {
@@ -243,7 +243,7 @@ func (m *Module) problem(ctx context.Context, pl *plan, in []search.Result, entr
 	}
 	cards, err := applyCards(ctx, pl, p, in, features, text)
 	if err != nil {
-		return nil, 0, nil, errors.Join(m.stopped(ctx, pl, len(in), "making evidence cards"), err)
+		return nil, 0, nil, errors.Join(e.stopped(ctx, pl, len(in), "making evidence cards"), err)
 	}
 	return p, source, cards, nil
 }

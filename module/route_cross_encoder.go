@@ -24,8 +24,8 @@ import (
 // crossEncoderRequest reads the settings a rerank property carries for
 // another reranker as the field form's arguments, with the property as
 // textProperty and the rerank query as the query text.
-func (m *Module) crossEncoderRequest(class *models.Class, rp *rank.Params) (*Request, error) {
-	r := &Request{m: m, form: formField, hasArgs: true}
+func (e *engine) crossEncoderRequest(class *models.Class, rp *rank.Params) (*Request, error) {
+	r := &Request{m: e, form: formField, hasArgs: true}
 	property, raw, err := parseRerankProperty(rp.GetProperty())
 	if err != nil {
 		return nil, err
@@ -34,10 +34,10 @@ func (m *Module) crossEncoderRequest(class *models.Class, rp *rank.Params) (*Req
 	if q := rp.GetQuery(); strings.TrimSpace(q) != "" {
 		raw[config.KeyQuery] = q // plain text, as on the rerank route
 	}
-	if r.query, err = config.Parse(raw, m.defaults.Limits); err != nil {
+	if r.query, err = config.Parse(raw, e.defaults.Limits); err != nil {
 		return nil, err
 	}
-	if r.settings, err = m.settingsFor(class, routeField, r.query); err != nil {
+	if r.settings, err = e.settingsFor(class, routeField, r.query); err != nil {
 		return nil, err
 	}
 	return r, nil

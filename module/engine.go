@@ -1,0 +1,84 @@
+package diverseselect
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/moduletools"
+
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/plugin/host"
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+	"github.com/diverse-select/diverse-select/simcache"
+)
+
+// engine is the state the module's adapters share - diverse-select
+// (module.go) and reranker-diverse-select (reranker.go) hold one engine
+// between them: the defaults, the token counters, the feature cache, the
+// in-flight bound, the metrics, the plugins and the reads by id. A query
+// enters it through the selection stage (stage.go) and keeps its own state
+// in one query value; nothing of a query is stored here.
+type engine struct {
+	classByName ClassByName
+	logger      logrus.FieldLogger
+	defaults    config.Module
+
+	countersMu sync.Mutex
+	counters   map[string]tokens.Counter
+
+	// features caches token counts, analysed terms and the text per object
+	// (nil = off).
+	features *simcache.FeatureCache
+	// multiGet reads objects by id (nil: no database at hand, unit tests):
+	// the properties and vectors the pool's search left out (deferred.go).
+	multiGet MultiGetFunc
+	// metrics records selections when Weaviate's monitoring is on (nil = off).
+	metrics *metrics
+	// inflight bounds the memory of all concurrent selections (inflight.go).
+	inflight *inflight
+	// isReranker tells Weaviate's reranker modules apart (the rerank route
+	// refuses a class that configures another one too).
+	isReranker func(name string) bool
+	// resolutions counts the queries whose settings were resolved (one per
+	// query on every route; the stage's tests read it).
+	resolutions atomic.Int64
+
+	// plugins runs the external selector plugins, started once by init.
+	plugins     *host.Host
+	pluginsOnce sync.Once
+}
+
+func newEngine(classByName ClassByName) *engine {
+	defaults, _ := config.FromEnv(func(string) string { return "" })
+	return &engine{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
+		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults),
+		isReranker: func(name string) bool { return strings.HasPrefix(name, "reranker-") }}
+}
+
+// init reads the defaults from the environment; a bad value stops
+// Weaviate's start-up with a message naming the variable. External selector
+// plugins start first: their strategies are registered before
+// DIVERSE_SELECT_STRATEGY, class configs and the GraphQL schema are checked
+// against the registry.
+func (e *engine) init(params moduletools.ModuleInitParams) error {
+	if l := params.GetLogger(); l != nil {
+		e.logger = l.WithField("module", Name)
+	}
+	if err := e.startPlugins(); err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	defaults, err := config.FromEnv(nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	e.defaults = defaults
+	e.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
+	e.inflight = newInflight(defaults)
+	return e.initMetrics(params)
+}
+
+// close ends the plugin processes.
+func (e *engine) close() { e.plugins.Close() }
