@@ -91,12 +91,19 @@ func filtersExpiredOnProperty(class *models.Class) bool {
 // reads by id, in one batch, those whose text it does not hold - or, when
 // the search deferred the vectors too, whose vector neither it nor the
 // search holds - so that every candidate has its text and vector from one or
-// the other. It returns the pool without the candidates deleted since the
-// search, each candidate's cache entry (nil: none; the problem reuses them
-// instead of looking them up again) and how many it read.
+// the other; it computes and caches their features at once. A candidate
+// another query is reading and computing now (simcache.FeatureCache.Claim)
+// is not read twice: this query waits for that one, after it computed its
+// own, and reads only what the other could not cache. It returns the pool
+// without the candidates deleted since the search, each candidate's cache
+// entry (nil: none; the problem reuses them instead of looking them up
+// again) and how many it read.
 func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) (_ []search.Result, entries []*simcache.Features, read int, err error) {
-	features := e.featureSource(p, nil)
-	needVector := p.deferred.vectors && features.vectors
+	counter, err := e.counter(p.eff.Tokenizer)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	features := e.featureSource(p, counter)
 	entries = make([]*simcache.Features, len(in))
 	// A large pool's look-ups on every core: each is a few cache misses
 	// (the entry and its key's strings), about 0.45 us at a pool of 1000.
@@ -109,24 +116,52 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 			entries[i] = features.lookup(&in[i])
 		}
 	})
-	var missing []int
-	for i, e := range entries {
-		noText := (e == nil || !e.HasText) && !hasAnyText(in[i], p.textProps)
-		noVector := needVector && (e == nil || e.Vector == nil) && !hasVector(in[i], p.target)
-		if noText || noVector {
-			missing = append(missing, i)
+	var own, waiting []int
+	var claimed []simcache.FeatureKey
+	var done []<-chan struct{}
+	for _, i := range e.uncached(p, features, in, entries) {
+		k, keyed := features.key(&in[i])
+		if !keyed {
+			own = append(own, i) // not cacheable: every query reads it
+			continue
+		}
+		if owner, wait := e.features.Claim(k); owner {
+			own, claimed = append(own, i), append(claimed, k)
+		} else {
+			waiting, done = append(waiting, i), append(done, wait)
 		}
 	}
-	var vector *string // the vector to read with them
-	if needVector {
-		vector = &p.target
+	release := func() {
+		for _, k := range claimed {
+			e.features.Release(k)
+		}
+		claimed = nil
 	}
-	gone, err := e.loadProperties(ctx, p, in, missing, vector)
-	for _, i := range missing {
-		entries[i] = nil // read again: the version may have changed
+	defer release()
+	gone := map[int]bool{}
+	if err := e.readFeatures(ctx, p, features, in, entries, own, gone); err != nil {
+		return nil, nil, 0, err
 	}
-	if err != nil || len(gone) == 0 {
-		return in, entries, len(missing), err
+	release() // before waiting for another query's: no two wait for each other
+	for _, d := range done {
+		select {
+		case <-d:
+		case <-ctx.Done():
+			return nil, nil, 0, ctx.Err()
+		}
+	}
+	var again []int
+	for _, i := range waiting {
+		if entries[i] = features.lookup(&in[i]); !e.holds(p, features, in[i], entries[i]) {
+			again = append(again, i) // the other query failed, or the entry is gone
+		}
+	}
+	if err := e.readFeatures(ctx, p, features, in, entries, again, gone); err != nil {
+		return nil, nil, 0, err
+	}
+	read = len(own) + len(again)
+	if len(gone) == 0 {
+		return in, entries, read, nil
 	}
 	kept, keptEntries := in[:0], entries[:0]
 	for i, r := range in {
@@ -134,7 +169,63 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 			kept, keptEntries = append(kept, r), append(keptEntries, entries[i])
 		}
 	}
-	return kept, keptEntries, len(missing), nil
+	return kept, keptEntries, read, nil
+}
+
+// uncached are the candidates whose text, or deferred vector, neither the
+// cache nor the search holds.
+func (e *engine) uncached(p *plan, features *featureSource, in []search.Result, entries []*simcache.Features) []int {
+	var missing []int
+	for i := range in {
+		if !e.holds(p, features, in[i], entries[i]) {
+			missing = append(missing, i)
+		}
+	}
+	return missing
+}
+
+// holds: the candidate has its text, and its vector when the search
+// deferred it, from its cache entry or the search.
+func (e *engine) holds(p *plan, features *featureSource, res search.Result, entry *simcache.Features) bool {
+	noText := (entry == nil || !entry.HasText) && !hasAnyText(res, p.textProps)
+	noVector := p.deferred.vectors && features.vectors && (entry == nil || entry.Vector == nil) && !hasVector(res, p.target)
+	return !noText && !noVector
+}
+
+// readFeatures reads in[idx] by id in one batch (with the compared vector
+// when the search deferred it), marks the ones gone, and computes and
+// caches the others' features: their entries replace the ones looked up.
+func (e *engine) readFeatures(ctx context.Context, p *plan, features *featureSource, in []search.Result,
+	entries []*simcache.Features, idx []int, gone map[int]bool,
+) error {
+	var vector *string // the vector to read with them
+	if p.deferred.vectors && features.vectors {
+		vector = &p.target
+	}
+	lost, err := e.loadProperties(ctx, p, in, idx, vector)
+	if err != nil {
+		return err
+	}
+	text := &lazyText{names: p.textProps, features: features}
+	for n, i := range idx {
+		if n%checkEvery == 0 {
+			if err := e.stopped(ctx, p, len(in), "reading the candidates"); err != nil {
+				return err
+			}
+		}
+		if lost[i] {
+			gone[i] = true
+			continue
+		}
+		text.resetWith(&in[i], nil)
+		var v []float32
+		if features.vectors {
+			v, _ = vectorOf(in[i], p.target, nil)
+		}
+		features.get(text, true, v)
+		entries[i] = text.cached // nil when not cacheable: the problem reads the text read here
+	}
+	return nil
 }
 
 const (

@@ -3,7 +3,9 @@ package diverseselect
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -188,4 +190,73 @@ func TestSearchedProperties(t *testing.T) {
 			require.Equal(t, tc.want, (&deferral{props: tc.props}).cut(read))
 		})
 	}
+}
+
+// gatedStore is a store whose first read waits for open: the first query
+// holds its candidates' claims while the others arrive.
+type gatedStore struct {
+	*store
+	mu      sync.Mutex
+	first   bool
+	reading chan struct{} // closed when the first read starts
+	open    chan struct{}
+}
+
+func (g *gatedStore) multiGet(ctx context.Context, ids []multi.Identifier, addl additional.Properties, tenant string) ([]search.Result, error) {
+	g.mu.Lock()
+	first := !g.first
+	g.first = true
+	g.mu.Unlock()
+	if first {
+		close(g.reading)
+		<-g.open
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.store.multiGet(ctx, ids, addl, tenant)
+}
+
+// TestColdPoolReadOnce: queries that arrive while another reads and
+// computes the same cold pool wait for it instead of reading and analysing
+// every candidate again: the pool is read by id once, the others read only
+// their selected objects, and every query selects the same.
+func TestColdPoolReadOnce(t *testing.T) {
+	const pool, queries = 60, 6
+	class := docClass()
+	m := New(func(string) *models.Class { return class })
+	g := &gatedStore{store: newStore(results(pool, 1000)), reading: make(chan struct{}), open: make(chan struct{})}
+	m.multiGet = g.multiGet
+	args := map[string]any{"tokenBudget": 300, "candidates": pool}
+	outs := make([][]search.Result, queries)
+	errs := make([]error, queries)
+	var wg sync.WaitGroup
+	run := func(q int) {
+		defer wg.Done()
+		outs[q], _, errs[q] = runStage(m, argumentParams(t, m, args), results(pool, 1000))
+	}
+	wg.Add(1)
+	go run(0)
+	<-g.reading // query 0 holds the claims of the whole pool
+	wg.Add(queries - 1)
+	for q := 1; q < queries; q++ {
+		go run(q)
+	}
+	for m.features.Stats().Shared < uint64((queries-1)*pool) {
+		runtime.Gosched() // every other query waits for query 0's candidates
+	}
+	close(g.open)
+	wg.Wait()
+	for q := range queries {
+		require.NoError(t, errs[q])
+		require.Equal(t, ids(outs[0]), ids(outs[q]))
+	}
+	whole := 0
+	for _, b := range g.batches {
+		if len(b) == pool {
+			whole++
+		} else {
+			require.Len(t, b, len(outs[0]), "the others read their selected objects only")
+		}
+	}
+	require.Equal(t, 1, whole, "the pool is read once")
 }

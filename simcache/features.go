@@ -1,6 +1,8 @@
 package simcache
 
 import (
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-openapi/strfmt"
@@ -98,6 +100,50 @@ type FeatureCache struct {
 	c        *otter.Cache[FeatureKey, *Features]
 	counter  *stats.Counter
 	maxBytes int64
+
+	// computing holds the keys whose features a query is reading and
+	// computing now (Claim): the other queries that need them wait for
+	// that one instead of reading and analysing the same object again.
+	mu        sync.Mutex
+	computing map[FeatureKey]chan struct{}
+	shared    atomic.Uint64 // claims that found their key being computed
+}
+
+// Claim reserves the computation of k's features for the caller. owner is
+// true when no one computes them now: the caller computes, Puts them and
+// then calls Release(k). Otherwise done is closed when the owner releases
+// k; the entry is then in the cache, unless the owner failed or it was
+// evicted. An owner must release every key it claimed before it waits for
+// another's, so that no two queries wait for each other.
+func (c *FeatureCache) Claim(k FeatureKey) (owner bool, done <-chan struct{}) {
+	if c == nil {
+		return true, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, busy := c.computing[k]; busy {
+		c.shared.Add(1)
+		return false, ch
+	}
+	if c.computing == nil {
+		c.computing = map[FeatureKey]chan struct{}{}
+	}
+	c.computing[k] = make(chan struct{})
+	return true, nil
+}
+
+// Release ends the caller's claim on k and wakes the queries waiting for it.
+func (c *FeatureCache) Release(k FeatureKey) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	ch, ok := c.computing[k]
+	delete(c.computing, k)
+	c.mu.Unlock()
+	if ok {
+		close(ch)
+	}
 }
 
 // NewFeatureCache returns a cache of at most maxBytes, or nil when maxBytes
@@ -144,6 +190,9 @@ type CacheStats struct {
 	Hits, Misses, Evictions uint64
 	Entries                 int
 	Bytes, MaxBytes         uint64
+	// Shared counts the look-ups that waited for another query computing
+	// the same object's features instead of computing them again (Claim).
+	Shared uint64
 }
 
 // HitRatio is Hits / (Hits + Misses), 0 before any lookup.
@@ -161,7 +210,7 @@ func (c *FeatureCache) Stats() CacheStats {
 	}
 	s := c.c.Stats()
 	return CacheStats{Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions, Entries: c.c.EstimatedSize(),
-		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes)}
+		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes), Shared: c.shared.Load()}
 }
 
 // CleanUp runs the cache's pending maintenance (evictions) now; for tests

@@ -105,3 +105,40 @@ func TestFeatureKeyBytes(t *testing.T) {
 		require.Equal(t, small+tc.more, k.bytes(&tc.f), tc.name)
 	}
 }
+
+// TestFeatureCacheClaim: one caller owns a key's computation; the others
+// get a channel closed when it releases the key, and a released key can be
+// claimed again.
+func TestFeatureCacheClaim(t *testing.T) {
+	c := NewFeatureCache(1 << 20)
+	k := FeatureKey{Class: "C", ID: "a", Updated: 1}
+	owner, _ := c.Claim(k)
+	if !owner {
+		t.Fatal("the first claim does not own the key")
+	}
+	again, done := c.Claim(k)
+	if again || done == nil {
+		t.Fatal("a second claim owns the key being computed")
+	}
+	select {
+	case <-done:
+		t.Fatal("done before the owner released")
+	default:
+	}
+	c.Put(k, &Features{Tokens: 3, HasText: true})
+	c.Release(k)
+	<-done
+	if f, ok := c.Get(k); !ok || f.Tokens != 3 {
+		t.Fatalf("after the owner's Put: %v, %v", f, ok)
+	}
+	if owner, _ := c.Claim(k); !owner {
+		t.Error("a released key cannot be claimed again")
+	}
+	if s := c.Stats(); s.Shared != 1 {
+		t.Errorf("Shared %d, want 1", s.Shared)
+	}
+	var off *FeatureCache
+	if owner, done := off.Claim(k); !owner || done != nil {
+		t.Error("a nil cache does not let the caller compute")
+	}
+}
