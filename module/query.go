@@ -29,6 +29,9 @@ type query struct {
 	// are cut to them.
 	reads []string
 	claim claim
+	// explain: the query asks for explainScore, where the rerank routes
+	// put each object's explanation.
+	explain bool
 }
 
 // resolve builds the query's plan, exactly once per query, and the params
@@ -84,7 +87,7 @@ func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{plan: p, claim: c, pool: params}
+	q := &query{plan: p, claim: c, pool: params, explain: params.AdditionalProperties.ExplainScore}
 	for _, prop := range params.Properties {
 		q.reads = append(q.reads, prop.Name)
 	}
@@ -258,10 +261,11 @@ func withProperty(props []search.SelectProperty, name string) []search.SelectPro
 // decorate finishes the selected objects for the route's reply: the rerank
 // route's scores, and a gRPC search's explanations in explainScore.
 func (q *query) decorate(out []search.Result) {
-	switch {
-	case q.claim.route == routeRerank:
+	if q.claim.route == routeRerank {
 		giveRerankScores(out)
-	case q.claim.crossEncoder:
+	}
+	// Weaviate replies with explainScore only when the query asks for it.
+	if q.explain && (q.claim.route == routeRerank || q.claim.crossEncoder) {
 		explainInScore(out)
 	}
 }

@@ -46,9 +46,7 @@ func (e *engine) rerankSettings(class *models.Class, property, rerankQuery strin
 }
 
 // giveRerankScores gives each selected object the rerank score gRPC replies
-// need (1 for the first down to 1/n for the last, in the selection's order)
-// and its explanation in explainScore: gRPC replies carry no
-// _additional.diverseSelect.
+// need: 1 for the first down to 1/n for the last, in the selection's order.
 func giveRerankScores(out []search.Result) {
 	for i := range out {
 		s := float64(len(out)-i) / float64(len(out))
@@ -59,12 +57,12 @@ func giveRerankScores(out []search.Result) {
 		ap[rerankProperty] = []*rankmodels.RankResult{{Score: &s}}
 		out[i].AdditionalProperties = ap
 	}
-	explainInScore(out)
 }
 
 // explainInScore adds each selected object's explanation to its
-// explainScore, the gRPC reply's only per-object text: the page line, then
-// the explanation as JSON, after the search's own (bm25, hybrid).
+// explainScore, the gRPC reply's only per-object text (it carries no
+// _additional.diverseSelect): the page line, then the explanation as JSON,
+// after the search's own (bm25, hybrid).
 func explainInScore(out []search.Result) {
 	for i := range out {
 		ex, ok := out[i].AdditionalProperties[ArgName].(map[string]any)

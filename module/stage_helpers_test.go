@@ -104,16 +104,18 @@ func fieldParams(t *testing.T, m *Module, limit int, args map[string]any) dto.Ge
 
 // rerankParams is a nearVector query on class Doc, limit deep, reranked by
 // rerank {property, query}, as the gRPC parser builds it (the rerank
-// property among the properties to load).
+// property among the properties to load), asking for explainScore.
 func rerankParams(limit, offset int, property, query string) dto.GetParams {
 	rp := &rank.Params{Property: &property}
 	if query != "" {
 		rp.Query = &query
 	}
-	return dto.GetParams{ClassName: "Doc", NearVector: &searchparams.NearVector{},
+	p := dto.GetParams{ClassName: "Doc", NearVector: &searchparams.NearVector{},
 		Pagination:           &filters.Pagination{Limit: limit, Offset: offset},
 		Properties:           search.SelectProperties{{Name: property, IsPrimitive: true}},
 		AdditionalProperties: additionalWith(rerankProperty, rp)}
+	p.AdditionalProperties.ExplainScore = true
+	return p
 }
 
 func additionalWith(name string, v any) (a additional.Properties) {
@@ -240,6 +242,7 @@ func (m *Module) selectStage(ctx context.Context, in []search.Result, r any) ([]
 func (rr *Reranker) rerankStage(ctx context.Context, in []search.Result, rp *rank.Params) ([]search.Result, error) {
 	p := paramsFor(in, nil)
 	p.AdditionalProperties.ModuleParams = map[string]any{rerankProperty: rp}
+	p.AdditionalProperties.ExplainScore = true
 	p.Properties = search.SelectProperties{{Name: rp.GetProperty(), IsPrimitive: true}}
 	f := &fakeSearch{in: in}
 	out, selected, err := rr.e.selectResults(ctx, p, f.search)
