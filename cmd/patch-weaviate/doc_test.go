@@ -95,3 +95,19 @@ func TestPatchTableDocumentedCatch(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMENamesEveryPatch: the README's "Where the selection sits" lists
+// every statement of the build by its ID.
+func TestREADMENamesEveryPatch(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(b), "\n## Where the selection sits\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, p := range Patches {
+		if !strings.Contains(section, "- `"+p.ID+"` (") {
+			t.Errorf("README.md, Where the selection sits: no item for patch %s", p.ID)
+		}
+	}
+}

@@ -132,6 +132,9 @@ func prepare(repo, out string, patches []Patch) error {
 		if err := copyTree(dir, tree); err != nil {
 			return fmt.Errorf("copy Weaviate %s source: %w", version, err)
 		}
+		if err := CheckRequires(tree, patches); err != nil {
+			return err
+		}
 		if err := Apply(tree, patches); err != nil {
 			return err
 		}
@@ -146,7 +149,8 @@ func prepare(repo, out string, patches []Patch) error {
 // checkAnchorsIn applies the patch table to a copy of the files it patches in
 // Weaviate version (not the pinned one), so a bump can be judged before it
 // is made: every anchor found once where the table expects it, the patched
-// file still Go. The glue is not compiled against that version.
+// file still Go, and every declaration the glue calls (Requires) in place.
+// The glue is not compiled against that version.
 func checkAnchorsIn(repo, version string) error {
 	dir, err := sourceOf(repo, version)
 	if err != nil {
@@ -163,7 +167,10 @@ func checkAnchorsIn(repo, version string) error {
 	if err := Apply(tmp, Patches); err != nil {
 		return fmt.Errorf("Weaviate %s: %w", version, err)
 	}
-	fmt.Printf("patch-weaviate: every anchor of the %d patches found in Weaviate %s\n", len(Patches), version)
+	if err := CheckRequires(dir, Patches); err != nil {
+		return fmt.Errorf("Weaviate %s: %w", version, err)
+	}
+	fmt.Printf("patch-weaviate: every anchor of the %d patches, and every declaration their glue calls, found in Weaviate %s\n", len(Patches), version)
 	return nil
 }
 

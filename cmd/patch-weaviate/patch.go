@@ -36,6 +36,32 @@ type Patch struct {
 	// own tests, checking the patch where it acts.
 	GlueTest string
 	Why      string
+	// Requires are the declarations of Weaviate's that the glue calls,
+	// checked with the anchors (CheckRequires): a version that changed one
+	// would not build the glue.
+	Requires []Requirement
+}
+
+// Requirement is a declaration in a Weaviate file, as written (runs of
+// white space, line breaks included, compare equal).
+type Requirement struct{ File, Decl string }
+
+// CheckRequires reports the first declaration a patch's glue relies on
+// that the Weaviate source at root does not hold.
+func CheckRequires(root string, patches []Patch) error {
+	for _, p := range patches {
+		for _, r := range p.Requires {
+			b, err := os.ReadFile(filepath.Join(root, r.File))
+			if err != nil {
+				return fmt.Errorf("patch %q: %w", p.ID, err)
+			}
+			if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), strings.Join(strings.Fields(r.Decl), " ")) {
+				return fmt.Errorf("patch %q: %s no longer declares %q, which its glue calls: update cmd/patch-weaviate",
+					p.ID, r.File, r.Decl)
+			}
+		}
+	}
+	return nil
 }
 
 // Marker tags every inserted statement so a patched tree is recognisable.

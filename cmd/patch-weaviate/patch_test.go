@@ -171,3 +171,16 @@ func TestInsertBeforeAnchor(t *testing.T) {
 		t.Errorf("got\n%s\nwant it to contain\n%s", out, want)
 	}
 }
+
+// TestCheckRequires: the pinned source holds every declaration the glue
+// calls; a changed one is reported with its patch and file.
+func TestCheckRequires(t *testing.T) {
+	src := weaviateSource(t)
+	if err := CheckRequires(src, Patches); err != nil {
+		t.Fatal(err)
+	}
+	changed := []Patch{{ID: "x", Requires: []Requirement{{"usecases/modules/modules.go", "func (p *Provider) GetAllV2() []modulecapabilities.Module {"}}}}
+	if err := CheckRequires(src, changed); err == nil || !strings.Contains(err.Error(), `patch "x": usecases/modules/modules.go no longer declares`) {
+		t.Errorf("a changed declaration: %v", err)
+	}
+}

@@ -70,6 +70,16 @@ var Patches = []Patch{
 		Glue:     "explorer_selection.go.txt",
 		GlueName: "module_selection.go",
 		GlueTest: "explorer_selection_test.go.txt",
+		Requires: []Requirement{
+			{"usecases/traverser/explorer.go", "func (e *Explorer) getClassKeywordBased(ctx context.Context, params dto.GetParams) ([]search.Result, error) {"},
+			{"usecases/traverser/explorer.go", "func (e *Explorer) getClassVectorSearch(ctx context.Context, params dto.GetParams, ) ([]search.Result, models.Vector, error) {"},
+			{"usecases/traverser/explorer.go", "func (e *Explorer) getClassList(ctx context.Context, params dto.GetParams, ) ([]search.Result, error) {"},
+			{"usecases/traverser/explorer.go", "func (e *Explorer) searchResultsToGetResponse(ctx context.Context, input []search.Result, searchVector models.Vector, params dto.GetParams, searchStartTime time.Time) ([]interface{}, error) {"},
+			{"usecases/traverser/explorer.go", "GetExploreAdditionalExtend(ctx context.Context, in []search.Result, moduleParams map[string]interface{}, searchVector models.Vector, argumentModuleParams map[string]interface{}) ([]search.Result, error)"},
+			{"usecases/traverser/explorer.go", "ListExploreAdditionalExtend(ctx context.Context, in []search.Result, moduleParams map[string]interface{}, argumentModuleParams map[string]interface{}) ([]search.Result, error)"},
+			{"usecases/modules/modules.go", "func (p *Provider) GetAll() []modulecapabilities.Module {"},
+			{"usecases/modulecomponents/additional/provider_generative.go", `const PropertyGenerate = "generate"`},
+		},
 		Why: "Weaviate's own selection (MMR) is a stage of the explorer; a module has no such place, only result hooks, " +
 			"which run in random order, cannot search again and get the pool as loaded. This offers each Get query with " +
 			"module params to the modules that implement ResultSelector, once its pagination is settled: the module " +
