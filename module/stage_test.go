@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/entities/searchparams"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/grpc/metadata"
 )
@@ -88,4 +90,29 @@ func TestRerankOptionsFromMetadata(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, out, 2, "maxResults from the options")
 	require.True(t, strings.HasPrefix(out[0].ExplainScore, "diverseSelect: rank 1"))
+}
+
+// TestStageRefuses: a selection cannot be combined with Weaviate's own MMR,
+// groupBy or a cursor; each is refused by name before the search runs.
+func TestStageRefuses(t *testing.T) {
+	m := New(func(string) *models.Class { return docClass() })
+	for _, tc := range []struct {
+		name string
+		edit func(*dto.GetParams)
+		want string
+	}{
+		{"Weaviate's MMR", func(p *dto.GetParams) {
+			p.Selection = &searchparams.Selection{MMR: &searchparams.SelectionMMR{Limit: 3}}
+		}, "Weaviate's own MMR"},
+		{"groupBy", func(p *dto.GetParams) { p.GroupBy = &searchparams.GroupBy{Property: "body"} }, "groupBy"},
+		{"a cursor", func(p *dto.GetParams) { p.Cursor = &filters.Cursor{After: "x", Limit: 3} }, "after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := argumentParams(t, m, nil)
+			tc.edit(&p)
+			_, f, err := runStage(m, p, results(10, 1))
+			require.ErrorContains(t, err, tc.want)
+			require.Empty(t, f.pools, "refused before the search")
+		})
+	}
 }
