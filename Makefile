@@ -247,6 +247,13 @@ LOAD_FLAGS ?=
 load: build
 	$(GO) run ./tools/load $(LOAD_FLAGS)
 
+## load-cold: 64 clients send two default queries each over a 2000-object pool (768 dims) right after the
+## import, with the feature cache cold (-cold), then the same run warmed by a quiet pass; compare the latency lines
+.PHONY: load-cold
+load-cold: build
+	$(GO) run ./tools/load -shape large -docs 2000 -requests 128 -concurrency 64 -writers 0 -cold -out $(BENCH_OUT)/load-cold.txt
+	$(GO) run ./tools/load -shape large -docs 2000 -requests 128 -concurrency 64 -writers 0 -out $(BENCH_OUT)/load-warm.txt
+
 vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)

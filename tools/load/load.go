@@ -268,8 +268,12 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 		return nil, err
 	}
 	sum := &summary{requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs, shape: l.shape}
-	// Quiet pass: each distinct query once, alone; it also warms the server.
+	// Quiet pass: each distinct query once, alone; it also warms the server
+	// (not with -cold: the load meets the cache as the import left it).
 	for _, q := range l.queries {
+		if l.o.cold {
+			break
+		}
 		wrong, err := l.ask(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("quiet pass: %w\nquery: %.300s", err, q.text)
@@ -279,7 +283,9 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 		}
 	}
 	l.httpc.CloseIdleConnections()
-	time.Sleep(l.o.settle)
+	if !l.o.cold {
+		time.Sleep(l.o.settle)
+	}
 	var err error
 	if sum.goroutinesBefore, sum.heapBefore, err = l.profile(ctx); err != nil {
 		return nil, err

@@ -48,6 +48,7 @@ func main() {
 	flag.IntVar(&o.writers, "writers", 2, "concurrent importers (new objects) and as many re-putters (queried objects)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	flag.DurationVar(&o.settle, "settle", 10*time.Second, "wait after the run before goroutines and heap are measured")
+	flag.BoolVar(&o.cold, "cold", false, "no quiet pass before the load: its first queries meet a cold feature cache, right after the import")
 	flag.IntVar(&o.goroutineSlack, "goroutine-slack", 30, "goroutines allowed above the baseline after the run")
 	flag.Float64Var(&o.heapSlackMiB, "heap-slack-mib", 64, "heap in use (MiB) allowed above the baseline after the run")
 	flag.StringVar(&o.logPath, "log", ".bench/load-server.log", "server log file")
@@ -62,6 +63,7 @@ func main() {
 type options struct {
 	requests, concurrency, docs, writers int
 	timeout, settle                      time.Duration
+	cold                                 bool
 	goroutineSlack                       int
 	heapSlackMiB                         float64
 	logPath, out, shape, server          string
