@@ -184,3 +184,13 @@ func TestCheckRequires(t *testing.T) {
 		t.Errorf("a changed declaration: %v", err)
 	}
 }
+
+// TestEveryPatchTested: every statement brings its test into the patched
+// package, which make test-weaviate runs.
+func TestEveryPatchTested(t *testing.T) {
+	for _, p := range Patches {
+		if p.GlueTest == "" {
+			t.Errorf("patch %s has no GlueTest", p.ID)
+		}
+	}
+}

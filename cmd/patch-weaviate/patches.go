@@ -14,6 +14,7 @@ var Patches = []Patch{
 		Insert:   "registerExtraModules(appState)",
 		Glue:     "rest_register.go.txt",
 		GlueName: "register_extra_modules.go",
+		GlueTest: "rest_register_test.go.txt",
 		Why: "Weaviate has no plugin loader: registerModules is a hard-coded list. " +
 			"This registers diverse-select when ENABLE_MODULES names it, before Init, validation and the GraphQL build.",
 	},
@@ -25,6 +26,7 @@ var Patches = []Patch{
 		Insert:   "if err := liftSelectionArguments(p.Args, extractedParams, extractedCombinations, &addlProps); err != nil {\n\treturn nil, err\n}",
 		Glue:     "get_selection_args.go.txt",
 		GlueName: "selection_arguments.go",
+		GlueTest: "get_selection_args_test.go.txt",
 		Why: "Weaviate treats every top-level module argument as a vector searcher. A module argument whose value " +
 			"selects among the results (diverseSelect) moves to the additional-property params, where the explorer's " +
 			"selection stage finds it as it finds the _additional field's, and is given the query's arguments (whether " +
@@ -41,6 +43,7 @@ var Patches = []Patch{
 			"\treturn err\n} else if mutable {\n\tcontinue\n}",
 		Glue:     "schema_mutable.go.txt",
 		GlueName: "mutable_module_config.go",
+		GlueTest: "schema_mutable_test.go.txt",
 		Why: "Weaviate refuses config updates for modules that are neither generative nor reranker. This lets a " +
 			"module opt in (diverse-select does), so a class's selection defaults can be changed; Weaviate validates " +
 			"module configs only on create, so a changed config of such a module is validated by the module here.",
