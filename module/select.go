@@ -16,40 +16,52 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// poolSelection is one selection over a pool: the pool as read, the
-// selection and what its explanation needs. release frees its share of the
-// in-flight bound.
-type poolSelection struct {
+// candidatePool is one pool as the selection reads it: the candidates
+// within the plan's threshold, with what the pool's search deferred read by
+// id or taken from the feature cache.
+type candidatePool struct {
 	in       []search.Result
-	page     *selectors.Page
-	problem  *selectors.Problem
-	source   relevanceSource
-	cards    []evidence.Card
-	entries  []*simcache.Features
-	uncached int // deferred candidates read by id for their text
-	widen    bool
-	start    time.Time
-	release  func()
-	widened  int // the pool the first selection spent on near-copies (0: not widened)
+	entries  []*simcache.Features // the candidates' cache entries (nil: not deferred)
+	uncached int                  // deferred candidates read by id for their text
 }
 
-// selectPool selects from one pool the search returned: it applies the
-// plan's threshold, reads what the pool's search deferred and the feature
-// cache does not hold, builds the problem and runs the strategy, all under
-// the in-flight bound from the problem on (the caller holds the time cap). widen
-// is set when the selection asks for a wider pool (widenedFrom 0 only).
-func (e *engine) selectPool(ctx context.Context, q *query, in []search.Result, widenedFrom int) (_ *poolSelection, err error) {
-	p := q.plan
+// readPool applies the plan's threshold and the candidate cap to a pool the
+// search returned, and reads what its search deferred and the feature cache
+// does not hold (deferred.go).
+func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*candidatePool, error) {
 	in = p.threshold.filter(in)
 	if len(in) > e.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), e.defaults.MaxCandidates)
 	}
-	s := &poolSelection{in: in, release: func() {}, widened: widenedFrom}
+	out := &candidatePool{in: in}
 	if p.deferred != nil {
-		if s.in, s.entries, s.uncached, err = e.loadUncached(ctx, p, in); err != nil {
+		var err error
+		if out.in, out.entries, out.uncached, err = e.loadUncached(ctx, p, in); err != nil {
 			return nil, errors.Join(e.stopped(ctx, p, len(in), "reading the candidates"), err)
 		}
 	}
+	return out, nil
+}
+
+// poolSelection is one selection over a pool: the selection and what its
+// explanation needs. release frees its share of the in-flight bound.
+type poolSelection struct {
+	*candidatePool
+	page    *selectors.Page
+	problem *selectors.Problem
+	source  relevanceSource
+	cards   []evidence.Card
+	widen   bool
+	start   time.Time
+	release func()
+	widened int // the pool the first selection spent on near-copies (0: not widened)
+}
+
+// selectPool selects from a pool: it builds the problem and runs the
+// strategy under the in-flight bound (the caller holds the time cap). widen
+// is set when the selection asks for a wider pool (widenedFrom 0 only).
+func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, widenedFrom int) (_ *poolSelection, err error) {
+	s := &poolSelection{candidatePool: pool, release: func() {}, widened: widenedFrom}
 	if len(s.in) == 0 {
 		return s, nil
 	}
@@ -67,8 +79,8 @@ func (e *engine) selectPool(ctx context.Context, q *query, in []search.Result, w
 	if s.problem, s.source, s.cards, err = e.problem(ctx, p, s.in, s.entries); err != nil {
 		return nil, err
 	}
-	if e, ok := s.problem.Similarities.(interface{ Release() }); ok {
-		defer e.Release() // the output keeps nothing of the engine
+	if sims, ok := s.problem.Similarities.(interface{ Release() }); ok {
+		defer sims.Release() // the output keeps nothing of the similarity engine
 	}
 	if s.page, err = e.runSelection(ctx, p, s.problem); err != nil {
 		return nil, err

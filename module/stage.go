@@ -149,13 +149,19 @@ func (e *engine) runStage(ctx context.Context, c claim, params dto.GetParams, se
 	}
 }
 
-// selectFrom selects from a pool under the module's time cap (which covers
-// the module's reads, the selection and the explanation, not the search):
-// the selected objects, or the size of the pool to widen from.
+// selectFrom is one pool's turn in the stage, under the module's time cap
+// (which covers the module's reads, the selection and the explanation, not
+// the search): read the pool (readPool), select (selectPool, which only
+// selects), then read and explain the selected objects (selectedObjects);
+// or return the size of the pool to widen from.
 func (e *engine) selectFrom(ctx context.Context, q *query, in []search.Result, widenedFrom int) ([]search.Result, int, error) {
 	ctx, stop := e.capTime(ctx)
 	defer stop()
-	s, err := e.selectPool(ctx, q, in, widenedFrom)
+	pool, err := e.readPool(ctx, q.plan, in)
+	if err != nil {
+		return nil, 0, err
+	}
+	s, err := e.selectPool(ctx, q.plan, pool, widenedFrom)
 	if err != nil {
 		return nil, 0, err
 	}
