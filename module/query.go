@@ -14,13 +14,10 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 )
 
-// A query in the stage: its plan, resolved once from the query's params,
-// and the params of its pool's search - the window (from the first result,
-// the offset paging the selection), what the search loads, and the hooks
-// that run on the pool.
-
-// query is one query in the stage: its plan, resolved once, and the params
-// of its pool's search.
+// query is one query in the stage: its plan, resolved once from the query's
+// params, and the params of its pool's search - the window (from the first
+// result, the offset paging the selection), what the search loads, and the
+// hooks that run on the pool.
 type query struct {
 	plan *plan
 	pool dto.GetParams
