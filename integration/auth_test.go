@@ -194,9 +194,9 @@ func tenantArg(tenant string) string {
 	return fmt.Sprintf("tenant: %q, ", tenant)
 }
 
-// The three GraphQL forms over one hybrid search of 10 candidates. Hybrid
-// results carry no vectors: the field form's route patch asks Weaviate for
-// them, the rerank hook re-fetches them.
+// The three GraphQL forms over one hybrid search of 10 candidates, whose pool
+// the selection stage reads as ids and scores, and the candidates' texts and
+// vectors by id.
 func (a *authEnv) argumentQuery(class, tenant string) string {
 	return fmt.Sprintf(`{ Get { %s(%shybrid: {query: %q, alpha: 0.5}, limit: 10, diverseSelect: {candidates: 10, query: %q}) { body _additional { id } } } }`,
 		class, tenantArg(tenant), healthQuery, healthQuery)

@@ -22,8 +22,8 @@ import (
 // RAG in one query: diverse selection, then Weaviate's generate, on every
 // route - the top-level diverseSelect argument, the _additional field, and
 // gRPC generative search with the rerank route (Go and TypeScript clients).
-// Weaviate runs result hooks in map order; the hook-order patch makes
-// generate run after the selection, so the LLM gets exactly the selected
+// Weaviate runs result hooks in map order; the selection stage runs
+// generate after the selection, so the LLM gets exactly the selected
 // objects in the selection's output order and its answer comes back. Two
 // generative modules check it: generative-dummy, which answers with the
 // prompt it was given, and generative-openai pointed at a local recorder

@@ -318,12 +318,11 @@ func TestGRPCTwoRerankers(t *testing.T) {
 	}
 }
 
-// TestGRPCVectors: the vectors a strategy compares are loaded on the gRPC
-// path too, which does not go through the GraphQL route patch: Weaviate loads
-// the legacy vector for near and bm25 searches only, so the module asks the
-// search for named vectors and vectors of hybrid results (patch grpc-search;
-// TestGRPCRerankOneFetch shows no second read) and reads unloaded
-// properties in one batched read (with the tenant on multi-tenant classes). No request asks for
+// TestGRPCVectors: the vectors a strategy compares are found on the gRPC
+// path too: the selection stage takes them from the feature cache or the
+// pool's search (TestGRPCRerankOneFetch shows no second read of the pool) and
+// reads what neither holds in one batched read (with the tenant on
+// multi-tenant classes). No request asks for
 // vectors. dedupThreshold shows which vector was compared (as in
 // TestNamedVectors); every selection equals the GraphQL _additional form's.
 func TestGRPCVectors(t *testing.T) {

@@ -108,10 +108,10 @@ func rerankedHealth(t testing.TB) string {
 // diverseSelect in one query, the reranker runs first and its scores,
 // min-max normalised over the pool, are the relevance the selection uses
 // (relevanceSource "rerank"); the selection is the library's with that
-// relevance. Both GraphQL forms, 10 queries each: this needs Weaviate to run
-// the result hooks in a fixed order, rerank before diverseSelect (until then
-// Weaviate runs them in map order and about half of the queries select on
-// the search's distances).
+// relevance. Both GraphQL forms, 10 queries each: the selection stage runs
+// the reranker on the pool before it selects (Weaviate alone runs result
+// hooks in map order, and about half of the queries would select on the
+// search's distances).
 func TestRerankerScoresAreRelevance(t *testing.T) {
 	if srv.Reranker == nil {
 		t.Fatal("the shared stack runs no rerank server")

@@ -12,12 +12,12 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 )
 
-// TestHookConcurrent runs the result hook from many goroutines on one shared
+// TestStageConcurrent runs the selection stage from many goroutines on one shared
 // Module - shared token counters, feature cache and engine pool, as inside a
 // server - with every strategy and a mix of budgets, and checks each answer
 // against the same query run alone. Under `make test-race` it is the race
 // detector's workload.
-func TestHookConcurrent(t *testing.T) {
+func TestStageConcurrent(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
 	queries := []map[string]any{
@@ -48,7 +48,7 @@ func TestHookConcurrent(t *testing.T) {
 			defer wg.Done()
 			for k := 0; k < rounds; k++ {
 				i := (g + k) % len(queries)
-				r := &Request{m: m.engine, form: formArgument}
+				r := &Request{e: m.engine, form: formArgument}
 				if r.query, r.err = config.Parse(queries[i], m.defaults.Limits); r.err != nil {
 					errs <- r.err
 					return
@@ -79,7 +79,7 @@ func TestHookConcurrent(t *testing.T) {
 func TestSelectionCancelled(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
-	r := &Request{m: m.engine, form: formArgument}
+	r := &Request{e: m.engine, form: formArgument}
 	var err error
 	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestSelectionCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 
 	m.defaults.MaxSelectTime = 1 // 1 ns: expired before the first check
-	r = &Request{m: m.engine, form: formArgument}
+	r = &Request{e: m.engine, form: formArgument}
 	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
 	_, err = m.selectStage(context.Background(), results(40, 1), r)

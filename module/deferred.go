@@ -19,7 +19,7 @@ import (
 // (docs/performance.md) - while the selection reads only their vectors and
 // what the feature cache holds per object version (token counts, terms and
 // the text itself), and returns a few of them. When the selection is the
-// only reader of the pool's properties, the stage (stage.go, poolLoads)
+// only reader of the pool's properties, the stage (query.go, poolLoads)
 // reads the pool without them (Weaviate's own NoProps): the selection takes
 // each candidate's text from the feature cache and reads the candidates the
 // cache does not hold by id, in one batch, and the selected objects'
@@ -33,30 +33,6 @@ type deferral struct {
 	// it): the selection takes it from the feature cache and reads it by id
 	// with the text of the candidates the cache does not hold.
 	vectors bool
-	// props are the properties the query loads (nil: all): the objects read
-	// by id are cut to them, so the response and generate get what they get
-	// without the module.
-	props []string
-}
-
-// cut cuts an object read by id to the properties the query loads.
-func (d *deferral) cut(schema any) any {
-	props, ok := schema.(map[string]any)
-	if len(d.props) == 0 || !ok {
-		return schema
-	}
-	out := make(map[string]any, len(d.props)+1)
-	for _, name := range d.props {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	for _, name := range []string{"id", "_additional"} {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	return out
 }
 
 // hasMultiVector: the class has a multi-vector, which a selection may
@@ -119,6 +95,13 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 	var own, waiting []int
 	var claimed []simcache.FeatureKey
 	var done []<-chan struct{}
+	release := func() {
+		for _, k := range claimed {
+			e.features.Release(k)
+		}
+		claimed = nil
+	}
+	defer release() // also when a panic leaves a claim behind
 	for _, i := range e.uncached(p, features, in, entries) {
 		k, keyed := features.key(&in[i])
 		if !keyed {
@@ -131,13 +114,6 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 			waiting, done = append(waiting, i), append(done, wait)
 		}
 	}
-	release := func() {
-		for _, k := range claimed {
-			e.features.Release(k)
-		}
-		claimed = nil
-	}
-	defer release()
 	gone := map[int]bool{}
 	if err := e.readFeatures(ctx, p, features, in, entries, own, gone); err != nil {
 		return nil, nil, 0, err

@@ -15,6 +15,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 )
 
 // store stands in for Weaviate's DB.MultiGet in this package's tests: it
@@ -131,7 +132,7 @@ func TestPoolLoads(t *testing.T) {
 		wantVector bool // not deferred: the pool's search is asked for the legacy vector
 	}{
 		{"the default selection", params(nil, nil), true, false},
-		{"another reranker first", params(nil, func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["other"] = struct{}{} }), false, true},
+		{"another hook (it runs after the selection)", params(nil, func(p *dto.GetParams) { p.AdditionalProperties.ModuleParams["other"] = struct{}{} }), true, false},
 		{"the rerank route", rerankParams(20, 0, "body", "q"), true, false},
 		{"a cross-reference asked for", params(nil, func(p *dto.GetParams) {
 			p.Properties = append(p.Properties, search.SelectProperty{Name: "author", Refs: []search.SelectClass{{ClassName: "Person"}}})
@@ -155,6 +156,31 @@ func TestPoolLoads(t *testing.T) {
 			}
 		})
 	}
+	t.Run("another reranker scores the pool first", func(t *testing.T) {
+		other := docClass()
+		other.ModuleConfig = map[string]any{"reranker-transformers": map[string]any{}}
+		m := New(func(string) *models.Class { return other })
+		m.multiGet = newStore(nil).multiGet
+		body, withSettings := "body", "body|"+RerankSettingsVersion+`|{"maxResults":2}`
+		p := argumentParams(t, m, nil)
+		p.AdditionalProperties.ModuleParams[rerankProperty] = &rank.Params{Property: &body}
+		_, f, err := runStage(m, p, results(20, 1))
+		require.NoError(t, err)
+		require.Contains(t, f.pools[0].AdditionalProperties.ModuleParams, rerankProperty)
+		require.False(t, f.pools[0].AdditionalProperties.NoProps, "the reranker reads the text")
+		p.AdditionalProperties.ModuleParams[rerankProperty] = &rank.Params{Property: &withSettings}
+		_, _, err = runStage(m, p, results(20, 1))
+		require.ErrorContains(t, err, "give them in one place", "settings in the rerank property and diverseSelect")
+	})
+	t.Run("diverseSelect and the rerank field on a collection whose reranker is this module", func(t *testing.T) {
+		body := "body"
+		p := params(nil, func(p *dto.GetParams) {
+			p.AdditionalProperties.ModuleParams[rerankProperty] = &rank.Params{Property: &body}
+		})
+		_, f, err := runStage(m, p, results(20, 1))
+		require.ErrorContains(t, err, "give the selection once")
+		require.Empty(t, f.pools)
+	})
 	t.Run("no database at hand", func(t *testing.T) {
 		m := New(func(string) *models.Class { return class })
 		_, f, err := runStage(m, params(nil, nil), results(20, 1))
@@ -172,23 +198,50 @@ func TestPoolLoads(t *testing.T) {
 	})
 }
 
-// TestSearchedProperties: an object read by id after a deferred search is
-// cut to the properties the search would have loaded, so generate never
-// gets a property (a blob, say) the query did not ask for.
-func TestSearchedProperties(t *testing.T) {
+// TestSelectedObjectsCut: a selected object is cut to what the query loads
+// - the properties it names, none with NoProps, all when it names none -
+// whatever the selection loaded for itself, so generate never gets a
+// property (a blob, say) the query did not ask for.
+func TestSelectedObjectsCut(t *testing.T) {
 	read := map[string]any{"id": "x", "body": "text", "blob": "AAAA", "title": "t"}
 	for _, tc := range []struct {
-		name  string
-		props []string
-		want  map[string]any
+		name    string
+		reads   []string
+		noProps bool
+		want    map[string]any
 	}{
-		{"the query's properties", []string{"body", "title"}, map[string]any{"id": "x", "body": "text", "title": "t"}},
-		{"none named: all", nil, read},
-		{"a property the object lacks", []string{"body", "missing"}, map[string]any{"id": "x", "body": "text"}},
+		{"the query's properties", []string{"body", "title"}, false, map[string]any{"id": "x", "body": "text", "title": "t"}},
+		{"none named: all", nil, false, read},
+		{"none at all (NoProps)", nil, true, map[string]any{"id": "x"}},
+		{"a property the object lacks", []string{"body", "missing"}, false, map[string]any{"id": "x", "body": "text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, (&deferral{props: tc.props}).cut(read))
+			require.Equal(t, tc.want, (&query{reads: tc.reads, noProps: tc.noProps}).cut(read))
 		})
+	}
+	// Through the stage, on both paths: deferred (a database at hand) and
+	// not (the pool's search loads the text the selection reads).
+	class := docClass()
+	class.Properties = append(class.Properties, &models.Property{Name: "title", DataType: []string{"text"}})
+	in := results(20, 1)
+	for i := range in {
+		in[i].Schema.(map[string]any)["title"] = "t"
+	}
+	for _, deferred := range []bool{true, false} {
+		m := New(func(string) *models.Class { return class })
+		if deferred {
+			m.multiGet = newStore(in).multiGet
+		}
+		p := argumentParams(t, m, map[string]any{"textProperty": "body", "candidates": 20})
+		p.Properties = search.SelectProperties{{Name: "title", IsPrimitive: true}}
+		out, f, err := runStage(m, p, in)
+		require.NoError(t, err)
+		require.Equal(t, deferred, f.pools[0].AdditionalProperties.NoProps)
+		require.NotEmpty(t, out)
+		for _, o := range out {
+			require.NotContains(t, o.Schema, "body", "deferred %v: the selection's text property, which the query did not ask for", deferred)
+			require.Contains(t, o.Schema, "title")
+		}
 	}
 }
 

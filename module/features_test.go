@@ -44,10 +44,10 @@ func results(n int, updated int64) []search.Result {
 	return out
 }
 
-// TestHookFeatureCache: the second query over the same objects takes token
+// TestStageFeatureCache: the second query over the same objects takes token
 // counts, terms and text from the cache and selects the same; an updated
 // object misses; a cache of size 0 is off and selects the same too.
-func TestHookFeatureCache(t *testing.T) {
+func TestStageFeatureCache(t *testing.T) {
 	class := docClass()
 	byName := func(string) *models.Class { return class }
 	for _, tc := range []struct {
@@ -102,8 +102,8 @@ func ids(rs []search.Result) []strfmt.UUID {
 	return out
 }
 
-// TestHookCaps: the candidate cap and the matrix memory cap are clear errors.
-func TestHookCaps(t *testing.T) {
+// TestStageCaps: the candidate cap and the matrix memory cap are clear errors.
+func TestStageCaps(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
 	m.defaults.MaxCandidates = 50

@@ -53,7 +53,7 @@ func guard(logger logrus.FieldLogger, where string, fn func() error) (err error)
 // SelectionArguments is called by the selection-argument glue in
 // Weaviate's Get resolver with the query's arguments (see Request).
 func (r *Request) SelectionArguments(args map[string]any) error {
-	if err := guard(r.m.logger, "query arguments", func() error { r.selectionArguments(args); return nil }); err != nil {
+	if err := guard(r.e.logger, "query arguments", func() error { r.selectionArguments(args); return nil }); err != nil {
 		r.err = err // reported by the stage
 	}
 	return nil

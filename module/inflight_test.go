@@ -89,12 +89,12 @@ func TestInflightWaitDefault(t *testing.T) {
 	require.Equal(t, config.DefaultMaxSelectTime, newTestInflight(1, 0).wait)
 }
 
-// TestHookInflightBound: through the result hook, the estimate counts the
+// TestStageInflightBound: through the selection stage, the estimate counts the
 // strategy's matrices and the packed vectors; a selection above the whole
 // bound is refused naming the variable, and concurrent selections that do
 // not fit together run one after the other instead of failing. The bound is
 // free again afterwards.
-func TestHookInflightBound(t *testing.T) {
+func TestStageInflightBound(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
 	in := results(1000, 1)

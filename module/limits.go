@@ -12,11 +12,12 @@ import (
 // DIVERSE_SELECT_MAX_SELECT_TIME, not the client, ended it.
 var errTimeCap = errors.New("the module's time cap (DIVERSE_SELECT_MAX_SELECT_TIME) was reached")
 
-// capTime bounds all of one query's work in the module - the reads of
-// uncached candidates, building the problem (token counts, features,
-// evidence analysis, packing), the selection and the read of the selected
-// objects - by the module's time cap DIVERSE_SELECT_MAX_SELECT_TIME, under
-// the query's own context (a disconnect or a query timeout ends it too).
+// capTime bounds the module's work on one pool - the reads of uncached
+// candidates, building the problem (token counts, features, evidence
+// analysis, packing), the selection and the read of the selected objects -
+// by the module's time cap DIVERSE_SELECT_MAX_SELECT_TIME, under the query's
+// own context (a disconnect or a query timeout ends it too). Weaviate's
+// search is not under it, and a query that widens gets it once per pool.
 func (e *engine) capTime(ctx context.Context) (context.Context, context.CancelFunc) {
 	if limit := e.defaults.MaxSelectTime; limit > 0 {
 		return context.WithTimeoutCause(ctx, limit, errTimeCap)

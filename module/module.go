@@ -77,8 +77,9 @@ type MultiGetFunc func(ctx context.Context, ids []multi.Identifier, addl additio
 type Weaviate struct {
 	// ClassByName reads a class from the live schema.
 	ClassByName ClassByName
-	// MultiGet loads by id what a search did not: the properties of deferred
-	// candidates (deferred.go), what a gRPC search left out (the rerank route).
+	// MultiGet loads by id what the pool's search left out: the texts and
+	// vectors of candidates the feature cache does not hold, and the
+	// selected objects (deferred.go).
 	MultiGet MultiGetFunc
 	// IsReranker tells Weaviate's reranker modules apart (nil: by the
 	// "reranker-" name prefix).
@@ -246,11 +247,11 @@ func (m *Module) MetaInfo() (info map[string]any, err error) {
 
 // extractArgument parses the top-level argument (Weaviate's
 // GraphQLArgument.ExtractFunction). Extractors cannot return errors to
-// Weaviate, so a failure travels in the Request to PreparePostProcess.
+// Weaviate, so a failure travels in the Request to the selection stage.
 func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
 	var r *Request
 	if err := guard(m.logger, "argument parsing", func() error { r = m.parseArgument(raw); return nil }); err != nil {
-		r = &Request{m: m.engine, form: formArgument, err: err}
+		r = &Request{e: m.engine, form: formArgument, err: err}
 	}
 	return r, nil, nil
 }
@@ -260,7 +261,7 @@ func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombinatio
 func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
 	var r *Request
 	if err := guard(m.logger, "argument parsing", func() error { r = m.parseField(args, class); return nil }); err != nil {
-		r = &Request{m: m.engine, form: formField, hasArgs: len(args) > 0, err: err}
+		r = &Request{e: m.engine, form: formField, hasArgs: len(args) > 0, err: err}
 	}
 	return r
 }

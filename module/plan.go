@@ -165,8 +165,8 @@ func (s *settings) needsVectors() bool {
 // vector (multi-vectors are loaded by the search).
 func (p *plan) cachesVectors() bool { return p.needsVectors() && !p.multiVector }
 
-// propertiesToExtract names the properties the selection reads, so
-// Weaviate loads them even when the query does not select them.
+// propertiesToExtract names the properties the selection reads: the pool's
+// search loads them when it loads properties (query.go, poolLoads).
 func (s *settings) propertiesToExtract() []string {
 	props := append([]string{}, s.textProps...)
 	if s.eff.TokenProperty != "" {

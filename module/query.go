@@ -10,6 +10,7 @@ import (
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -21,11 +22,13 @@ import (
 type query struct {
 	plan *plan
 	pool dto.GetParams
-	// reads is what the query itself loads for the objects it returns:
-	// the properties it names (nil: all) - the selected objects read by id
-	// are cut to them.
-	reads []string
-	claim claim
+	// reads and noProps are what the query itself loads for the objects it
+	// returns: the properties it names (none named: all), or none at all.
+	// The selected objects are cut to them, on every path, so the response
+	// and generate get what they get without the module.
+	reads   []string
+	noProps bool
+	claim   claim
 	// explain: the query asks for explainScore, where the rerank routes
 	// put each object's explanation.
 	explain bool
@@ -84,11 +87,15 @@ func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &query{plan: p, claim: c, pool: params, explain: params.AdditionalProperties.ExplainScore}
+	q := &query{plan: p, claim: c, pool: params, explain: params.AdditionalProperties.ExplainScore,
+		noProps: params.AdditionalProperties.NoProps}
 	for _, prop := range params.Properties {
 		q.reads = append(q.reads, prop.Name)
 	}
 	if err := e.poolWindow(q, class, window); err != nil {
+		return nil, err
+	}
+	if err := poolHooks(q, class); err != nil {
 		return nil, err
 	}
 	e.poolLoads(q, class)
@@ -134,12 +141,12 @@ func (e *engine) poolWindow(q *query, class *models.Class, w window) error {
 	if pool > 0 {
 		p.pool = pool
 		q.setPool(pool)
-	} else if q.pool.Pagination != nil {
-		// A search by distance (certainty or distance without a limit):
-		// the threshold sizes the pool, capped by the module's cap.
-		pg := *q.pool.Pagination
-		pg.Offset = 0
-		q.pool.Pagination = &pg
+	} else {
+		// A search by distance (certainty or distance without a limit): the
+		// threshold sizes the pool, which the search fetches at most one
+		// beyond the module's cap, so that a larger one is refused after
+		// reading no more than that (readPool).
+		q.setPool(e.defaults.MaxCandidates + 1)
 	}
 	return nil
 }
@@ -164,43 +171,62 @@ func (q *query) setPool(limit int) {
 	q.pool.Pagination = &pg
 }
 
-// poolLoads decides what the pool's search loads. The selection reads each
-// candidate's vector and text; when it is the only reader of the pool (no
-// reranker or other hook reads it first) and reads nothing but its text
-// properties, the pool is read as ids, scores and, when the query asks for
-// them, vectors: the selection takes the text and the vector it compares
-// from the feature cache, reads the candidates the cache does not hold by
-// id in one batch, and the selected objects' properties by id
-// (selectedObjects). Otherwise the pool's search loads what the selection
-// reads with what the query asks for.
-func (e *engine) poolLoads(q *query, class *models.Class) {
-	p, c := q.plan, q.claim
-	hooks := make(map[string]any, len(q.pool.AdditionalProperties.ModuleParams))
-	for name, v := range q.pool.AdditionalProperties.ModuleParams {
-		hooks[name] = v
-	}
-	delete(hooks, ArgName)
-	if c.route == routeRerank {
-		delete(hooks, rerankProperty)
-	}
-	plainRerank := ""
-	if c.crossEncoder {
-		plainRerank, _, _ = strings.Cut(c.rerank.GetProperty(), RerankSettingsSeparator)
-		r := *c.rerank
-		r.Property = &plainRerank // the cross-encoder reads the property by its name
-		hooks[rerankProperty] = &r
+// poolHooks sets the hooks that run on the pool: only a reranker that is
+// not this module - the cross-encoder of a gRPC rerank whose property
+// carries settings, by its plain property name, or the `_additional {
+// rerank }` of a GraphQL selection on a collection with another reranker.
+// The explorer's stage runs every other hook after the selection. Settings
+// given in two places are refused.
+func poolHooks(q *query, class *models.Class) error {
+	c := q.claim
+	hooks := map[string]any{}
+	switch rp, reranks := q.pool.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
+	case c.crossEncoder:
+		hooks[rerankProperty] = plainRerank(c.rerank)
+	case c.route == routeRerank || !reranks || rp == nil:
+	case classConfig(class, RerankerName) != nil:
+		return &markedError{mark: errRefused, err: fmt.Errorf("both select on this collection: its reranker is %s and the query "+
+			"asks for diverseSelect too; give the selection once (the rerank field, or diverseSelect)", RerankerName)}
+	case strings.Contains(rp.GetProperty(), RerankSettingsSeparator):
+		return &markedError{mark: errRefused, err: errors.New("selection settings in the rerank property and diverseSelect " +
+			"in the same query: give them in one place (diverseSelect's arguments)")}
+	default:
+		hooks[rerankProperty] = rp // another reranker scores the pool first
 	}
 	q.pool.AdditionalProperties.ModuleParams = hooks
+	return nil
+}
+
+// plainRerank is a rerank call with its property's settings cut off: the
+// reranker reads the property by its name.
+func plainRerank(rp *rank.Params) *rank.Params {
+	name, _, _ := strings.Cut(rp.GetProperty(), RerankSettingsSeparator)
+	out := *rp
+	out.Property = &name
+	return &out
+}
+
+// poolLoads decides what the pool's search loads. The selection reads each
+// candidate's vector and text; when it is the only reader of the pool (no
+// reranker reads it first) and reads nothing but its text properties, the
+// pool is read as ids, scores and, when the query asks for them, vectors:
+// the selection takes the text and the vector it compares from the feature
+// cache, reads the candidates the cache does not hold by id in one batch,
+// and the selected objects' properties by id (selectedObjects). Otherwise
+// the pool's search loads what the selection reads with what the query asks
+// for.
+func (e *engine) poolLoads(q *query, class *models.Class) {
+	p := q.plan
 	// A rerank property that carries settings is loaded by its plain name.
 	q.reads = plainNames(q.reads)
 	q.pool.Properties = plainProperties(q.pool.Properties)
-	if plainRerank != "" {
-		q.pool.Properties = withProperty(q.pool.Properties, plainRerank)
+	if rp, ok := q.pool.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); ok {
+		q.pool.Properties = withProperty(q.pool.Properties, rp.GetProperty())
 	}
-	if q.poolDeferrable(e, class) {
+	if e.poolDeferrable(q, class) {
 		q.pool.Properties = nil
 		q.pool.AdditionalProperties.NoProps = true
-		p.deferred = &deferral{props: q.reads}
+		p.deferred = &deferral{}
 		if !hasMultiVector(class) {
 			p.deferred.vectors = true
 		} else {
@@ -217,6 +243,27 @@ func (e *engine) poolLoads(q *query, class *models.Class) {
 	e.askVector(q)
 }
 
+// cut cuts a selected object to what the query loads (reads, noProps):
+// whatever the pool's search or a read by id loaded for the selection.
+func (q *query) cut(schema any) any {
+	props, ok := schema.(map[string]any)
+	if !ok || (len(q.reads) == 0 && !q.noProps) {
+		return schema
+	}
+	out := make(map[string]any, len(q.reads)+2)
+	for _, name := range q.reads {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	for _, name := range []string{"id", "_additional"} {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
 // askVector asks the pool's search for the vector the selection compares.
 func (e *engine) askVector(q *query) {
 	p, addl := q.plan, &q.pool.AdditionalProperties
@@ -231,9 +278,9 @@ func (e *engine) askVector(q *query) {
 
 // poolDeferrable: the selection may read the pool as ids and scores (see
 // poolLoads).
-func (q *query) poolDeferrable(m *engine, class *models.Class) bool {
+func (e *engine) poolDeferrable(q *query, class *models.Class) bool {
 	pool := q.pool
-	if m.features == nil || m.multiGet == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
+	if e.features == nil || e.multiGet == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
 		(pool.Boost != nil && pool.Boost.Weight > 0) || pool.Group != nil || !q.plan.readsOnlyText() ||
 		filtersExpiredOnProperty(class) {
 		return false

@@ -3,14 +3,15 @@ package diverseselect
 import "github.com/diverse-select/diverse-select/config"
 
 // The argument route: Get { C(nearText: ..., limit: 10, diverseSelect: {...}) }.
-// Weaviate extracts the argument (extractArgument), the route patch moves it
-// to the result hooks and calls PreparePostProcess (route_graphql.go), which
-// builds the plan: the query limit caps the output, candidates sizes the pool.
+// Weaviate extracts the argument (extractArgument), the selection-argument
+// glue hands it to the selection stage with the query's arguments
+// (route_graphql.go), and the stage resolves it (query.go): the query limit
+// caps the output, candidates sizes the pool.
 
 // parseArgument parses the top-level argument (GraphQL variables are
 // already resolved into values here).
 func (e *engine) parseArgument(raw map[string]any) *Request {
-	r := &Request{m: e, form: formArgument}
+	r := &Request{e: e, form: formArgument}
 	r.query, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }

@@ -25,7 +25,7 @@ import (
 // another reranker as the field form's arguments, with the property as
 // textProperty and the rerank query as the query text.
 func (e *engine) crossEncoderRequest(class *models.Class, rp *rank.Params) (*Request, error) {
-	r := &Request{m: e, form: formField, hasArgs: true}
+	r := &Request{e: e, form: formField, hasArgs: true}
 	property, raw, err := parseRerankProperty(rp.GetProperty())
 	if err != nil {
 		return nil, err

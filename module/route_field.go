@@ -11,13 +11,12 @@ import (
 )
 
 // The field route: _additional { diverseSelect(...) { ... } }. Weaviate hands
-// the field's raw syntax to extractField, asks at once for the properties to
-// load, then the route patch calls PreparePostProcess (route_graphql.go),
-// which builds the plan; the query limit is the pool, as for rerankers.
+// the field's raw syntax to extractField; the selection stage resolves it
+// (query.go); the query limit is the pool, as for rerankers.
 
 // parseField parses _additional { diverseSelect(...) } from the raw AST.
 func (e *engine) parseField(args []*ast.Argument, class *models.Class) *Request {
-	r := &Request{m: e, form: formField, hasArgs: len(args) > 0}
+	r := &Request{e: e, form: formField, hasArgs: len(args) > 0}
 	raw := map[string]any{}
 	for _, a := range args {
 		v, err := astValue(a.Name.Value, a.Value)

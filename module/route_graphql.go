@@ -17,7 +17,7 @@ const (
 // (SelectionArguments). A parse error is kept and reported by the stage,
 // because Weaviate's extractors cannot return errors.
 type Request struct {
-	m       *engine
+	e       *engine
 	form    form
 	query   *config.Overrides
 	err     error
@@ -26,9 +26,8 @@ type Request struct {
 	// output cap) or an offset, even 0 (then the response says whether the
 	// pool is spent); the search params keep only their values.
 	limitGiven, offsetGiven bool
-	// settings are resolved by the stage, except for a gRPC rerank by
-	// another module (crossEncoderRequest), which resolves them as it reads
-	// them.
+	// settings: set only by crossEncoderRequest, which resolves them as it
+	// reads them; the stage resolves the GraphQL forms' (query.go).
 	settings *settings
 }
 

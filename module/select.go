@@ -131,10 +131,8 @@ func (e *engine) selectedObjects(ctx context.Context, q *query, s *poolSelection
 			continue
 		}
 		o := s.in[it.Index]
-		if p.deferred != nil {
-			o.Schema = p.deferred.cut(o.Schema) // what the query gets without the module
-		}
-		var card any // null without cards, and for an object without text
+		o.Schema = q.cut(o.Schema) // what the query gets without the module
+		var card any               // null without cards, and for an object without text
 		if s.cards != nil && s.cards[it.Index].Text != "" {
 			card = s.cards[it.Index].Text
 			o.Schema = withCard(o.Schema, p.textProps, s.cards[it.Index].Text)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 
+	"github.com/sirupsen/logrus"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/weaviate/weaviate/entities/dto"
@@ -74,6 +76,22 @@ func (e *engine) selectResults(ctx context.Context, params dto.GetParams, search
 	return nil, true, err
 }
 
+// searchPool runs the pool's search, Weaviate's work: its error, or a panic
+// in it (logged with its stack), is the search's, not the module's.
+func (e *engine) searchPool(ctx context.Context, searchPool SearchPool, params dto.GetParams) (in []search.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "stack": string(debug.Stack())}).
+				Error("diverse-select: a panic in the pool's search (Weaviate's), recovered by the selection stage")
+			err = &poolSearchError{fmt.Errorf("the search panicked (logged by the server with its stack): %v", p)}
+		}
+	}()
+	if in, err = searchPool(ctx, params); err != nil {
+		return nil, &poolSearchError{err}
+	}
+	return in, nil
+}
+
 // poolSearchError is an error of the pool's search: Weaviate's, which the
 // query gets as it is.
 type poolSearchError struct{ err error }
@@ -134,9 +152,9 @@ func (e *engine) runStage(ctx context.Context, c claim, params dto.GetParams, se
 	}
 	widenedFrom := 0
 	for {
-		in, err := searchPool(ctx, q.pool)
+		in, err := e.searchPool(ctx, searchPool, q.pool)
 		if err != nil {
-			return nil, &poolSearchError{err}
+			return nil, err
 		}
 		out, widen, err := e.selectFrom(ctx, q, in, widenedFrom)
 		if err != nil || widen == 0 {

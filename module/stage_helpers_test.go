@@ -92,7 +92,7 @@ func argumentParams(t *testing.T, m *Module, args map[string]any) dto.GetParams 
 // _additional { diverseSelect(args) }.
 func fieldParams(t *testing.T, m *Module, limit int, args map[string]any) dto.GetParams {
 	t.Helper()
-	r := &Request{m: m.engine, form: formField, hasArgs: len(args) > 0}
+	r := &Request{e: m.engine, form: formField, hasArgs: len(args) > 0}
 	var err error
 	r.query, err = config.Parse(args, m.defaults.Limits)
 	require.NoError(t, err)

@@ -116,3 +116,29 @@ func TestStageRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestDistanceSearchBounded: a search by distance without a limit fetches at
+// most one candidate beyond the module's cap, and a larger pool is refused.
+func TestDistanceSearchBounded(t *testing.T) {
+	m := New(func(string) *models.Class { return docClass() })
+	m.defaults.MaxCandidates = 60
+	p := fieldParams(t, m, 0, nil)
+	p.Pagination.Limit = filters.LimitFlagSearchByDist
+	_, f, err := runStage(m, p, results(100, 1))
+	require.ErrorContains(t, err, "61 candidates exceed the module's cap of 60")
+	require.Equal(t, 61, f.pools[0].Pagination.Limit)
+	out, _, err := runStage(m, p, results(20, 1))
+	require.NoError(t, err)
+	require.NotEmpty(t, out)
+}
+
+// TestPoolSearchPanic: a panic in the pool's search (Weaviate's) is that
+// search's error, logged, not the module's.
+func TestPoolSearchPanic(t *testing.T) {
+	m := New(func(string) *models.Class { return docClass() })
+	_, selected, err := m.SelectResults(context.Background(), argumentParams(t, m, nil),
+		func(context.Context, dto.GetParams) ([]search.Result, error) { panic("search bug") })
+	require.True(t, selected)
+	require.ErrorContains(t, err, "the search panicked")
+	require.NotContains(t, err.Error(), ArgName, "not named as the module's")
+}

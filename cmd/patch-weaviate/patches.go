@@ -81,13 +81,13 @@ var Patches = []Patch{
 			{"usecases/traverser/explorer.go", "GetExploreAdditionalExtend(ctx context.Context, in []search.Result, moduleParams map[string]interface{}, searchVector models.Vector, argumentModuleParams map[string]interface{}) ([]search.Result, error)"},
 			{"usecases/traverser/explorer.go", "ListExploreAdditionalExtend(ctx context.Context, in []search.Result, moduleParams map[string]interface{}, argumentModuleParams map[string]interface{}) ([]search.Result, error)"},
 			{"usecases/modules/modules.go", "func (p *Provider) GetAll() []modulecapabilities.Module {"},
-			{"usecases/modulecomponents/additional/provider_generative.go", `const PropertyGenerate = "generate"`},
+			{"usecases/modulecomponents/additional/provider_ranker.go", `const PropertyRerank = "rerank"`},
 		},
 		Why: "Weaviate's own selection (MMR) is a stage of the explorer; a module has no such place, only result hooks, " +
 			"which run in random order, cannot search again and get the pool as loaded. This offers each Get query with " +
 			"module params to the modules that implement ResultSelector, once its pagination is settled: the module " +
-			"that takes it runs the search for its pool (rerankers and other hooks included) as often as it needs, " +
-			"and returns the selection; generative hooks then run on the selected results only, and the response is " +
+			"that takes it runs the search for its pool (rerankers included) as often as it needs, " +
+			"and returns the selection; every other hook (generate, annotations) then runs on the selected results only, and the response is " +
 			"built with the query's own params. Every route enters it: both GraphQL forms, gRPC rerank and generative search.",
 	},
 }
