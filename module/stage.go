@@ -22,14 +22,15 @@ import (
 // queries that select - either GraphQL form, a rerank by
 // reranker-diverse-select, a rerank by another module whose property carries
 // selection settings - resolves the query's settings once into a plan,
-// searches its pool through the explorer (rerankers and other hooks run
-// there; generate runs after the stage, on the selection), selects, widens
+// searches its pool through the explorer (rerankers run
+// there; generate and the other hooks run after the stage, on the
+// selection), selects, widens
 // the pool when the selection asks for it, and returns the selected objects
 // read whole. Every route is one pass through runStage; nothing of a query
 // travels in the context or in package state.
 
 // SearchPool runs a query's search up to the selection (the explorer's
-// callback): fusion, thresholds, autocut, boost, rerankers, other hooks.
+// callback): fusion, thresholds, autocut, boost and the rerankers.
 type SearchPool = func(context.Context, dto.GetParams) ([]search.Result, error)
 
 // claim is how a query reaches the stage.
