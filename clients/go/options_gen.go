@@ -80,6 +80,10 @@ type Options struct {
 	// Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector
 	// (anisotropic embeddings).
 	Center *bool `json:"center,omitempty"`
+	// Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the
+	// pool, the targets past the largest drop of the relevance curve, when it is at least this large, have
+	// their relevance to the fourth power as demand (0 = off; measured, not the default).
+	Cliff *float64 `json:"cliff,omitempty"`
 	// Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant
 	// candidates.
 	ConceptPool *int `json:"conceptPool,omitempty"`
@@ -174,6 +178,14 @@ type Options struct {
 	W2 *float64 `json:"w2,omitempty"`
 	// Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay
 	Weights string `json:"weights,omitempty"`
+	// Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the
+	// pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below
+	// windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured,
+	// not the default).
+	Window *float64 `json:"window,omitempty"`
+	// Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when
+	// its relevance is below this share of the pool's best.
+	WindowFloor *float64 `json:"windowFloor,omitempty"`
 }
 
 // fields are the set options by their wire names.
@@ -250,6 +262,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Center != nil {
 		out = append(out, field{"center", *o.Center})
+	}
+	if o.Cliff != nil {
+		out = append(out, field{"cliff", *o.Cliff})
 	}
 	if o.ConceptPool != nil {
 		out = append(out, field{"conceptPool", *o.ConceptPool})
@@ -352,6 +367,12 @@ func (o *Options) fields() []field {
 	}
 	if o.Weights != "" {
 		out = append(out, field{"weights", o.Weights})
+	}
+	if o.Window != nil {
+		out = append(out, field{"window", *o.Window})
+	}
+	if o.WindowFloor != nil {
+		out = append(out, field{"windowFloor", *o.WindowFloor})
 	}
 	return out
 }
@@ -584,6 +605,16 @@ const specJSON = `{
       "min": null,
       "max": null,
       "doc": "coverage: compare candidates after subtracting the pool's mean vector (anisotropic embeddings).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "cliff",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
       "strategies": [
         "coverage"
       ]
@@ -957,6 +988,26 @@ const specJSON = `{
       "strategies": [
         "facility"
       ]
+    },
+    {
+      "name": "window",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "windowFloor",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
+      "strategies": [
+        "coverage"
+      ]
     }
   ],
   "strategies": {
@@ -1111,6 +1162,27 @@ const specJSON = `{
         "min": 0,
         "max": 1,
         "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
+      },
+      {
+        "name": "window",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
+      },
+      {
+        "name": "windowFloor",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
+      },
+      {
+        "name": "cliff",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",

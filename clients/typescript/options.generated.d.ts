@@ -53,6 +53,8 @@ export interface Options {
   bottomWeight?: number;
   /** Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector (anisotropic embeddings). */
   center?: boolean;
+  /** Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default). */
+  cliff?: number;
   /** Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant candidates. */
   conceptPool?: number;
   /** Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams, or its k-means cluster of vectors.; allowed: terms, ngrams, clusters */
@@ -121,4 +123,8 @@ export interface Options {
   w2?: number;
   /** Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay */
   weights?: 'none' | 'onehot' | 'decay';
+  /** Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default). */
+  window?: number;
+  /** Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best. */
+  windowFloor?: number;
 }

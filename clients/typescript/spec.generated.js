@@ -231,6 +231,16 @@ export const spec = {
       ]
     },
     {
+      "name": "cliff",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "conceptPool",
       "kind": "int",
       "min": null,
@@ -599,6 +609,26 @@ export const spec = {
       "strategies": [
         "facility"
       ]
+    },
+    {
+      "name": "window",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "windowFloor",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
+      "strategies": [
+        "coverage"
+      ]
     }
   ],
   "strategies": {
@@ -753,6 +783,27 @@ export const spec = {
         "min": 0,
         "max": 1,
         "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
+      },
+      {
+        "name": "window",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
+      },
+      {
+        "name": "windowFloor",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
+      },
+      {
+        "name": "cliff",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",

@@ -66,6 +66,13 @@
 //	    first hop names. It depends on the order of selection, so F with
 //	    hop > 0 is no longer submodular; the guarantee below is for hop = 0.
 //
+//	  - Precision options (precision.go, off by default): under a budget
+//	    that admits at most a quarter of the pool, "window" leaves the
+//	    candidates outside the most relevant ones, and far below the best,
+//	    nothing but their query terms, parts and hop (their kernel rows are
+//	    zero), and "cliff" gives the targets past the largest relevance drop
+//	    the demand relevance^4.
+//
 // No near-copies: the greedy and the fill skip a near-copy of a selected
 // item (selectors.CopyGuard), and, with minNovelty > 0, an item whose gain
 // is below that share of its stand-alone value.
@@ -152,6 +159,16 @@ func init() {
 				Doc: "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"},
 			{Name: "relevanceFloor", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
 				Doc: "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"},
+			{Name: "window", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
+				Doc: "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones " +
+					"whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, " +
+					"parts or second hop it adds (0 = off; measured, not the default)"},
+			{Name: "windowFloor", Kind: selectors.KindFloat, Default: DefaultWindowFloor, Min: 0, Max: 1,
+				Doc: "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"},
+			{Name: "cliff", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
+				Doc: "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the " +
+					"relevance curve, when it is at least this large, have their relevance to the fourth power as demand " +
+					"(0 = off; measured, not the default)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -160,7 +177,8 @@ func init() {
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
 				targets: p.Int("targets"), demandPower: p.Float("demandPower"), floor: p.Float("relevanceFloor"),
-				focus: p.Float("focus"), termFocus: p.Float("termFocus")}, nil
+				focus: p.Float("focus"), termFocus: p.Float("termFocus"), window: p.Float("window"),
+				windowFloor: p.Float("windowFloor"), cliff: p.Float("cliff")}, nil
 		},
 	})
 }
@@ -186,6 +204,7 @@ const DefaultTargets = 32
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts float64
 	demandPower, floor, focus, termFocus                  float64
+	window, windowFloor, cliff                            float64
 	center, fill                                          bool
 	targets                                               int
 }

@@ -444,6 +444,8 @@ func randomParams(rng *rand.Rand) map[string]any {
 		"center":          rng.IntN(2) == 0,
 		"minNovelty":      []float64{0, 0.1, 0.3}[rng.IntN(3)],
 		"hop":             []float64{0, 1, 3}[rng.IntN(3)],
+		"window":          []float64{0, 0, 0.5, 1}[rng.IntN(4)],
+		"cliff":           []float64{0, 0, 0.1}[rng.IntN(3)],
 	}
 }
 

@@ -175,8 +175,8 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 	}
 	order := make([]int, 0, len(c))
 	for d := range c {
-		if !in[d] && (o.below == nil || !o.below[d]) {
-			order = append(order, d)
+		if !in[d] && (o.below == nil || !o.below[d]) && (o.outside == nil || !o.outside[d]) {
+			order = append(order, d) // the fill leaves what is outside the window
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int {

@@ -46,6 +46,10 @@ type objective struct {
 	focus []float64
 	// below marks the candidates under the relevance floor (nil: none).
 	below []bool
+	// outside marks the candidates out of the relevance window (nil:
+	// none): they cover nothing in the facility-location term and the
+	// fill leaves them (precision.go).
+	outside []bool
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
@@ -125,18 +129,40 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if s.floor > 0 && n > 0 {
 		o.below = belowFloor(o.rho, s.floor)
 	}
+	// The relevance window and the cliff, under a budget that leaves most
+	// of the pool out (precision.go).
+	var tail []bool
+	if tightBudget(o.kappa, p) {
+		if s.window > 0 {
+			o.outside = outsideWindow(o.rho, c, s.window*float64(p.Budget), s.windowFloor)
+		}
+		if s.cliff > 0 {
+			tail = pastCliff(o.rho, s.cliff)
+		}
+	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
 		o.w = targetWeights(o.rho, o.targets)
 		power := demandPower(s.demandPower, o.kappa, p)
 		for t, u := range o.targets {
-			if o.below != nil && o.below[u] {
+			switch {
+			case o.below != nil && o.below[u]:
 				o.w[t] = 0
-			} else if power != 1 {
+			case tail != nil && tail[u], o.outside != nil && o.outside[u]:
+				o.w[t] = math.Pow(o.w[t], DefaultBudgetDemandPower)
+			case power != 1:
 				o.w[t] = math.Pow(o.w[t], power)
 			}
 		}
 		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
+		// Outside the window a candidate covers nothing, itself included:
+		// it is worth only the query terms, parts and hop it adds.
+		for d, out := range o.outside {
+			if out {
+				clear(o.s[d*o.ld : d*o.ld+len(o.targets)])
+				o.base[d] = 0
+			}
+		}
 	}
 	if waitLinks != nil {
 		waitLinks()
@@ -174,7 +200,7 @@ func demandPower(param, kbar float64, p *selectors.Problem) float64 {
 	switch {
 	case param > 0:
 		return param
-	case p.Budget > 0 && kbar <= float64(len(p.Candidates))/4:
+	case tightBudget(kbar, p):
 		return DefaultBudgetDemandPower
 	}
 	return 1

@@ -46,6 +46,7 @@ type options struct {
 	only              []string
 	encoders          []string
 	pools             []int
+	suites            []string // -suites: run only these suites (exploration)
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
@@ -103,6 +104,7 @@ func main() {
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
 	flag.StringVar(&o.target, "target", "", "config whose targets are printed (default: the default strategy and every -extra config)")
+	suitesFlag := flag.String("suites", "", "with -print: run only these suites (comma-separated names, e.g. 'HotpotQA,HotpotQA mixed,Perspectrum'; exploration)")
 	only := flag.String("only", "", "with -print: run only these strategies (comma-separated names; the MMR sweep runs when mmr is named) and the -extra configs (exploration)")
 	flag.Parse()
 	if err := o.resolve(); err != nil {
@@ -117,6 +119,12 @@ func main() {
 	}
 	if *only != "" {
 		o.only = strings.Split(*only, ",")
+	}
+	if *suitesFlag != "" {
+		if !o.print {
+			fail(fmt.Errorf("-suites needs -print (the document and the check need every suite)"))
+		}
+		o.suites = strings.Split(*suitesFlag, ",")
 	}
 	if *extra != "" {
 		for _, s := range strings.Split(*extra, ";") {
@@ -235,16 +243,35 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 	if e.err != nil {
 		return nil, nil, e.err
 	}
+	if o.suites != nil {
+		var names []string
+		kept := suites[:0]
+		for _, s := range suites {
+			names = append(names, s.Name)
+			if slices.Contains(o.suites, s.Name) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) != len(o.suites) {
+			return nil, nil, fmt.Errorf("-suites %q: a name matches no suite (allowed: %s)", strings.Join(o.suites, ","), strings.Join(names, ", "))
+		}
+		suites = kept
+	}
 	return e, suites, nil
 }
+
+// precisionWindow is the relevance window with the cliff (issue 29): the
+// precision summary shows it beside the default; measured, not the default.
+const precisionWindow = "coverage:window=1,cliff=0.2"
 
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
-// kept, the demand powers, relevance focus and relevance floors of the
-// precision work, the targets settings around the default (the exact
-// objective and fewer targets, on the library's own pools: docs/performance.md,
-// "What coverage's targets cost in quality") and the AdaGReS fixes discussed
+// kept, the demand powers, relevance focus, relevance floors, relevance
+// windows and cliff of the precision work, the targets settings around the
+// default (the exact objective and fewer targets, on the library's own pools:
+// docs/performance.md, "What coverage's targets cost in quality") and the
+// AdaGReS fixes discussed
 // there.
 var ablations = []string{
 	"coverage:similarityPower=1",
@@ -273,6 +300,11 @@ var ablations = []string{
 	"coverage:termFocus=1",
 	"coverage:relevanceFloor=0.3",
 	"coverage:relevanceFloor=0.5",
+	"coverage:window=1",
+	"coverage:window=1,windowFloor=0.5",
+	"coverage:window=1,windowFloor=0.6",
+	"coverage:cliff=0.2",
+	precisionWindow,
 	"coverage:targets=0",
 	"coverage:targets=16",
 	"coverage:targets=8",

@@ -166,12 +166,14 @@ const precisionIntro = "Each question's pool is its own paragraphs plus every pa
 	"other-question pick ahead of own: share of questions where a selected paragraph is another question's while one of " +
 	"the question's own paragraphs, left out, would fit the budget in its place (less is better); all-gold as in the tables " +
 	"above, on the mixed pool. Best-lambda MMR takes, for each column, the lambda that is best on that column (for the " +
-	"precision columns the lowest). The summary gives, per dataset and half, the default, top-k and best-lambda MMR: " +
+	"precision columns the lowest). The summary gives, per dataset and half, the default, the relevance window with the cliff " +
+	"(`" + precisionWindow + "`, measured, not the default), top-k and best-lambda MMR: " +
 	"all-gold on the question's own pool (recall) and on the mixed pool, and the two precision measures on the mixed pool.\n\n"
 
 // precisionSummary is the closing table of issue 29: per multi-hop set and
-// half, the default, top-k and best-lambda MMR, recall on the own pool and
-// on the mixed pool, and both precision measures on the mixed pool.
+// half, the default (and the relevance window, when it ran), top-k and
+// best-lambda MMR, recall on the own pool and on the mixed pool, and both
+// precision measures on the mixed pool.
 func precisionSummary(r *results, def string) string {
 	var b bytes.Buffer
 	head := []string{"dataset", "half", "strategy"}
@@ -188,7 +190,11 @@ func precisionSummary(r *results, def string) string {
 			name string
 			keep func(*instance) bool
 		}{{"tuning", tuning}, {"held-out", heldOut}} {
-			for _, label := range []string{def, "topk", "mmr"} {
+			labels := []string{def, "topk", "mmr"}
+			if _, ok := r.out[own.Name][precisionWindow]; ok {
+				labels = []string{def, precisionWindow, "topk", "mmr"}
+			}
+			for _, label := range labels {
 				row := []string{set.Name, sub.name, "`" + label + "`"}
 				if label == "mmr" {
 					row[2] = "`mmr`, best lambda"

@@ -237,6 +237,16 @@ SPEC = json.loads(r'''{
       ]
     },
     {
+      "name": "cliff",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "conceptPool",
       "kind": "int",
       "min": null,
@@ -605,6 +615,26 @@ SPEC = json.loads(r'''{
       "strategies": [
         "facility"
       ]
+    },
+    {
+      "name": "window",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
+      "name": "windowFloor",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
+      "strategies": [
+        "coverage"
+      ]
     }
   ],
   "strategies": {
@@ -759,6 +789,27 @@ SPEC = json.loads(r'''{
         "min": 0,
         "max": 1,
         "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
+      },
+      {
+        "name": "window",
+        "kind": "float",
+        "min": 0,
+        "max": 64,
+        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
+      },
+      {
+        "name": "windowFloor",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
+      },
+      {
+        "name": "cliff",
+        "kind": "float",
+        "min": 0,
+        "max": 1,
+        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",
@@ -1000,6 +1051,7 @@ FIELDS = {
     "beta_min": "betaMin",
     "bottom_weight": "bottomWeight",
     "center": "center",
+    "cliff": "cliff",
     "concept_pool": "conceptPool",
     "concepts": "concepts",
     "demand_power": "demandPower",
@@ -1034,6 +1086,8 @@ FIELDS = {
     "theta": "theta",
     "w2": "w2",
     "weights": "weights",
+    "window": "window",
+    "window_floor": "windowFloor",
 }
 
 
@@ -1066,6 +1120,7 @@ class Settings:
     beta_min: Strategy parameter (adagres). adagres: lower clip of the calibrated beta.
     bottom_weight: Strategy parameter (facility). facility: onehot: weight of the bottom 90% by relevance rank.
     center: Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector (anisotropic embeddings).
+    cliff: Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).
     concept_pool: Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant candidates.
     concepts: Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams, or its k-means cluster of vectors.; allowed: terms, ngrams, clusters
     demand_power: Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).
@@ -1100,6 +1155,8 @@ class Settings:
     theta: Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
     w2: Strategy parameter (facility). facility: weight of the facility-location term; the relevance term gets 1-w2.
     weights: Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay
+    window: Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).
+    window_floor: Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.
     """
 
     strategy: Optional[Literal["adagres", "cliff", "coverage", "dpp", "facility", "knapsack", "mmr", "ngram", "relcost", "topk"]] = None
@@ -1126,6 +1183,7 @@ class Settings:
     beta_min: Optional[float] = None
     bottom_weight: Optional[float] = None
     center: Optional[bool] = None
+    cliff: Optional[float] = None
     concept_pool: Optional[int] = None
     concepts: Optional[Literal["terms", "ngrams", "clusters"]] = None
     demand_power: Optional[float] = None
@@ -1160,3 +1218,5 @@ class Settings:
     theta: Optional[float] = None
     w2: Optional[float] = None
     weights: Optional[Literal["none", "onehot", "decay"]] = None
+    window: Optional[float] = None
+    window_floor: Optional[float] = None
