@@ -102,7 +102,7 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 		claimed = nil
 	}
 	defer release() // also when a panic leaves a claim behind
-	for _, i := range e.uncached(p, features, in, entries) {
+	for _, i := range uncached(p, features, in, entries) {
 		k, keyed := features.key(&in[i])
 		if !keyed {
 			own = append(own, i) // not cacheable: every query reads it
@@ -128,32 +128,22 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 	}
 	var again []int
 	for _, i := range waiting {
-		if entries[i] = features.lookup(&in[i]); !e.holds(p, features, in[i], entries[i]) {
+		if entries[i] = features.lookup(&in[i]); !holds(p, features, in[i], entries[i]) {
 			again = append(again, i) // the other query failed, or the entry is gone
 		}
 	}
 	if err := e.readFeatures(ctx, p, features, in, entries, again, gone); err != nil {
 		return nil, nil, 0, err
 	}
-	read = len(own) + len(again)
-	if len(gone) == 0 {
-		return in, entries, read, nil
-	}
-	kept, keptEntries := in[:0], entries[:0]
-	for i, r := range in {
-		if !gone[i] {
-			kept, keptEntries = append(kept, r), append(keptEntries, entries[i])
-		}
-	}
-	return kept, keptEntries, read, nil
+	return withoutGone(in, gone), withoutGone(entries, gone), len(own) + len(again), nil
 }
 
 // uncached are the candidates whose text, or deferred vector, neither the
 // cache nor the search holds.
-func (e *engine) uncached(p *plan, features *featureSource, in []search.Result, entries []*simcache.Features) []int {
+func uncached(p *plan, features *featureSource, in []search.Result, entries []*simcache.Features) []int {
 	var missing []int
 	for i := range in {
-		if !e.holds(p, features, in[i], entries[i]) {
+		if !holds(p, features, in[i], entries[i]) {
 			missing = append(missing, i)
 		}
 	}
@@ -162,7 +152,7 @@ func (e *engine) uncached(p *plan, features *featureSource, in []search.Result, 
 
 // holds: the candidate has its text, and its vector when the search
 // deferred it, from its cache entry or the search.
-func (e *engine) holds(p *plan, features *featureSource, res search.Result, entry *simcache.Features) bool {
+func holds(p *plan, features *featureSource, res search.Result, entry *simcache.Features) bool {
 	noText := (entry == nil || !entry.HasText) && !hasAnyText(res, p.textProps)
 	noVector := p.deferred.vectors && features.vectors && (entry == nil || entry.Vector == nil) && !hasVector(res, p.target)
 	return !noText && !noVector
@@ -306,4 +296,33 @@ func hasAnyText(r search.Result, names []string) bool {
 		}
 	}
 	return false
+}
+
+func hasVector(res search.Result, target string) bool {
+	if target == "" {
+		return len(res.Vector) > 0
+	}
+	_, ok := res.Vectors[target]
+	return ok
+}
+
+// fill copies the loaded vector into a search result without changing what
+// the search already set.
+func fill(dst *search.Result, src search.Result, target string) {
+	if target == "" {
+		if len(dst.Vector) == 0 {
+			dst.Vector = src.Vector
+		}
+		return
+	}
+	if v, ok := src.Vectors[target]; ok {
+		vecs := models.Vectors{}
+		for k, x := range dst.Vectors {
+			vecs[k] = x
+		}
+		if _, ok := vecs[target]; !ok {
+			vecs[target] = v
+		}
+		dst.Vectors = vecs
+	}
 }

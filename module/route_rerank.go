@@ -79,32 +79,3 @@ func explainInScore(out []search.Result) {
 		out[i].ExplainScore = text
 	}
 }
-
-func hasVector(res search.Result, target string) bool {
-	if target == "" {
-		return len(res.Vector) > 0
-	}
-	_, ok := res.Vectors[target]
-	return ok
-}
-
-// fill copies the loaded vector into a search result without changing what
-// the search already set.
-func fill(dst *search.Result, src search.Result, target string) {
-	if target == "" {
-		if len(dst.Vector) == 0 {
-			dst.Vector = src.Vector
-		}
-		return
-	}
-	if v, ok := src.Vectors[target]; ok {
-		vecs := models.Vectors{}
-		for k, x := range dst.Vectors {
-			vecs[k] = x
-		}
-		if _, ok := vecs[target]; !ok {
-			vecs[target] = v
-		}
-		dst.Vectors = vecs
-	}
-}

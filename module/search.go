@@ -53,11 +53,7 @@ func searchFromModuleParams(params map[string]any) searchFacts {
 			s.queryText = strings.Join(nt.Values, " ")
 		}
 		if np.SimilarityMetricProvided() {
-			if c := np.GetCertainty(); c != 0 {
-				s.threshold = threshold{certainty: c}
-			} else {
-				s.threshold = threshold{distance: np.GetDistance(), withDistance: true}
-			}
+			s.threshold = thresholdOf(np.GetCertainty(), np.GetDistance(), true)
 		}
 	}
 	return s
@@ -109,22 +105,4 @@ func (t threshold) filter(in []search.Result) []search.Result {
 		}
 	}
 	return out
-}
-
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	case string:
-		return []string{x}
-	}
-	return nil
 }

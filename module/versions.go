@@ -40,15 +40,16 @@ func usableRead(filtered bool, res *search.Result, read search.Result) bool {
 	return true
 }
 
-// withoutGone returns in without the candidates gone marks (in place).
-func withoutGone(in []search.Result, gone map[int]bool) []search.Result {
+// withoutGone returns s without the elements at the indexes gone marks (in
+// place): the candidates, or what runs beside them.
+func withoutGone[T any](s []T, gone map[int]bool) []T {
 	if len(gone) == 0 {
-		return in
+		return s
 	}
-	kept := in[:0]
-	for i, r := range in {
+	kept := s[:0]
+	for i, x := range s {
 		if !gone[i] {
-			kept = append(kept, r)
+			kept = append(kept, x)
 		}
 	}
 	return kept
