@@ -160,7 +160,9 @@ func holds(p *plan, features *featureSource, res search.Result, entry *simcache.
 
 // readFeatures reads in[idx] by id in one batch (with the compared vector
 // when the search deferred it), marks the ones gone, and computes and
-// caches the others' features: their entries replace the ones looked up.
+// caches the features of the others that can be cached: their entries
+// replace the ones looked up (an object too recent to cache keeps none, and
+// the problem computes its features once, from the text read here).
 func (e *engine) readFeatures(ctx context.Context, p *plan, features *featureSource, in []search.Result,
 	entries []*simcache.Features, idx []int, gone map[int]bool,
 ) error {
@@ -184,12 +186,15 @@ func (e *engine) readFeatures(ctx context.Context, p *plan, features *featureSou
 			continue
 		}
 		text.resetWith(&in[i], nil)
+		if !text.keyed {
+			continue // not cacheable: the problem computes its features from the text read here
+		}
 		var v []float32
 		if features.vectors {
 			v, _ = vectorOf(in[i], p.target, nil)
 		}
 		features.get(text, true, v)
-		entries[i] = text.cached // nil when not cacheable: the problem reads the text read here
+		entries[i] = text.cached
 	}
 	return nil
 }

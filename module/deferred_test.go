@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/weaviate/weaviate/entities/additional"
@@ -312,4 +313,27 @@ func TestColdPoolReadOnce(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, whole, "the pool is read once")
+}
+
+// TestDeferredSelectionRecentObjects: objects written too recently to be
+// cached are read by id with the pool and select as the whole pool does,
+// every time (nothing of them is cached).
+func TestDeferredSelectionRecentObjects(t *testing.T) {
+	class := docClass()
+	byName := func(string) *models.Class { return class }
+	recent := time.Now().UnixMilli()
+	args := map[string]any{"tokenBudget": 300, "candidates": 60}
+	want, err := runHook(t, New(byName), results(60, recent), args)
+	require.NoError(t, err)
+	m := New(byName)
+	m.defaults.FeatureCacheSettle = time.Hour
+	db := newStore(results(60, recent))
+	m.multiGet = db.multiGet
+	for range 2 {
+		got, _, err := runStage(m, argumentParams(t, m, args), results(60, recent))
+		require.NoError(t, err)
+		require.Equal(t, ids(want), ids(got))
+	}
+	require.Len(t, db.batches, 2, "the pool is read by id on every query")
+	require.Equal(t, 0, m.features.Stats().Entries)
 }
