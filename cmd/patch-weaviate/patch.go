@@ -49,13 +49,19 @@ type Requirement struct{ File, Decl string }
 // CheckRequires reports the first declaration a patch's glue relies on
 // that the Weaviate source at root does not hold.
 func CheckRequires(root string, patches []Patch) error {
+	normalised := map[string]string{} // file -> its text with white space collapsed, read once
 	for _, p := range patches {
 		for _, r := range p.Requires {
-			b, err := os.ReadFile(filepath.Join(root, r.File))
-			if err != nil {
-				return fmt.Errorf("patch %q: %w", p.ID, err)
+			text, ok := normalised[r.File]
+			if !ok {
+				b, err := os.ReadFile(filepath.Join(root, r.File))
+				if err != nil {
+					return fmt.Errorf("patch %q: %w", p.ID, err)
+				}
+				text = strings.Join(strings.Fields(string(b)), " ")
+				normalised[r.File] = text
 			}
-			if !strings.Contains(strings.Join(strings.Fields(string(b)), " "), strings.Join(strings.Fields(r.Decl), " ")) {
+			if !strings.Contains(text, strings.Join(strings.Fields(r.Decl), " ")) {
 				return fmt.Errorf("patch %q: %s no longer declares %q, which its glue calls: update cmd/patch-weaviate",
 					p.ID, r.File, r.Decl)
 			}
