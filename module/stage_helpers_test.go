@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -70,11 +71,7 @@ func runStage(m *Module, params dto.GetParams, in []search.Result) ([]search.Res
 	return out, f, err
 }
 
-var errNotSelected = stageError("the stage did not take the query")
-
-type stageError string
-
-func (e stageError) Error() string { return string(e) }
+var errNotSelected = errors.New("the stage did not take the query")
 
 // argumentParams is a nearVector query on class Doc with the top-level
 // diverseSelect argument args.
