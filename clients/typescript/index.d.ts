@@ -33,6 +33,10 @@ export interface Explanation {
   tokensUsed: number;
   /** token budget (0 = none) */
   budget: number;
+  /** why the selection ended: budget, price, maxResults or pool ('' from a server before it said) */
+  stopReason: string;
+  /** budget left unused (0 without a budget) */
+  tokensLeft: number;
   strategy: string;
   /** size of the candidate pool */
   candidates: number;

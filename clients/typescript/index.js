@@ -129,7 +129,8 @@ export function explain(object) {
   const e = JSON.parse(line.slice(EXPLAIN_PREFIX.length));
   return {
     rank: e.rank, gain: e.gain, relevance: e.relevance, relevanceSource: e.relevanceSource, redundancy: e.redundancy,
-    tokens: e.tokens, tokensUsed: e.tokensUsed, budget: e.budget, strategy: e.strategy, candidates: e.candidates,
+    tokens: e.tokens, tokensUsed: e.tokensUsed, budget: e.budget, stopReason: e.stopReason ?? '',
+    tokensLeft: e.tokensLeft ?? 0, strategy: e.strategy, candidates: e.candidates,
     selected: e.selected, offset: e.offset, exhausted: e.exhausted ?? null,
   };
 }

@@ -164,6 +164,8 @@ class Explanation:
     tokens: int
     tokens_used: int
     budget: int
+    stop_reason: str  # budget, price, maxResults or pool ("" from a server before it said)
+    tokens_left: int  # budget left unused (0 without a budget)
     strategy: str
     candidates: int
     selected: int
@@ -183,7 +185,9 @@ def explain(obj: Any) -> Optional[Explanation]:
             e = json.loads(line[len(_EXPLAIN_PREFIX):])
             return Explanation(rank=e["rank"], gain=e["gain"], relevance=e["relevance"],
                                relevance_source=e["relevanceSource"], redundancy=e["redundancy"], tokens=e["tokens"],
-                               tokens_used=e["tokensUsed"], budget=e["budget"], strategy=e["strategy"],
+                               tokens_used=e["tokensUsed"], budget=e["budget"],
+                               stop_reason=e.get("stopReason", ""), tokens_left=e.get("tokensLeft", 0),
+                               strategy=e["strategy"],
                                candidates=e["candidates"], selected=e["selected"], offset=e["offset"],
                                exhausted=e.get("exhausted"))
     return None

@@ -53,7 +53,8 @@ class ExplainCases(unittest.TestCase):
                 self.assertEqual(got, ds.Explanation(
                     rank=want["rank"], gain=want["gain"], relevance=want["relevance"],
                     relevance_source=want["relevanceSource"], redundancy=want["redundancy"], tokens=want["tokens"],
-                    tokens_used=want["tokensUsed"], budget=want["budget"], strategy=want["strategy"],
+                    tokens_used=want["tokensUsed"], budget=want["budget"], stop_reason=want["stopReason"],
+                    tokens_left=want["tokensLeft"], strategy=want["strategy"],
                     candidates=want["candidates"], selected=want["selected"], offset=want["offset"],
                     exhausted=want["exhausted"]))
 
