@@ -85,11 +85,11 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	table(&b, []string{"subset", "target", "rule", "reference", "need", def, "margin", ""}, rows)
 
 	hp := r.suite("HotpotQA")
-	b.WriteString("### HotpotQA (distractor setting, 300 questions, 10 paragraphs each)\n\n")
+	fmt.Fprintf(&b, "### HotpotQA (distractor setting, %d questions, 10 paragraphs each)\n\n", len(hp.Insts))
 	b.WriteString("Both-gold: share of questions whose two supporting paragraphs are both selected; recall: share of " +
 		"supporting paragraphs selected. Token budgets in cl100k_base tokens; no limit on the number of items.\n\n")
 	b.WriteString(suiteTable(r, hp, nil, def))
-	b.WriteString("Held-out half (questions 151-300):\n\n")
+	fmt.Fprintf(&b, "Held-out half (questions %s):\n\n", heldOutRange(hp))
 	b.WriteString(suiteTable(r, hp, heldOut, def))
 	b.WriteString("![both-gold rate against token budget](" + plotName + ")\n\n")
 
@@ -100,7 +100,7 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 			"supporting paragraphs selected; answer in context: share of the questions whose answer occurs in some paragraph of " +
 			"the pool (as a whole word sequence, case folded; yes/no answers left out) that get it in a selected paragraph.\n\n")
 		b.WriteString(suiteTable(r, s, nil, def))
-		fmt.Fprintf(&b, "Held-out half (questions %d-%d):\n\n", len(s.Insts)/2+1, len(s.Insts))
+		fmt.Fprintf(&b, "Held-out half (questions %s):\n\n", heldOutRange(s))
 		b.WriteString(suiteTable(r, s, heldOut, def))
 	}
 
@@ -116,19 +116,19 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	}
 
 	ps := r.suite("Perspectrum")
-	b.WriteString("### Perspectrum (680 train and dev claims; all perspectives of the claim plus 15 of other claims)\n\n")
+	fmt.Fprintf(&b, "### Perspectrum (%d train and dev claims; all perspectives of the claim plus 15 of other claims)\n\n", len(ps.Insts))
 	b.WriteString("Cluster coverage: distinct perspective clusters among the K selected, out of min(K, clusters); " +
 		"distractors: selected perspectives of other claims (mean count); other-question tokens: the tokens of those; " +
 		"other-question pick ahead of own: share of claims where a distractor is selected while a perspective of the " +
 		"claim's own is left out. No token budget.\n\n")
 	b.WriteString(suiteTable(r, ps, nil, def))
-	b.WriteString("Held-out half (claims 341-680):\n\n")
+	fmt.Fprintf(&b, "Held-out half (claims %s):\n\n", heldOutRange(ps))
 	b.WriteString(suiteTable(r, ps, heldOut, def))
 
 	b.WriteString("### PIR (four tasks; per root query the top-50 of the task's corpus by cosine)\n\n")
 	b.WriteString("Share of the root query's perspectives (distinct perspective texts; a perspective is covered when one of its " +
 		"gold corpus items is selected) covered at K. Per task, the macro average (each task counts once) and the micro " +
-		"average over the 117 root queries.\n\n")
+		"average over the "+fmt.Sprint(len(r.suite("PIR").Insts))+" root queries.\n\n")
 	b.WriteString(pirTable(r, def, 0))
 	b.WriteString("The same, counting perspectives with distinct text: perspectives of a root whose gold items include the same " +
 		"sentence (normalised) count as one perspective, covered when that sentence or another gold item of theirs is selected. " +
@@ -150,6 +150,35 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 		b.WriteString(variantTable(r, def, ablations))
 	}
 	return b.String()
+}
+
+// heldOutRange names the held-out half of a suite's instances, 1-based
+// ("151-300"): the instances after the tuning half.
+func heldOutRange(s *suite) string {
+	first := 0
+	for _, in := range s.Insts {
+		if tuning(in) {
+			first++
+		}
+	}
+	return fmt.Sprintf("%d-%d", first+1, len(s.Insts))
+}
+
+// instanceCounts says what the near-copy counts sum over, from the suites
+// that ran: "HotpotQA: 300 questions x 4 budgets; ...".
+func instanceCounts(r *results) string {
+	var parts []string
+	for _, s := range r.suites {
+		unit, per := "questions", "budgets"
+		switch s.Name {
+		case "Perspectrum":
+			unit, per = "claims", "K"
+		case "PIR":
+			unit, per = "roots", "K"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d %s x %d %s", s.Name, len(s.Insts), unit, len(s.Constraints), per))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // multiHopBlurb describes the pools of the multi-hop sets after HotpotQA.
@@ -495,8 +524,8 @@ func nearCopySummary(all []*results, def string) string {
 	var b bytes.Buffer
 	b.WriteString("### Near-copies selected\n\n")
 	b.WriteString("Pairs of selected items that are near-copies - a cosine of at least 0.95 on the evaluation's vectors, or the same " +
-		"text after folding case, punctuation and spacing - summed over every instance and constraint (HotpotQA: 300 questions x " +
-		"4 budgets; Perspectrum: 679 claims x 3 K; PIR: 117 roots x 2 K). `topk`, `relcost`, `cliff`, `facility` and `ngram` do " +
+		"text after folding case, punctuation and spacing - summed over every instance and constraint (" + instanceCounts(all[0]) +
+		"). `topk`, `relcost`, `cliff`, `facility` and `ngram` do " +
 		"nothing about near-copies by design (baselines and paper-faithful strategies); the default and `mmr`, `adagres`, `dpp`, " +
 		"`knapsack` never select one (selectors.CopyGuard).\n\n")
 	head := []string{"strategy"}
