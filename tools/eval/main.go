@@ -37,6 +37,8 @@ var (
 
 type options struct {
 	dataDir, gloveDir string
+	vectorCache       string // the neural encoder's vectors (vectorcache.go)
+	python            string // the interpreter of the neural worker
 	doc, plot         string
 	thresholds        string
 	questions         int
@@ -90,7 +92,7 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate) or large (coverage's targets on pools of 1000 and 2000)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) or vectors (fill the minilm vector cache with every text the other modes embed)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
@@ -98,6 +100,8 @@ func main() {
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
+	flag.StringVar(&o.vectorCache, "vector-cache", defaultVectorCache(), "folder of the minilm encoder's cached vectors (computed on first use)")
+	flag.StringVar(&o.python, "python", "", "the Python of the neural worker (default: <repo>/.venv/bin/python, made by `make venv`)")
 	flag.StringVar(&o.doc, "doc", "docs/quality.md", "document whose generated sections are rewritten (library and server modes)")
 	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); large mode: the first n questions and claims; 0 = all")
 	flag.StringVar(&o.thresholds, "thresholds", "tools/eval/thresholds.json", "floors of the check mode")
@@ -148,6 +152,8 @@ func main() {
 		err = runCards(ctx, o, os.Stdout)
 	case "large":
 		err = runLarge(ctx, o, os.Stdout)
+	case "vectors":
+		err = runVectors(o)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
@@ -155,6 +161,21 @@ func main() {
 		fail(err)
 	}
 	fmt.Fprintf(os.Stderr, "eval: done in %s\n", time.Since(start).Round(time.Millisecond))
+}
+
+// runVectors computes the minilm vectors of every text the evaluation
+// embeds (the library and cards suites; the large and server modes embed
+// the same texts) into the cache, so that the other modes only read them.
+func runVectors(o options) error {
+	e, _, err := loadSuites(o, encMiniLM)
+	if err != nil {
+		return err
+	}
+	if _, err := loadCards(o, encMiniLM); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "eval: %d texts with %s vectors in %s\n", len(e.cache.vecs), encMiniLM, e.cache.path)
+	return nil
 }
 
 // parsePools reads the -pools flag: positive pool sizes, comma-separated.
@@ -190,6 +211,9 @@ func (o *options) resolve() error {
 	}
 	if o.gloveDir == "" {
 		o.gloveDir = filepath.Join(o.dataDir, "glove-6b-100d-top100k")
+	}
+	if o.python == "" {
+		o.python = filepath.Join(root, ".venv", "bin", "python")
 	}
 	for _, p := range []string{o.dataDir, o.gloveDir} {
 		if _, err := os.Stat(p); err != nil {
