@@ -21,11 +21,11 @@ type Explanation struct {
 	// (nothing left); empty from a server before it said.
 	StopReason string `json:"stopReason"`
 	TokensLeft int    `json:"tokensLeft"` // budget left unused (0 without a budget)
-	Strategy        string  `json:"strategy"`
-	Candidates      int     `json:"candidates"` // size of the candidate pool
-	Selected        int     `json:"selected"`   // objects selected on this page
-	Offset          int     `json:"offset"`     // results shown by earlier pages
-	Exhausted       *bool   `json:"exhausted"`  // paged queries: the pool is spent (nil: the query does not page)
+	Strategy   string `json:"strategy"`
+	Candidates int    `json:"candidates"` // size of the candidate pool
+	Selected   int    `json:"selected"`   // objects selected on this page
+	Offset     int    `json:"offset"`     // results shown by earlier pages
+	Exhausted  *bool  `json:"exhausted"`  // paged queries: the pool is spent (nil: the query does not page)
 }
 
 const explainPrefix = Version + " "

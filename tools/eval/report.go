@@ -128,7 +128,7 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	b.WriteString("### PIR (four tasks; per root query the top-50 of the task's corpus by cosine)\n\n")
 	b.WriteString("Share of the root query's perspectives (distinct perspective texts; a perspective is covered when one of its " +
 		"gold corpus items is selected) covered at K. Per task, the macro average (each task counts once) and the micro " +
-		"average over the "+fmt.Sprint(len(r.suite("PIR").Insts))+" root queries.\n\n")
+		"average over the " + fmt.Sprint(len(r.suite("PIR").Insts)) + " root queries.\n\n")
 	b.WriteString(pirTable(r, def, 0))
 	b.WriteString("The same, counting perspectives with distinct text: perspectives of a root whose gold items include the same " +
 		"sentence (normalised) count as one perspective, covered when that sentence or another gold item of theirs is selected. " +
