@@ -176,6 +176,12 @@ bench:
 		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
 	$(GO) run ./tools/benchtab -doc docs/performance.md -readme README.md < $(BENCH_OUT)/go-bench.txt
 
+## bench-embedder: the embedder's modes over HTTP as Weaviate calls them (query latency, import throughput from 8
+## clients), the neural batch path of the evaluation and the peak memory, into docs/embedder.md (tools/embedbench)
+.PHONY: bench-embedder
+bench-embedder: embedder venv
+	$(GO) run ./tools/embedbench -data "$(SHARED_DATA)" -python $(PYTHON)
+
 ## bench-plugin: per-call overhead of an external selector plugin (the passthrough test plugin running mmr,
 ## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt
 bench-plugin:

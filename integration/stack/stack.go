@@ -342,6 +342,15 @@ func StartEmbedder(ctx context.Context, binDir string, args []string, log io.Wri
 	return s, nil
 }
 
+// EmbedderPID is the embedder process's id (0 when none runs), for
+// measuring its memory.
+func (s *Stack) EmbedderPID() int {
+	if s.embedder == nil || s.embedder.exited() {
+		return 0
+	}
+	return s.embedder.cmd.Process.Pid
+}
+
 // ServerPID is the Weaviate process's id (0 when it is not running), for
 // measuring its memory.
 func (s *Stack) ServerPID() int {
