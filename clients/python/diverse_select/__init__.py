@@ -13,9 +13,12 @@ import json
 import math
 import re
 from dataclasses import dataclass, fields as dc_fields
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from ._generated import FIELDS, SPEC, Settings
+
+if TYPE_CHECKING:  # the client is needed only by rerank, and only there imported
+    from weaviate.classes.query import Rerank
 
 __all__ = ["Settings", "SettingsError", "Explanation", "rerank", "rerank_fields", "validate", "explain",
            "from_wire", "VERSION", "MAX_SETTINGS_BYTES"]
@@ -145,9 +148,9 @@ def rerank_fields(prop: str, query: str, settings: Optional[Settings] = None) ->
     return {"prop": carried, "query": query}
 
 
-def rerank(prop: str, query: str, settings: Optional[Settings] = None):
+def rerank(prop: str, query: str, settings: Optional[Settings] = None) -> "Rerank":
     """The ``rerank=`` argument of a weaviate-client v4 query (weaviate.classes.query.Rerank)."""
-    from weaviate.classes.query import Rerank  # the client is needed only here
+    from weaviate.classes.query import Rerank
 
     return Rerank(**rerank_fields(prop, query, settings))
 
