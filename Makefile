@@ -117,8 +117,9 @@ test-clients: venv clients/typescript/node_modules/.package-lock.json
 
 ## venv: the Python virtual environment under the clone ($(VENV), ignored): python3 -m venv, then every requirements
 ## file of requirements/ (one per purpose; requirements/lock.txt pins what they bring in, `make venv-lock` rewrites
-## it) and the Python helper, installed as a user installs it (pip install -e clients/python). Made again when a
-## requirements file or the helper's pyproject.toml changes; python3 and its venv module come from apt-get when missing.
+## it) and the Python helper (pip install -e clients/python, in the compat mode: its folder on the path, which mypy
+## follows). Made again when a requirements file or the helper's pyproject.toml changes; python3 and its venv module
+## come from apt-get when missing.
 VENV      := .venv
 PY_REQS   := $(filter-out requirements/lock.txt,$(sort $(wildcard requirements/*.txt)))
 venv: $(VENV)/.diverse-select-stamp
@@ -127,7 +128,7 @@ $(VENV)/.diverse-select-stamp: $(PY_REQS) requirements/lock.txt clients/python/p
 	@python3 -c 'import ensurepip, venv' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
 	python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -c requirements/lock.txt $(addprefix -r ,$(PY_REQS))
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e clients/python
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --config-settings editable_mode=compat -e clients/python
 	touch $@
 
 ## venv-lock: requirements/lock.txt from what the venv holds (after a change to a requirements file: rm -rf $(VENV),
