@@ -70,13 +70,14 @@ func TestPythonClient(t *testing.T) {
 	injectionFile := writeJSON(t, filepath.Join(dir, "injection.json"), injection) // 1 MB questions: too long for the environment
 	type doc struct {
 		Key    string `json:"key"`
+		UUID   string `json:"uuid"` // as the Go tests' imports
 		Body   string `json:"body"`
 		Group  int    `json:"group"`
 		Tokens int    `json:"tokens"`
 	}
 	docs := make([]doc, len(healthDocs))
 	for i, d := range healthDocs {
-		docs[i] = doc{d.Key, d.Body, d.Group, cl100k(t, d.Body)}
+		docs[i] = doc{d.Key, uuidOf("Article", d.Key), d.Body, d.Group, cl100k(t, d.Body)}
 	}
 	settings := map[string]json.RawMessage{}
 	for _, c := range perQueryCases {

@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 import weaviate
+from weaviate.classes.data import DataObject
 from weaviate.collections.classes.internal import Object
 
 # The Health corpus's question: groups 1 and 2 hold its near-duplicates.
@@ -20,10 +21,11 @@ QUERY = "statins cholesterol heart"
 
 @dataclass(frozen=True)
 class Doc:
-    """One object of the planted corpus: its body, its group of near-duplicates
-    and its cl100k token count, as the module counts it."""
+    """One object of the planted corpus: its id, its body, its group of
+    near-duplicates and its cl100k token count, as the module counts it."""
 
     key: str
+    uuid: str
     body: str
     group: int
     tokens: int
@@ -35,6 +37,10 @@ class Input:
 
     docs: List[Doc]
     raw: Dict[str, Any]
+
+    def objects(self) -> List[DataObject[Dict[str, Any], None]]:
+        """The corpus to insert, each object with its id."""
+        return [DataObject(properties={"body": d.body}, uuid=d.uuid) for d in self.docs]
 
     def by_body(self, body: str) -> Doc:
         for d in self.docs:
@@ -68,7 +74,7 @@ def out_path(name: str) -> str:
 def data() -> Input:
     with open(os.environ["DIVERSE_SELECT_PY_INPUT"], encoding="utf-8") as f:
         raw = json.load(f)
-    return Input(docs=[Doc(d["key"], d["body"], d["group"], d["tokens"]) for d in raw["docs"]], raw=raw)
+    return Input(docs=[Doc(d["key"], d["uuid"], d["body"], d["group"], d["tokens"]) for d in raw["docs"]], raw=raw)
 
 
 @pytest.fixture(scope="session")

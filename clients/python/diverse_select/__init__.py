@@ -184,9 +184,10 @@ def explain(obj: Any) -> Optional[Explanation]:
     for line in text.split("\n"):
         if line.startswith(_EXPLAIN_PREFIX):
             e = json.loads(line[len(_EXPLAIN_PREFIX):])
-            return Explanation(rank=e["rank"], gain=e["gain"], relevance=e["relevance"],
-                               relevance_source=e["relevanceSource"], redundancy=e["redundancy"], tokens=e["tokens"],
-                               tokens_used=e["tokensUsed"], budget=e["budget"], strategy=e["strategy"],
-                               candidates=e["candidates"], selected=e["selected"], offset=e["offset"],
-                               exhausted=e.get("exhausted"))
+            # float(): JSON writes a whole float as an integer (a redundancy of 0 comes as 0).
+            return Explanation(rank=int(e["rank"]), gain=float(e["gain"]), relevance=float(e["relevance"]),
+                               relevance_source=str(e["relevanceSource"]), redundancy=float(e["redundancy"]),
+                               tokens=int(e["tokens"]), tokens_used=int(e["tokensUsed"]), budget=int(e["budget"]),
+                               strategy=str(e["strategy"]), candidates=int(e["candidates"]),
+                               selected=int(e["selected"]), offset=int(e["offset"]), exhausted=e.get("exhausted"))
     return None

@@ -56,6 +56,8 @@ class ExplainCases(unittest.TestCase):
                     tokens_used=want["tokensUsed"], budget=want["budget"], strategy=want["strategy"],
                     candidates=want["candidates"], selected=want["selected"], offset=want["offset"],
                     exhausted=want["exhausted"]))
+                for field in ("gain", "relevance", "redundancy"):  # 0 == 0.0: equality alone would not see an int
+                    self.assertIs(type(getattr(got, field)), float, field)
 
 
 class Generated(unittest.TestCase):
