@@ -125,8 +125,8 @@ PY_REQS   := $(filter-out requirements/lock.txt,$(sort $(wildcard requirements/*
 venv: $(VENV)/.diverse-select-stamp
 
 $(VENV)/.diverse-select-stamp: $(PY_REQS) requirements/lock.txt clients/python/pyproject.toml | python3
-	@python3 -c 'import ensurepip, venv' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
-	python3 -m venv $(VENV)
+	python3 -m venv $(VENV) || (rm -rf $(VENV) && apt-get update && apt-get install -y --no-install-recommends python3-venv \
+		&& python3 -m venv $(VENV))
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -c requirements/lock.txt $(addprefix -r ,$(PY_REQS))
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --config-settings editable_mode=compat -e clients/python
 	touch $@
