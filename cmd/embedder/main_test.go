@@ -20,9 +20,9 @@ func TestParseFlags(t *testing.T) {
 		want    config
 		wantErr bool
 	}{
-		{"defaults", nil, config{addr: "127.0.0.1:8090", mode: "hash", dims: 256}, false},
-		{"all flags", []string{"-addr", ":9000", "-mode", "glove", "-dims", "100", "-glove-dir", "/g"},
-			config{addr: ":9000", mode: "glove", dims: 100, dimsSet: true, gloveDir: "/g"}, false},
+		{"defaults", nil, config{addr: "127.0.0.1:8090", mode: "hash", dims: 256, python: ".venv/bin/python"}, false},
+		{"all flags", []string{"-addr", ":9000", "-mode", "glove", "-dims", "100", "-glove-dir", "/g", "-python", "/p/python"},
+			config{addr: ":9000", mode: "glove", dims: 100, dimsSet: true, gloveDir: "/g", python: "/p/python"}, false},
 		{"stray argument", []string{"extra"}, config{}, true},
 		{"unknown flag", []string{"-model", "x"}, config{}, true},
 	}
