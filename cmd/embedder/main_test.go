@@ -51,6 +51,8 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		{"glove without dir", []string{"-mode", "glove"}},
 		{"glove dims mismatch", []string{"-mode", "glove", "-glove-dir", dir, "-dims", "256"}},
 		{"bad address", []string{"-addr", "127.0.0.1:notaport"}},
+		{"neural without its Python", []string{"-mode", "neural", "-python", filepath.Join(dir, "no-python")}},
+		{"neural dims mismatch", []string{"-mode", "neural", "-python", filepath.Join("..", "..", ".venv", "bin", "python"), "-dims", "100"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
