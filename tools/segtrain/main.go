@@ -333,4 +333,3 @@ func (a *adam) step(p, g *params, scale float64) {
 		}
 	}
 }
-
