@@ -149,6 +149,17 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 	fmt.Fprintf(&b, "Every chunker cuts at most %d tokens (cl100k_base) a chunk. Held-out documents: %d, each %d consecutive "+
 		"paragraphs of held-out articles joined by a space (%d paragraphs of articles whose titles the scorer never saw).\n\n",
 		segSize, len(docs), segPerDoc, len(docs)*segPerDoc)
+	b.WriteString("### The trained scorers\n\n")
+	var scorers [][]string
+	for _, e := range encs {
+		sc, err := segment.Weights(e.name)
+		if err != nil {
+			return err
+		}
+		scorers = append(scorers, []string{encoderLabel(e.name), strconv.Itoa(sc.Dims), strconv.Itoa(sc.Hidden), fmt.Sprintf("%.2f", sc.Threshold),
+			fmt.Sprint(sc.Trained["pairs"]), fmt.Sprint(sc.Trained["threshold"])})
+	}
+	table(&b, []string{"encoder", "dimensions", "hidden units", "threshold", "pairs", "threshold chosen by"}, scorers)
 	sets := []multiHopSet{multiHopSets[0], multiHopSets[1]}
 	var speed [][]string
 	for _, e := range encs {
