@@ -13,6 +13,10 @@ import (
 	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
+// segmentEncoders names the scorer (segment/weights) of each embedder mode
+// with one.
+var segmentEncoders = map[string]string{"glove": "glove-sif", "neural": "minilm-l6"}
+
 // segmentBatch is the texts per segment request, within the endpoint's
 // default DIVERSE_SELECT_SEGMENT_MAX_TEXTS.
 const segmentBatch = 32
