@@ -48,7 +48,7 @@ func TestSegmentEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	embURL := fmt.Sprintf("http://127.0.0.1:%d", embPort)
-	users := map[string]string{"admin": "seg-admin-key", "importer": "seg-importer-key", "reader": "seg-reader-key"}
+	users := map[string]string{"admin": authAdmin.key, "importer": "seg-importer-key", "reader": "seg-reader-key"}
 	s, _, _ := startOwnStack(t, "segment", stack.Options{
 		EmbedderPort: embPort, EmbedderArgs: []string{"-mode", "glove", "-glove-dir", gloveDir},
 		Env: map[string]string{
@@ -99,7 +99,7 @@ func TestSegmentEndpoint(t *testing.T) {
 			{"batch limit", users["admin"], map[string]any{"texts": []string{"a", "b", "c", "d", "e"}}, 400, "5 texts exceed DIVERSE_SELECT_SEGMENT_MAX_TEXTS=4"},
 			{"sentence limit", users["admin"], map[string]any{"text": strings.Repeat("One more. ", 61)}, 400, "DIVERSE_SELECT_SEGMENT_MAX_SENTENCES=60"},
 			{"byte limit", users["admin"], map[string]any{"text": strings.Repeat("x", 20000)}, 413, "DIVERSE_SELECT_SEGMENT_MAX_BYTES=16384"},
-			{"unknown encoder", users["admin"], map[string]any{"text": text, "encoder": "minilm-l6"}, 400, "unknown encoder \"minilm-l6\"; configured (DIVERSE_SELECT_SEGMENT_ENCODERS): glove-sif"},
+			{"unknown encoder", users["admin"], map[string]any{"text": text, "encoder": "minilm-l6"}, 400, "minilm-l6\\\"; configured (DIVERSE_SELECT_SEGMENT_ENCODERS): glove-sif"},
 			{"bad method", users["admin"], map[string]any{"text": text, "method": "recursive"}, 400, "allowed: sage, percentile, packed, fixed"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {

@@ -42,7 +42,7 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
-		segment    = flag.String("segment", "", "import the corpus through the module's segment endpoint with this method (sage, percentile, packed, fixed): each demo chunk is cut again, each piece one object; sage and percentile need -glove-dir (the glove-sif encoder)")
+		segment    = flag.String("segment", "", "import the corpus through the module's segment endpoint with this method (sage, percentile, packed, fixed): each demo chunk is cut again, each piece one object; sage and percentile need the glove or neural embedder (the encoder of a trained scorer)")
 		segTokens  = flag.Int("segment-max-tokens", 64, "with -segment: the longest chunk")
 		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
 	)
