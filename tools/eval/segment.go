@@ -41,7 +41,7 @@ const (
 	// segConcurrency is the requests in flight to the neural encoder.
 	segConcurrency = 16
 	segBegin       = "<!-- BEGIN make eval-segment -->"
-	segEnd   = "<!-- END make eval-segment -->"
+	segEnd         = "<!-- END make eval-segment -->"
 )
 
 var segBudgets = []int{150, 300, 450}
