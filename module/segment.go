@@ -36,7 +36,8 @@ const (
 	MethodFixed      = "fixed"
 )
 
-var segmentMethods = []string{MethodSAGE, MethodPercentile, MethodPacked, MethodFixed}
+// segmentMethods lists the methods for errors.
+const segmentMethods = MethodSAGE + ", " + MethodPercentile + ", " + MethodPacked + ", " + MethodFixed
 
 // Segment request bounds that are not settings of the deployment.
 const (
@@ -286,7 +287,7 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 		p.resp.Threshold = &th
 		p.chunker = segment.SAGE{Encoder: remote, Scorer: scorer, Threshold: th, MaxTokens: p.resp.MaxTokens, Counter: counter}
 	default:
-		return nil, nil, badRequest("segment: unknown method %q; allowed: %s", p.resp.Method, strings.Join(segmentMethods, ", "))
+		return nil, nil, badRequest("segment: unknown method %q; allowed: %s", p.resp.Method, segmentMethods)
 	}
 	return texts, p, nil
 }

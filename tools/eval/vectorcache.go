@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
@@ -59,30 +61,42 @@ func openVectorCache(dir, python string) (*vectorCache, error) {
 		dims:   neuralDims,
 		vecs:   map[[32]byte][]float32{},
 	}
+	if err := c.load(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// load reads the records of the file, a torn last one excepted; records
+// another run appended since the last load are read too.
+func (c *vectorCache) load() error {
 	f, err := os.Open(c.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return c, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	rec := make([]byte, 32+4*c.dims)
 	r := bufio.NewReaderSize(f, 1<<20)
+	c.valid = 0
 	for {
 		if _, err := io.ReadFull(r, rec); err != nil {
 			break // EOF, or a torn last record
 		}
 		var k [32]byte
 		copy(k[:], rec)
-		v := make([]float32, c.dims)
-		for j := range v {
-			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(rec[32+4*j:]))
+		if _, ok := c.vecs[k]; !ok {
+			v := make([]float32, c.dims)
+			for j := range v {
+				v[j] = math.Float32frombits(binary.LittleEndian.Uint32(rec[32+4*j:]))
+			}
+			c.vecs[k] = v
 		}
-		c.vecs[k] = v
 		c.valid += int64(len(rec))
 	}
-	return c, nil
+	return nil
 }
 
 // vector returns the cached vector of text, or an error naming it.
@@ -108,6 +122,20 @@ func (c *vectorCache) ensure(texts []string) error {
 			todo = append(todo, t)
 		}
 	}
+	if len(todo) == 0 {
+		return nil
+	}
+	// Two evaluations on one machine share the file: one appends at a time,
+	// and each first reads what the other added.
+	unlock, err := lockFile(c.path + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := c.load(); err != nil {
+		return err
+	}
+	todo = slices.DeleteFunc(todo, func(t string) bool { _, ok := c.vecs[sha256.Sum256([]byte(t))]; return ok })
 	if len(todo) == 0 {
 		return nil
 	}
@@ -157,6 +185,20 @@ func (c *vectorCache) ensure(texts []string) error {
 		return err
 	}
 	return f.Sync()
+}
+
+// lockFile takes an exclusive advisory lock on path (made if missing) and
+// returns its release.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // close stops the worker, if one was started.

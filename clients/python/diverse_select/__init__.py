@@ -13,9 +13,12 @@ import json
 import math
 import re
 from dataclasses import dataclass, fields as dc_fields
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from ._generated import FIELDS, SPEC, Settings
+
+if TYPE_CHECKING:  # the client is needed only by rerank, and only there imported
+    from weaviate.classes.query import Rerank
 
 __all__ = ["Settings", "SettingsError", "Explanation", "rerank", "rerank_fields", "validate", "explain",
            "from_wire", "VERSION", "MAX_SETTINGS_BYTES", "segment", "SegmentError", "SEGMENT_PATH"]
@@ -145,9 +148,9 @@ def rerank_fields(prop: str, query: str, settings: Optional[Settings] = None) ->
     return {"prop": carried, "query": query}
 
 
-def rerank(prop: str, query: str, settings: Optional[Settings] = None):
+def rerank(prop: str, query: str, settings: Optional[Settings] = None) -> "Rerank":
     """The ``rerank=`` argument of a weaviate-client v4 query (weaviate.classes.query.Rerank)."""
-    from weaviate.classes.query import Rerank  # the client is needed only here
+    from weaviate.classes.query import Rerank
 
     return Rerank(**rerank_fields(prop, query, settings))
 
@@ -181,11 +184,12 @@ def explain(obj: Any) -> Optional[Explanation]:
     for line in text.split("\n"):
         if line.startswith(_EXPLAIN_PREFIX):
             e = json.loads(line[len(_EXPLAIN_PREFIX):])
-            return Explanation(rank=e["rank"], gain=e["gain"], relevance=e["relevance"],
-                               relevance_source=e["relevanceSource"], redundancy=e["redundancy"], tokens=e["tokens"],
-                               tokens_used=e["tokensUsed"], budget=e["budget"], strategy=e["strategy"],
-                               candidates=e["candidates"], selected=e["selected"], offset=e["offset"],
-                               exhausted=e.get("exhausted"))
+            # float(): JSON writes a whole float as an integer (a redundancy of 0 comes as 0).
+            return Explanation(rank=int(e["rank"]), gain=float(e["gain"]), relevance=float(e["relevance"]),
+                               relevance_source=str(e["relevanceSource"]), redundancy=float(e["redundancy"]),
+                               tokens=int(e["tokens"]), tokens_used=int(e["tokensUsed"]), budget=int(e["budget"]),
+                               strategy=str(e["strategy"]), candidates=int(e["candidates"]),
+                               selected=int(e["selected"]), offset=int(e["offset"]), exhausted=e.get("exhausted"))
     return None
 
 
