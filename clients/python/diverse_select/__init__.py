@@ -13,7 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, fields as dc_fields
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 from ._generated import FIELDS, SPEC, Settings
 
@@ -207,8 +207,10 @@ class SegmentError(RuntimeError):
         self.status = status
 
 
-def segment(url, texts, *, api_key=None, method=None, encoder=None, max_tokens=None, threshold=None,
-            percentile=None, tokenizer=None, collection=None, timeout=120.0):
+def segment(url: str, texts: Union[str, Sequence[str]], *, api_key: Optional[str] = None, method: Optional[str] = None,
+            encoder: Optional[str] = None, max_tokens: Optional[int] = None, threshold: Optional[float] = None,
+            percentile: Optional[float] = None, tokenizer: Optional[str] = None, collection: Optional[str] = None,
+            timeout: float = 120.0) -> Dict[str, Any]:
     """Cuts ``texts`` (a string or a list of strings) into chunks on the server at ``url``
     ("http://localhost:8080"). Returns the response: ``results`` holds, per text, its ``chunks``, each
     with ``text``, ``start`` and ``end`` (UTF-8 byte offsets), ``tokens`` and ``sentences``. The other
@@ -217,7 +219,7 @@ def segment(url, texts, *, api_key=None, method=None, encoder=None, max_tokens=N
     import urllib.error
     import urllib.request
 
-    body = {"texts": [texts] if isinstance(texts, str) else list(texts)}
+    body: Dict[str, Any] = {"texts": [texts] if isinstance(texts, str) else list(texts)}
     for key, value in (("method", method), ("encoder", encoder), ("maxTokens", max_tokens), ("threshold", threshold),
                        ("percentile", percentile), ("tokenizer", tokenizer), ("collection", collection)):
         if value is not None:
@@ -228,7 +230,8 @@ def segment(url, texts, *, api_key=None, method=None, encoder=None, max_tokens=N
         req.add_header("Authorization", "Bearer " + api_key)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as res:
-            return json.loads(res.read().decode("utf-8"))
+            out: Dict[str, Any] = json.loads(res.read().decode("utf-8"))
+            return out
     except urllib.error.HTTPError as e:
         raw = e.read().decode("utf-8", "replace")
         try:
