@@ -189,8 +189,9 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 		}
 		speed = append(speed, sp...)
 	}
-	fmt.Fprintf(&b, "### Speed\n\nSentences per second over the %d held-out documents, one goroutine, median of 3 interleaved runs on %s "+
-		"(%d cores, shared); the encoder's time included: GloVe-SIF in process on one goroutine, the neural encoder over the text2vec-transformers protocol, 8 requests at a time, no cache.\n\n", len(docs), cpuName(), runtime.NumCPU())
+	fmt.Fprintf(&b, "### Speed\n\nSentences per second over the first %d held-out documents, one document at a time, median of 3 interleaved runs on %s "+
+		"(%d cores, shared with other work); the encoder's time included: GloVe-SIF in process on one goroutine, the neural encoder "+
+		"over the text2vec-transformers protocol (the embedder's neural mode), %d requests at a time, no cache.\n\n", min(segSpeedDocs, len(docs)), cpuName(), runtime.NumCPU(), segConcurrency)
 	table(&b, []string{"encoder", "chunker", "sentences/s"}, speed)
 	fmt.Fprint(w, b.String())
 	if o.print {
