@@ -231,6 +231,19 @@ EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTH
 eval-vectors: venv
 	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
 
+## eval-segment: the chunkers of package segment (SAGE's scorer, similarity percentile, sentence-packed, fixed length) on
+## held-out Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, and their speed; tables into docs/segmentation.md.
+## NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the neural encoder's tables
+.PHONY: eval-segment segtrain
+NEURAL_URL ?=
+eval-segment:
+	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)"
+
+## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
+## tools/segtrain's comment gives the command for another encoder)
+segtrain:
+	$(GO) run ./tools/segtrain -data "$(SHARED_DATA)" -encoder glove-sif
+
 ## eval-check: the CI quality regression check - the default strategy at or above the floors in
 ## tools/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)
 eval-check: eval-vectors

@@ -96,6 +96,7 @@ func main() {
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
+		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
@@ -152,6 +153,11 @@ func main() {
 		err = runCards(ctx, o, os.Stdout)
 	case "large":
 		err = runLarge(ctx, o, os.Stdout)
+	case "segment":
+		if !flagSet("doc") {
+			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
+		}
+		err = runSegment(ctx, o, os.Stdout, *neural)
 	case "vectors":
 		err = runVectors(o)
 	default:
@@ -192,6 +198,13 @@ func parsePools(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line set the flag.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func fail(err error) {

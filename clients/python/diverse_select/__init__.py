@@ -13,7 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, fields as dc_fields
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 from ._generated import FIELDS, SPEC, Settings
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the client is needed only by rerank, and only there importe
     from weaviate.classes.query import Rerank
 
 __all__ = ["Settings", "SettingsError", "Explanation", "rerank", "rerank_fields", "validate", "explain",
-           "from_wire", "VERSION", "MAX_SETTINGS_BYTES"]
+           "from_wire", "VERSION", "MAX_SETTINGS_BYTES", "segment", "SegmentError", "SEGMENT_PATH"]
 
 VERSION = SPEC["version"]
 """The settings form the server reads."""
@@ -194,3 +194,52 @@ def explain(obj: Any) -> Optional[Explanation]:
                                strategy=str(e["strategy"]), candidates=int(e["candidates"]),
                                selected=int(e["selected"]), offset=int(e["offset"]), exhausted=e.get("exhausted"))
     return None
+
+
+# --- segmentation -----------------------------------------------------------
+
+SEGMENT_PATH = "/v1/modules/diverse-select/segment"
+"""The module's segmentation endpoint (docs/segmentation.md)."""
+
+
+class SegmentError(RuntimeError):
+    """The server refused a segment request; ``status`` is the HTTP status."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__("diverse-select: segment: status %d: %s" % (status, message))
+        self.status = status
+
+
+def segment(url: str, texts: Union[str, Sequence[str]], *, api_key: Optional[str] = None, method: Optional[str] = None,
+            encoder: Optional[str] = None, max_tokens: Optional[int] = None, threshold: Optional[float] = None,
+            percentile: Optional[float] = None, tokenizer: Optional[str] = None, collection: Optional[str] = None,
+            timeout: float = 120.0) -> Dict[str, Any]:
+    """Cuts ``texts`` (a string or a list of strings) into chunks on the server at ``url``
+    ("http://localhost:8080"). Returns the response: ``results`` holds, per text, its ``chunks``, each
+    with ``text``, ``start`` and ``end`` (UTF-8 byte offsets), ``tokens`` and ``sentences``. The other
+    arguments are the request's keys (None: the server's default); ``api_key`` is sent as a bearer
+    token. Standard library only."""
+    import urllib.error
+    import urllib.request
+
+    body: Dict[str, Any] = {"texts": [texts] if isinstance(texts, str) else list(texts)}
+    for key, value in (("method", method), ("encoder", encoder), ("maxTokens", max_tokens), ("threshold", threshold),
+                       ("percentile", percentile), ("tokenizer", tokenizer), ("collection", collection)):
+        if value is not None:
+            body[key] = value
+    req = urllib.request.Request(url.rstrip("/") + SEGMENT_PATH, data=json.dumps(body).encode("utf-8"), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    if api_key:
+        req.add_header("Authorization", "Bearer " + api_key)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            out: Dict[str, Any] = json.loads(res.read().decode("utf-8"))
+            return out
+    except urllib.error.HTTPError as e:
+        raw = e.read().decode("utf-8", "replace")
+        try:
+            doc = json.loads(raw)
+            msg = doc["error"][0]["message"] if doc.get("error") else doc.get("message", raw)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            msg = raw
+        raise SegmentError(e.code, msg) from None
