@@ -258,12 +258,17 @@ func treePeakRSS(pid int) float64 {
 	return kib / 1024
 }
 
+// children are pid's child processes, from every thread's list (a Go
+// program starts a child from whichever thread runs the call).
 func children(pid int) []int {
-	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
 	var out []int
-	for _, f := range strings.Fields(string(raw)) {
-		if c, err := strconv.Atoi(f); err == nil {
-			out = append(out, c)
+	for _, f := range tasks {
+		raw, _ := os.ReadFile(f)
+		for _, c := range strings.Fields(string(raw)) {
+			if n, err := strconv.Atoi(c); err == nil {
+				out = append(out, n)
+			}
 		}
 	}
 	return out
