@@ -19,8 +19,8 @@ GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
 all: build
 
-## build: the patched Weaviate server with the module, the local embedder and the example selector plugin
-build: weaviate embedder plugins
+## build: the patched Weaviate server with the module, the local embedder, the gateway and the example selector plugin
+build: weaviate embedder gateway plugins
 
 ## weaviate: copy the pinned Weaviate source, patch it (no-op when up to date), build incrementally. -trimpath
 ## keeps the checkout's path out of the build cache keys, so another clone (CI, a worktree) reuses compiled Weaviate.
@@ -30,6 +30,11 @@ weaviate:
 
 embedder:
 	$(GO) build -o $(BIN)/embedder ./cmd/embedder
+
+## gateway: diverse-select in front of a stock Weaviate (cmd/gateway, docs/gateway.md)
+.PHONY: gateway
+gateway:
+	$(GO) build -trimpath -o $(BIN)/gateway ./cmd/gateway
 
 ## plugins: the example selector plugin (examples/plugins/recency) into bin/plugins/, the folder the README's
 ## "Bring your own selector" points DIVERSE_SELECT_PLUGIN_DIR at
