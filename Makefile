@@ -72,6 +72,16 @@ weaviate-stock:
 	cd $(BUILD)/pristine && GOWORK=$(CURDIR)/$(BUILD)/pristine/go.work $(GO) build -trimpath \
 		-o $(CURDIR)/$(BIN)/weaviate-server-stock github.com/weaviate/weaviate/cmd/weaviate-server
 
+## weaviate-stock-old: stock Weaviate of an older minor release (WEAVIATE_OLD, served whole by the module proxy with its
+## sroar) into bin/weaviate-server-$(WEAVIATE_OLD), for the gateway's version tests (integration/gateway_versions_test.go);
+## built with its own go.mod, so its packages compile once (minutes on 2 cores) and come from the build cache after
+WEAVIATE_OLD ?= v1.36.12
+.PHONY: weaviate-stock-old
+weaviate-stock-old:
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -pristine -version $(WEAVIATE_OLD)
+	cd $(BUILD)/pristine-$(WEAVIATE_OLD)/weaviate && GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" $(GO) build -trimpath \
+		-o $(CURDIR)/$(BIN)/weaviate-server-$(WEAVIATE_OLD) ./cmd/weaviate-server
+
 ## image-test: build docker/Dockerfile with podman and run it as docker/compose.yaml describes, checked as a user
 ## would (docker/image-test.sh; needs root and apt-get: installs podman, makes the base images when they cannot be pulled)
 .PHONY: image-test
@@ -100,7 +110,7 @@ cluster: build
 	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build weaviate-faults weaviate-stock vet ts-deps test-plugins test-clients
+test: build weaviate-faults weaviate-stock weaviate-stock-old vet ts-deps test-plugins test-clients
 	$(GO) test -count=1 $(PKGS)
 
 test-unit: vet test-clients
@@ -125,7 +135,7 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package.j
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
-test-integration: build weaviate-faults weaviate-stock ts-deps test-plugins
+test-integration: build weaviate-faults weaviate-stock weaviate-stock-old ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into

@@ -71,16 +71,13 @@ func hasSettings(rr *pb.Rerank) bool {
 func (g *Gateway) search(ctx context.Context, req *pb.SearchRequest) (_ *pb.SearchReply, selected bool, err error) {
 	start := time.Now()
 	rr := req.GetRerank()
-	if err := g.engine.Precheck(rr.GetProperty(), rr.GetQuery()); err != nil {
+	defaults := g.config.Load().defaults(req.Collection)
+	if err := g.engine.Precheck(req.Collection, defaults, rr.GetProperty(), rr.GetQuery(), int(req.Limit)); err != nil {
 		return nil, true, err
 	}
 	class, err := g.classes.get(ctx, req.Collection)
 	if err != nil {
 		return nil, true, err
-	}
-	defaults := g.config.Load().defaults(class.Class)
-	if defaults == nil {
-		defaults = g.config.Load().defaults(req.Collection)
 	}
 	class = withDefaults(class, defaults, hasSettings(rr), g.engine.IsReranker)
 	if defaults != nil {

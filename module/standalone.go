@@ -78,16 +78,56 @@ func (s *Standalone) CacheStats() simcache.CacheStats { return s.e.features.Stat
 func (s *Standalone) Close() { s.e.close() }
 
 // Precheck refuses, before anything is asked of the upstream, a rerank
-// call whose property or query is over the module's limits, with the
-// error the rerank route gives; the stage checks them again with the
-// collection's settings.
-func (s *Standalone) Precheck(property, query string) error {
-	_, _, err := parseRerankProperty(property)
-	if err == nil {
-		err = config.CheckQueryText(query, s.e.defaults.Limits)
-	}
-	if err != nil {
+// call over the module's limits or with settings the collection's
+// defaults (the gateway's file, nil: none) and policy refuse - the
+// property's size and settings (keys, values, list lengths, depth, the
+// strategy's parameters), the query text's bytes and terms, a pool (the
+// query limit) over the candidate cap or the policy's - with the error and
+// status the rerank route gives. Only the checks against the collection's
+// schema wait for it (Select).
+func (s *Standalone) Precheck(collection string, defaults map[string]any, property, query string, limit int) error {
+	if err := s.precheck(collection, defaults, property, query, limit); err != nil {
 		return withStatus(fmt.Errorf("%s: rerank: %w", RerankerName, err))
 	}
 	return nil
+}
+
+func (s *Standalone) precheck(collection string, defaults map[string]any, property, query string, limit int) error {
+	e := s.e
+	if defaults == nil {
+		defaults = map[string]any{}
+	}
+	class := &models.Class{Class: collection, ModuleConfig: map[string]any{RerankerName: defaults}}
+	raw, name, text, err := e.rerankRequest(class, property, query) // as rerankSettings reads them
+	if err != nil {
+		return err
+	}
+	if raw == nil {
+		raw = map[string]any{}
+	}
+	if name != "" {
+		raw[config.KeyTextProperty] = name
+	}
+	if text != "" {
+		raw[config.KeyQuery] = text
+	}
+	q, err := config.Parse(raw, e.defaults.Limits)
+	if err != nil {
+		return err
+	}
+	if limit > e.defaults.MaxCandidates {
+		return candidateCapError(limit, e.defaults.MaxCandidates)
+	}
+	classOverrides, err := config.Parse(defaults, e.defaults.Limits)
+	if err != nil {
+		return fmt.Errorf("class %s has an invalid %s config: %w", collection, RerankerName, err)
+	}
+	if err := checkPolicy(class, routeRerank, q); err != nil {
+		return err
+	}
+	if err := checkPoolPolicy(class, routeRerank, limit); err != nil {
+		return err
+	}
+	_, err = config.Merge(e.defaults, classOverrides, q)
+	return err
 }

@@ -1,0 +1,287 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"gopkg.in/yaml.v3"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+// The gateway's stacks: a stock Weaviate (bin/weaviate-server-stock, or an
+// older stock build) with bin/gateway in front, the process users run,
+// started with its flags and a config file of per-collection defaults.
+
+// stockModules are the modules the stock servers enable: the test stack's
+// but ours, which a stock Weaviate does not have.
+const stockModules = "text2vec-transformers,generative-dummy,generative-openai"
+
+// gatewayStack is a stock Weaviate and the gateway in front of it.
+type gatewayStack struct {
+	up       *stack.Stack
+	upClient *weaviate.Client
+	// GRPCAddr and HTTPURL are the gateway's.
+	GRPCAddr, HTTPURL string
+	configPath        string
+	cmd               *exec.Cmd
+	logPath           string
+	log               *os.File
+	conn              *grpc.ClientConn
+	args              []string
+	env               []string
+}
+
+// gatewayOptions configure startGatewayStack.
+type gatewayOptions struct {
+	server string            // the stock binary in bin/ (default weaviate-server-stock)
+	env    map[string]string // more upstream environment
+	config map[string]any    // the gateway's collections
+	gwEnv  map[string]string // the gateway's environment (DIVERSE_SELECT_*)
+}
+
+// startGatewayStack starts a stock Weaviate sharing the test stack's
+// embedder (so the same texts get the same vectors) and the gateway.
+func startGatewayStack(t *testing.T, name string, o gatewayOptions) *gatewayStack {
+	t.Helper()
+	if o.server == "" {
+		o.server = "weaviate-server-stock"
+	}
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{o.server, "gateway"} {
+		if _, err := os.Stat(filepath.Join(root, "bin", b)); err != nil {
+			t.Fatalf("bin/%s is missing: run `make build weaviate-stock` (make test does)", b)
+		}
+	}
+	env := map[string]string{"ENABLE_MODULES": stockModules}
+	for k, v := range o.env {
+		env[k] = v
+	}
+	up, upClient, _ := startOwnStack(t, name, stack.Options{Server: o.server, EmbedderURL: srv.EmbedderURL, Env: env})
+	t.Cleanup(up.Stop)
+	gs := &gatewayStack{up: up, upClient: upClient}
+	gs.launch(t, name, o.config, o.gwEnv, t.Cleanup)
+	return gs
+}
+
+// launch starts bin/gateway in front of gs.up with the config file of
+// collections and waits until it serves; cleanup registers what stops it
+// (t.Cleanup, or addSuiteCleanup for a stack the tests share).
+func (gs *gatewayStack) launch(t testing.TB, name string, collections map[string]any, gwEnv map[string]string, cleanup func(func())) {
+	t.Helper()
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "diverse-select-gateway-config-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup(func() { os.RemoveAll(dir) })
+	gs.configPath = filepath.Join(dir, "gateway.yaml")
+	gs.writeConfig(t, collections)
+	grpcPort, err := stack.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpPort, err := stack.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", grpcPort)
+	gs.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
+	gs.args = []string{"--grpc", gs.GRPCAddr, "--http", fmt.Sprintf("127.0.0.1:%d", httpPort),
+		"--upstream-grpc", gs.up.GRPCAddr, "--upstream-http", gs.up.HTTPURL, "--config", gs.configPath,
+		"--query-defaults-limit", "25"}
+	gs.env = append(os.Environ(), "DIVERSE_SELECT_FEATURE_CACHE_SETTLE=0")
+	for k, v := range gwEnv {
+		gs.env = append(gs.env, k+"="+v)
+	}
+	log, err := os.CreateTemp("", "diverse-select-gateway-"+name+"-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup(func() { log.Close() })
+	gs.logPath = log.Name()
+	gs.log = log
+	if err := gs.startProcess(root); err != nil {
+		t.Fatal(err)
+	}
+	cleanup(gs.stopProcess)
+	if err := gs.waitReady(30 * time.Second); err != nil {
+		t.Fatalf("%v (log %s):\n%s", err, gs.logPath, tail(gs.logPath, 30))
+	}
+	gs.conn, err = grpc.NewClient(gs.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleanup(func() { gs.conn.Close() })
+	t.Logf("%s gateway log: %s", name, gs.logPath)
+}
+
+// startProcess starts bin/gateway with gs's arguments.
+func (gs *gatewayStack) startProcess(root string) error {
+	gs.cmd = exec.Command(filepath.Join(root, "bin", "gateway"), gs.args...)
+	gs.cmd.Env = gs.env
+	gs.cmd.Stdout, gs.cmd.Stderr = gs.log, gs.log
+	return gs.cmd.Start()
+}
+
+func (gs *gatewayStack) stopProcess() {
+	if gs.cmd != nil && gs.cmd.Process != nil {
+		_ = gs.cmd.Process.Kill()
+		_ = gs.cmd.Wait()
+	}
+}
+
+// waitReady waits until the gateway serves its status endpoint.
+func (gs *gatewayStack) waitReady(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		if st, err := gs.status(); err == nil && st.ConfigLoads > 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the gateway did not start within %s", limit)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+var suiteCleanups []func()
+
+// addSuiteCleanup registers f to run after every test (TestMain).
+func addSuiteCleanup(f func()) { suiteCleanups = append(suiteCleanups, f) }
+
+func runSuiteCleanups() {
+	for i := len(suiteCleanups) - 1; i >= 0; i-- {
+		suiteCleanups[i]()
+	}
+}
+
+// writeConfig writes the gateway's config file (it reloads it).
+func (gs *gatewayStack) writeConfig(t testing.TB, collections map[string]any) {
+	t.Helper()
+	b, err := yaml.Marshal(map[string]any{"collections": collections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs.writeConfigBytes(t, b)
+}
+
+func (gs *gatewayStack) writeConfigBytes(t testing.TB, b []byte) {
+	t.Helper()
+	tmp := gs.configPath + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, gs.configPath); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gatewayStatus is the gateway's own HTTP endpoint.
+type gatewayStatus struct {
+	ConfigLoads  int            `json:"configLoads"`
+	ConfigError  string         `json:"configError"`
+	Collections  map[string]any `json:"collections"`
+	FeatureCache map[string]any `json:"featureCache"`
+}
+
+func (gs *gatewayStack) status() (gatewayStatus, error) {
+	var st gatewayStatus
+	resp, err := http.Get(gs.HTTPURL + "/diverse-select/gateway")
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("status %s", resp.Status)
+	}
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// search sends req to the gateway.
+func (gs *gatewayStack) search(ctx context.Context, req *pb.SearchRequest) (*pb.SearchReply, error) {
+	return pb.NewWeaviateClient(gs.conn).Search(ctx, req)
+}
+
+// moduleSearch sends req to the module's server (the test stack).
+func moduleSearch(ctx context.Context, t testing.TB, req *pb.SearchRequest) (*pb.SearchReply, error) {
+	return pb.NewWeaviateClient(moduleConn(t)).Search(ctx, req)
+}
+
+var moduleConnOnce = struct {
+	conn *grpc.ClientConn
+	err  error
+	done bool
+}{}
+
+func moduleConn(t testing.TB) *grpc.ClientConn {
+	t.Helper()
+	if !moduleConnOnce.done {
+		moduleConnOnce.conn, moduleConnOnce.err = grpc.NewClient(srv.GRPCAddr,
+			grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		moduleConnOnce.done = true
+	}
+	if moduleConnOnce.err != nil {
+		t.Fatal(moduleConnOnce.err)
+	}
+	return moduleConnOnce.conn
+}
+
+// createOn (re)creates a class on another server.
+func createOn(t testing.TB, c *weaviate.Client, class *models.Class) {
+	t.Helper()
+	_ = c.Schema().ClassDeleter().WithClassName(class.Class).Do(ctx(t))
+	if err := c.Schema().ClassCreator().WithClass(class).Do(ctx(t)); err != nil {
+		t.Fatalf("create class %s: %v", class.Class, err)
+	}
+}
+
+// importOn imports docs into class on another server, with the ids
+// importDocs gives them.
+func importOn(t testing.TB, c *weaviate.Client, class string, docs []Doc) {
+	t.Helper()
+	objs := make([]*models.Object, len(docs))
+	for i, d := range docs {
+		props := map[string]any{"body": d.Body, "grp": d.Group}
+		for k, v := range d.Props {
+			props[k] = v
+		}
+		objs[i] = &models.Object{Class: class, ID: strfmt.UUID(uuidOf(class, d.Tenant+"/"+d.Key)), Properties: props,
+			Tenant: d.Tenant, Vector: d.Vector}
+	}
+	for from := 0; from < len(objs); from += 500 {
+		to := min(from+500, len(objs))
+		res, err := c.Batch().ObjectsBatcher().WithObjects(objs[from:to]...).Do(ctx(t))
+		if err != nil {
+			t.Fatalf("batch import into %s: %v", class, err)
+		}
+		for i, r := range res {
+			if r.Result != nil && r.Result.Errors != nil && len(r.Result.Errors.Error) > 0 {
+				t.Fatalf("batch import into %s, object %q: %s", class, docs[from+i].Key, r.Result.Errors.Error[0].Message)
+			}
+		}
+	}
+}
+
+// gatewayLogTail is the gateway's log end, for failures.
+func (gs *gatewayStack) logTail() string { return tail(gs.logPath, 20) }
