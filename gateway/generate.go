@@ -23,11 +23,11 @@ func (u *upstreamQuery) generate(ctx context.Context, reply *pb.SearchReply) err
 	}
 	req := &pb.SearchRequest{
 		Collection: u.class, Tenant: u.req.Tenant, ConsistencyLevel: u.req.ConsistencyLevel,
-		Limit:      uint32(len(ids)),
-		Filters:    idFilter(ids),
-		Generative: u.req.Generative,
-		Properties: u.req.Properties,
-		Metadata:   &pb.MetadataRequest{Uuid: true},
+		Limit:       uint32(len(ids)),
+		Filters:     idFilter(ids),
+		Generative:  u.req.Generative,
+		Properties:  u.req.Properties,
+		Metadata:    &pb.MetadataRequest{Uuid: true},
 		Uses_123Api: u.req.Uses_123Api, Uses_125Api: u.req.Uses_125Api, Uses_127Api: u.req.Uses_127Api,
 	}
 	gen, err := u.search(ctx, req)
