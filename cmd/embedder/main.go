@@ -7,12 +7,13 @@
 //
 // vectorizes objects and nearText queries with it, without a GPU, a Python
 // container or a model download. The embeddings come from package embed:
-// "hash" (feature hashing, no data files) or "glove" (SIF-weighted GloVe
-// vectors from -glove-dir).
+// "hash" (feature hashing, no data files), "glove" (SIF-weighted GloVe
+// vectors from -glove-dir) or "neural" (all-MiniLM-L6-v2, run by the Python
+// interpreter -python of the project's virtual environment, `make venv`).
 //
 // Usage:
 //
-//	embedder [-addr 127.0.0.1:8090] [-mode hash|glove] [-dims 256] [-glove-dir DIR]
+//	embedder [-addr 127.0.0.1:8090] [-mode hash|glove|neural] [-dims 256] [-glove-dir DIR] [-python .venv/bin/python]
 package main
 
 import (
@@ -47,6 +48,7 @@ func main() {
 // config holds the parsed flags.
 type config struct {
 	addr, mode, gloveDir string
+	python               string
 	dims                 int
 	dimsSet              bool
 }
@@ -56,9 +58,10 @@ func parseFlags(args []string, output io.Writer) (config, error) {
 	fs := flag.NewFlagSet("embedder", flag.ContinueOnError)
 	fs.SetOutput(output)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8090", "host:port to listen on (port 0 picks a free port)")
-	fs.StringVar(&c.mode, "mode", embed.ModeHash, "embedding mode: hash or glove")
+	fs.StringVar(&c.mode, "mode", embed.ModeHash, "embedding mode: hash, glove or neural")
 	fs.IntVar(&c.dims, "dims", embed.DefaultHashDims, "vector length in hash mode (glove mode takes it from the files)")
 	fs.StringVar(&c.gloveDir, "glove-dir", "", "directory with words.txt and vectors.f16 (glove mode)")
+	fs.StringVar(&c.python, "python", ".venv/bin/python", "the Python interpreter with the model's packages (neural mode; `make venv`)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -78,11 +81,18 @@ func run(ctx context.Context, args []string, logger *log.Logger, ready func(addr
 		return err
 	}
 	start := time.Now()
-	e, err := embed.New(c.mode, c.dims, c.gloveDir)
-	if err != nil {
+	var e embed.Embedder
+	if c.mode == embed.ModeNeural {
+		n, err := embed.StartNeural(c.python, os.Stderr)
+		if err != nil {
+			return err
+		}
+		defer n.Close()
+		e = n
+	} else if e, err = embed.New(c.mode, c.dims, c.gloveDir); err != nil {
 		return err
 	}
-	// In glove mode the dimension is fixed by the files; an explicit,
+	// In glove and neural modes the dimension is fixed by the model; an explicit,
 	// different -dims is a mistake worth reporting rather than ignoring.
 	if c.dimsSet && e.Dims() != c.dims {
 		return fmt.Errorf("-dims %d does not match the %d-dimensional vectors in %s", c.dims, e.Dims(), c.gloveDir)

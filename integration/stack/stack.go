@@ -323,6 +323,34 @@ func (s *Stack) startEmbedder(ctx context.Context, o Options) error {
 	return nil
 }
 
+// StartEmbedder starts only an embedder (bin/embedder with args, on a free
+// port), for a collection whose inferenceUrl points at a second mode; Stop
+// ends it.
+func StartEmbedder(ctx context.Context, binDir string, args []string, log io.Writer) (*Stack, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &Stack{EmbedderURL: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	if err := s.startEmbedder(ctx, Options{BinDir: binDir, EmbedderPort: port, EmbedderArgs: args, Log: log,
+		ReadyTimeout: 3 * time.Minute}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// EmbedderPID is the embedder process's id (0 when none runs), for
+// measuring its memory.
+func (s *Stack) EmbedderPID() int {
+	if s.embedder == nil || s.embedder.exited() {
+		return 0
+	}
+	return s.embedder.cmd.Process.Pid
+}
+
 // ServerPID is the Weaviate process's id (0 when it is not running), for
 // measuring its memory.
 func (s *Stack) ServerPID() int {

@@ -22,6 +22,7 @@ var generatedBlocks = map[string]string{
 	"env":             "config/docs_test.go against config.Env",
 	"versions":        "TestWeaviateVersionNamed against go.mod",
 	"params":          "selectors/all against each strategy's parameter specs",
+	"embedder-speed":  "make bench-embedder (tools/embedbench)",
 	// docs/performance.md
 	"go-env":         "make bench (tools/benchtab)",
 	"go-gram":        "make bench (tools/benchtab)",

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"github.com/diverse-select/diverse-select/tools/internal/docblock"
 )
 
 func main() {
@@ -205,19 +206,19 @@ func run() error {
 	}
 	switch {
 	case o.doc != "":
-		if err := splice(o.doc, "server", md); err != nil {
+		if err := docblock.Splice(o.doc, "server", md); err != nil {
 			return err
 		}
-		if err := splice(o.doc, "server-summary", sum); err != nil {
+		if err := docblock.Splice(o.doc, "server-summary", sum); err != nil {
 			return err
 		}
 		if prof != "" {
-			if err := splice(o.doc, "server-profile", prof); err != nil {
+			if err := docblock.Splice(o.doc, "server-profile", prof); err != nil {
 				return err
 			}
 		}
 		if o.readme != "" {
-			return splice(o.readme, "speed-server", readmeSummary(tables))
+			return docblock.Splice(o.readme, "speed-server", readmeSummary(tables))
 		}
 		return nil
 	case o.out != "":
@@ -225,20 +226,4 @@ func run() error {
 	}
 	fmt.Print(sum + "\n" + md + "\n" + prof)
 	return nil
-}
-
-// splice replaces the text between <!-- BEGIN name --> and <!-- END name -->
-// in file by body.
-func splice(file, name, body string) error {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err
-	}
-	s := string(data)
-	begin, end := "<!-- BEGIN "+name+" -->", "<!-- END "+name+" -->"
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %s ... %s markers", file, begin, end)
-	}
-	return os.WriteFile(file, []byte(s[:i+len(begin)]+"\n"+body+s[j:]), 0o644)
 }

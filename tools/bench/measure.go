@@ -10,6 +10,8 @@ import (
 	"time"
 
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	"github.com/diverse-select/diverse-select/tools/internal/docblock"
 )
 
 const (
@@ -193,7 +195,7 @@ func report(o options, before, after serverMeta, tables []table) string {
 		"mode (768 dimensions), cosine HNSW index. One client, sequential queries over loopback; %d warm-up and %d timed "+
 		"queries per variant, variants interleaved round-robin, %d query texts in rotation. Latency is measured by the client: "+
 		"request sent to answer read.\n\n",
-		time.Now().UTC().Format("2006-01-02"), cpuModel(), runtime.NumCPU(), runtime.Version(), before.version, before.kernel,
+		time.Now().UTC().Format("2006-01-02"), docblock.CPUModel(), runtime.NumCPU(), runtime.Version(), before.version, before.kernel,
 		o.docs, o.warmup, o.n, len(benchQueries))
 	for _, t := range tables {
 		fmt.Fprintf(&b, "Pool of %d (nearText, limit %d; diverseSelect: candidates %d, tokenBudget %d, maxResults %d; "+
@@ -217,19 +219,4 @@ func report(o options, before, after serverMeta, tables []table) string {
 			num("hits"), num("misses"), num("entries"), num("bytes"), num("maxBytes"))
 	}
 	return b.String()
-}
-
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return runtime.GOARCH
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "model name") {
-			if _, v, ok := strings.Cut(line, ":"); ok {
-				return strings.TrimSpace(v)
-			}
-		}
-	}
-	return runtime.GOARCH
 }

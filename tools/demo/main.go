@@ -31,7 +31,9 @@ const Class = "DemoChunk"
 
 func main() {
 	var (
-		gloveDir   = flag.String("glove-dir", "", "GloVe folder (words.txt + vectors.f16) for the embedder's glove mode; hash mode when absent")
+		embedder   = flag.String("embedder", "auto", "the embedder's mode: neural (all-MiniLM-L6-v2 from -python), glove (-glove-dir), hash, or auto: neural when -python exists, else glove when -glove-dir holds GloVe, else hash")
+		python     = flag.String("python", ".venv/bin/python", "the Python of the neural mode (made by `make venv`)")
+		gloveDir   = flag.String("glove-dir", "", "GloVe folder (words.txt + vectors.f16) for the embedder's glove mode")
 		dataDir    = flag.String("data", ".data/run", "Weaviate data folder (the embedder and Weaviate logs go to logs.txt beside it)")
 		httpPort   = flag.Int("http-port", 8080, "Weaviate HTTP port on 127.0.0.1")
 		grpcPort   = flag.Int("grpc-port", 50051, "Weaviate gRPC port on 127.0.0.1")
@@ -45,7 +47,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	opts := options{gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
+	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
 		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -53,8 +55,51 @@ func main() {
 	}
 }
 
+// embedderMode picks the embedder's flags and describes them: -embedder,
+// where auto takes the best the machine has.
+func embedderMode(o options) ([]string, string, error) {
+	hasGloVe := o.gloveDir != ""
+	if hasGloVe {
+		_, err := os.Stat(filepath.Join(o.gloveDir, "words.txt"))
+		hasGloVe = err == nil
+	}
+	python, err := filepath.Abs(o.python)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := os.Stat(python)
+	hasPython := o.python != "" && err == nil && !st.IsDir()
+	mode := o.embedder
+	if mode == "auto" || mode == "" {
+		switch {
+		case hasPython:
+			mode = "neural"
+		case hasGloVe:
+			mode = "glove"
+		default:
+			mode = "hash"
+		}
+	}
+	switch mode {
+	case "neural":
+		if !hasPython {
+			return nil, "", fmt.Errorf("-embedder neural: no Python at %s (run `make venv`)", python)
+		}
+		return []string{"-mode", "neural", "-python", python}, "neural (all-MiniLM-L6-v2 sentence vectors)", nil
+	case "glove":
+		if !hasGloVe {
+			return nil, "", fmt.Errorf("-embedder glove: no GloVe files in -glove-dir %q", o.gloveDir)
+		}
+		return []string{"-mode", "glove", "-glove-dir", o.gloveDir}, "glove (SIF-weighted GloVe 100d from " + o.gloveDir + ")", nil
+	case "hash":
+		return []string{"-mode", "hash"}, "hash (feature hashing: near-copies, not meaning)", nil
+	}
+	return nil, "", fmt.Errorf("-embedder %q: unknown mode (allowed: auto, neural, glove, hash)", o.embedder)
+}
+
 // options are the demo's flags.
 type options struct {
+	embedder, python              string
 	gloveDir, dataDir, strategy   string
 	readme                        string // file whose demo block gets the first query's comparison
 	httpPort, grpcPort, embedPort int
@@ -63,14 +108,10 @@ type options struct {
 }
 
 func run(ctx context.Context, w io.Writer, o options) error {
-	gloveDir, dataDir, budget, candidates, strategy := o.gloveDir, o.dataDir, o.budget, o.candidates, o.strategy
-	embedArgs := []string{"-mode", "hash"}
-	mode := "hash (feature hashing; pass -glove-dir for GloVe sentence vectors)"
-	if gloveDir != "" {
-		if _, err := os.Stat(filepath.Join(gloveDir, "words.txt")); err == nil {
-			embedArgs = []string{"-mode", "glove", "-glove-dir", gloveDir}
-			mode = "glove (SIF-weighted GloVe 100d from " + gloveDir + ")"
-		}
+	dataDir, budget, candidates, strategy := o.dataDir, o.budget, o.candidates, o.strategy
+	embedArgs, mode, err := embedderMode(o)
+	if err != nil {
+		return err
 	}
 	absData, err := filepath.Abs(dataDir)
 	if err != nil {

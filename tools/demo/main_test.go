@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/diverse-select/diverse-select/internal/corpus"
 )
@@ -75,4 +79,38 @@ func mustAtoi(s string) int {
 		panic(err)
 	}
 	return n
+}
+
+func TestEmbedderMode(t *testing.T) {
+	dir := t.TempDir()
+	python := filepath.Join(dir, "python")
+	glove := filepath.Join(dir, "glove")
+	require.NoError(t, os.WriteFile(python, nil, 0o755))
+	require.NoError(t, os.MkdirAll(glove, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(glove, "words.txt"), nil, 0o644))
+	for _, tc := range []struct {
+		name     string
+		o        options
+		wantMode string // the -mode flag; "" when an error is wanted
+		wantErr  string
+	}{
+		{"auto takes the neural mode when the venv is there", options{embedder: "auto", python: python, gloveDir: glove}, "neural", ""},
+		{"auto falls back to glove", options{embedder: "auto", python: filepath.Join(dir, "none"), gloveDir: glove}, "glove", ""},
+		{"auto falls back to hash", options{embedder: "auto", python: filepath.Join(dir, "none")}, "hash", ""},
+		{"no flags at all is hash", options{}, "hash", ""},
+		{"a folder is not a Python", options{embedder: "auto", python: dir}, "hash", ""},
+		{"neural without the venv", options{embedder: "neural", python: filepath.Join(dir, "none")}, "", "run `make venv`"},
+		{"glove without files", options{embedder: "glove", gloveDir: dir}, "", "no GloVe files"},
+		{"unknown", options{embedder: "bert"}, "", `-embedder "bert": unknown mode (allowed: auto, neural, glove, hash)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, _, err := embedderMode(tc.o)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.wantMode, args[1])
+		})
+	}
 }

@@ -18,8 +18,8 @@ import (
 // fails when a figure of the default falls below the floor stored in
 // thresholds.json: its value on every target metric, and its margin over
 // what the target requires (so a change that narrows the lead over the
-// baselines fails too, even where the target itself is not met), on both
-// encoders; and it fails when the default selects any near-copy pair.
+// baselines fails too, even where the target itself is not met), on every
+// encoder; and it fails when the default selects any near-copy pair.
 
 // thresholdFile is the stored floors; see the Comment field of the file.
 type thresholdFile struct {
@@ -100,7 +100,7 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 			Comment: "Floors of the CI quality check (make eval-check). Each value is what the default strategy reached, " +
 				"in points (the other-question token margins in tokens), on the full evaluation sets (HotpotQA dev300, MuSiQue train100, " +
 				"2WikiMultihopQA train500, their mixed pools, Perspectrum train+dev, PIR four tasks) with each " +
-				"encoder (glove: the embedder's glove mode; use-lite: the stored USE-Lite vectors), written by `make eval-check-update` on " + time.Now().UTC().Format("2006-01-02") +
+				"encoder (glove: the embedder's glove mode; use-lite: the stored USE-Lite vectors; minilm: all-MiniLM-L6-v2, the embedder's neural mode), written by `make eval-check-update` on " + time.Now().UTC().Format("2006-01-02") +
 				". Regenerate only for a deliberate change and say why in the commit; docs/quality.md has the full tables.",
 			Strategy: def, TolerancePoints: 0.5, Floors: got,
 		}

@@ -9,27 +9,34 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
 )
 
-// The evaluation runs on two encoders, since a result that holds on one
+// The evaluation runs on three encoders, since a result that holds on one
 // only is not a result: the embedder's glove mode (GloVe-SIF, computed
-// here) and Universal Sentence Encoder Lite, whose vectors for every text
-// the evaluation embeds are stored in <data>/use-lite-512 (SOURCE.md there:
-// rows of float16, looked up by the SHA-256 of the exact text).
+// here); Universal Sentence Encoder Lite, whose vectors for every text the
+// evaluation embeds are stored in <data>/use-lite-512 (SOURCE.md there:
+// rows of float16, looked up by the SHA-256 of the exact text); and
+// all-MiniLM-L6-v2, the embedder's neural mode, whose vectors are computed
+// once per machine into a cache outside the repository (vectorcache.go).
 const (
-	encGloVe = "glove"
-	encUSE   = "use-lite"
+	encGloVe  = "glove"
+	encUSE    = "use-lite"
+	encMiniLM = "minilm"
 )
 
-var encoderNames = []string{encGloVe, encUSE}
+var encoderNames = []string{encGloVe, encUSE, encMiniLM}
 
 // encoderTitle is how the documents name an encoder.
 func encoderTitle(enc string) string {
-	if enc == encUSE {
+	switch enc {
+	case encUSE:
 		return "USE-Lite (neural, 512-d)"
+	case encMiniLM:
+		return "all-MiniLM-L6-v2 (neural, 384-d)"
 	}
 	return "GloVe-SIF (100-d)"
 }
@@ -39,7 +46,7 @@ func parseEncoders(s string) ([]string, error) {
 	var out []string
 	for _, e := range strings.Split(s, ",") {
 		e = strings.TrimSpace(e)
-		if e != encGloVe && e != encUSE {
+		if !slices.Contains(encoderNames, e) {
 			return nil, fmt.Errorf("-encoders: unknown encoder %q (allowed: %s)", e, strings.Join(encoderNames, ", "))
 		}
 		out = append(out, e)

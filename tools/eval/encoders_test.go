@@ -39,6 +39,6 @@ func TestParseEncoders(t *testing.T) {
 	got, err := parseEncoders("glove, use-lite")
 	require.NoError(t, err)
 	assert.Equal(t, []string{encGloVe, encUSE}, got)
-	_, err = parseEncoders("minilm")
-	require.ErrorContains(t, err, `unknown encoder "minilm" (allowed: glove, use-lite)`)
+	_, err = parseEncoders("bert")
+	require.ErrorContains(t, err, `unknown encoder "bert" (allowed: glove, use-lite, minilm)`)
 }

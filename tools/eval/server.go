@@ -25,8 +25,9 @@ import (
 
 // The server mode measures HotpotQA end to end: the paragraphs of all
 // questions (deduplicated) go into one class per encoder - vectorised by
-// the embedder in glove mode (nearText), or imported with their stored
-// USE-Lite vectors (nearVector with the question's vector) - and each
+// the embedder in glove mode or by a second embedder in neural mode
+// (all-MiniLM-L6-v2, the class's inferenceUrl; nearText), or imported with
+// their stored USE-Lite vectors (nearVector with the question's vector) - and each
 // question runs the search with diverseSelect over 50 candidates. Next to it, the library runs the same strategies on the
 // very pools the server retrieved (a plain nearText of 50 with vectors and
 // distances), so any difference comes from the real path itself.
@@ -42,6 +43,9 @@ type serverRoute struct {
 	search func(question string) string
 	// selectArgs are extra diverseSelect arguments for a question.
 	selectArgs func(question string) string
+	// neural: the class vectorises with the neural embedder (inferenceUrl).
+	neural       bool
+	inferenceURL string // the neural embedder's, once started
 	// vector is the object vector of a paragraph; nil: the class vectorises.
 	vector func(p hotpotPara) []float32
 }
@@ -56,6 +60,10 @@ func serverRoutes(o options) ([]serverRoute, error) {
 		switch enc {
 		case encGloVe:
 			out = append(out, serverRoute{enc: enc, class: "EvalHotpot",
+				search:     func(q string) string { return fmt.Sprintf(`nearText: {concepts: [%q]}`, q) },
+				selectArgs: func(string) string { return "" }})
+		case encMiniLM:
+			out = append(out, serverRoute{enc: enc, class: "EvalHotpotMiniLM", neural: true,
 				search:     func(q string) string { return fmt.Sprintf(`nearText: {concepts: [%q]}`, q) },
 				selectArgs: func(string) string { return "" }})
 		case encUSE:
@@ -152,6 +160,17 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	routes, err := serverRoutes(o)
 	if err != nil {
 		return err
+	}
+	for i := range routes {
+		if routes[i].neural {
+			fmt.Fprintf(os.Stderr, "eval: starting a second embedder (neural) for %s\n", routes[i].class)
+			n, err := stack.StartEmbedder(ctx, filepath.Join(root, "bin"), []string{"-mode", "neural", "-python", o.python}, logFile)
+			if err != nil {
+				return err
+			}
+			defer n.Stop()
+			routes[i].inferenceURL = n.EmbedderURL
+		}
 	}
 	allQuestions := len(qs)
 	if o.questions > 0 && o.questions < len(qs) {
@@ -411,6 +430,9 @@ func importParas(ctx context.Context, client *weaviate.Client, rt serverRoute, p
 			{Name: "title", DataType: []string{"text"}},
 			{Name: "text", DataType: []string{"text"}},
 		},
+	}
+	if rt.inferenceURL != "" {
+		class.ModuleConfig.(map[string]any)["text2vec-transformers"] = map[string]any{"vectorizeClassName": false, "inferenceUrl": rt.inferenceURL}
 	}
 	if rt.vector != nil {
 		class.Vectorizer = "none"

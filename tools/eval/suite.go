@@ -154,6 +154,7 @@ type env struct {
 	enc     string
 	emb     embed.Embedder // glove
 	stored  *storedVectors // use-lite
+	cache   *vectorCache   // minilm
 	counter tokens.Counter
 	mu      sync.Mutex
 	vecs    map[string][]float32
@@ -172,6 +173,8 @@ func newEnv(o options, enc string) (*env, error) {
 		e.emb, err = embed.New(embed.ModeGloVe, 0, o.gloveDir)
 	case encUSE:
 		e.stored, err = loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
+	case encMiniLM:
+		e.cache, err = openVectorCache(o.vectorCache, o.python)
 	default:
 		err = fmt.Errorf("unknown encoder %q", enc)
 	}
@@ -186,7 +189,13 @@ func (e *env) embed(text string) []float32 {
 	if e.emb != nil {
 		return e.emb.Embed(text)
 	}
-	v, err := e.stored.vector(text)
+	var v []float32
+	var err error
+	if e.cache != nil {
+		v, err = e.cache.vector(text)
+	} else {
+		v, err = e.stored.vector(text)
+	}
 	if err != nil {
 		e.mu.Lock()
 		if e.err == nil {
@@ -211,6 +220,16 @@ func (e *env) embedAll(texts []string) {
 	e.mu.Unlock()
 	if len(todo) == 0 {
 		return
+	}
+	if e.cache != nil {
+		// One batch for the neural worker; the lookups below then read the cache.
+		if err := e.cache.ensure(todo); err != nil {
+			e.mu.Lock()
+			if e.err == nil {
+				e.err = err
+			}
+			e.mu.Unlock()
+		}
 	}
 	out := make([][]float32, len(todo))
 	toks := make([]int, len(todo))

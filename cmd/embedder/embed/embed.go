@@ -1,16 +1,19 @@
 // Package embed turns text into fixed-length, L2-normalised float32 vectors
-// without a neural model, so that diverse-select can be demonstrated and
-// evaluated on a machine with no GPU and no model downloads.
+// on the CPU, with no GPU and no model download, so that diverse-select can
+// be demonstrated and evaluated anywhere.
 //
-// Two embedders are provided:
+// Three embedders are provided:
 //
 //   - Hash: signed feature hashing of lower-cased word unigrams and bigrams.
 //     Needs no data files; near-duplicate texts get near-identical vectors,
 //     which is exactly what a diversity selector has to cope with.
 //   - GloVe: a SIF-weighted average of pre-trained word vectors read from a
 //     words.txt + vectors.f16 directory, which also captures paraphrases.
+//   - Neural: all-MiniLM-L6-v2, the model of Weaviate's own
+//     text2vec-transformers image, run by a Python worker process from the
+//     project's virtual environment (StartNeural).
 //
-// Both are deterministic and safe for concurrent use. NewHandler serves any
+// All are deterministic and safe for concurrent use. NewHandler serves any
 // Embedder over the HTTP inference protocol of Weaviate's
 // text2vec-transformers module (see docs/embedder.md).
 package embed
@@ -27,7 +30,7 @@ type Embedder interface {
 	Embed(text string) []float32
 	// Dims is the length of every vector Embed returns.
 	Dims() int
-	// Mode names the embedding method ("hash" or "glove").
+	// Mode names the embedding method ("hash", "glove" or "neural").
 	Mode() string
 }
 
@@ -49,8 +52,10 @@ func New(mode string, dims int, gloveDir string) (Embedder, error) {
 		return NewHash(dims)
 	case ModeGloVe:
 		return LoadGloVe(gloveDir)
+	case ModeNeural:
+		return nil, fmt.Errorf("embed: mode %q runs a worker process: use StartNeural", mode)
 	default:
-		return nil, fmt.Errorf("embed: unknown mode %q (want %q or %q)", mode, ModeHash, ModeGloVe)
+		return nil, fmt.Errorf("embed: unknown mode %q (want %q, %q or %q)", mode, ModeHash, ModeGloVe, ModeNeural)
 	}
 }
 

@@ -113,8 +113,23 @@ func serveVectors(w http.ResponseWriter, r *http.Request, e Embedder) {
 		}
 		dims = int(*d)
 	}
-	vec := EmbedDims(e, req.Text, dims)
+	vec, err := embedChecked(e, req.Text, dims)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	writeJSON(w, http.StatusOK, VectorsResponse{Text: req.Text, Dims: len(vec), Vector: vec})
+}
+
+// embedChecked is EmbedDims with an embedder's failure (the neural worker's)
+// as an error for this request instead of a crash of the server.
+func embedChecked(e Embedder, text string, n int) (vec []float32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return EmbedDims(e, text, n), nil
 }
 
 // EmbedDims embeds text with e and shortens the vector to n <= e.Dims()
