@@ -283,5 +283,16 @@ func importOn(t testing.TB, c *weaviate.Client, class string, docs []Doc) {
 	}
 }
 
+// upSearch sends req to the upstream Weaviate directly.
+func (gs *gatewayStack) upSearch(t testing.TB, req *pb.SearchRequest) (*pb.SearchReply, error) {
+	t.Helper()
+	conn, err := grpc.NewClient(gs.up.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	return pb.NewWeaviateClient(conn).Search(ctx(t), req)
+}
+
 // gatewayLogTail is the gateway's log end, for failures.
 func (gs *gatewayStack) logTail() string { return tail(gs.logPath, 20) }
