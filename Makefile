@@ -294,6 +294,12 @@ LOAD_FLAGS ?=
 load: build
 	$(GO) run ./tools/load $(LOAD_FLAGS)
 
+## load-gateway: the same load through the gateway in front of stock Weaviate (tools/load -gateway): gRPC searches with
+## the settings in the rerank property, writes through its REST pass-through, every answer against the library's
+.PHONY: load-gateway
+load-gateway: build weaviate-stock
+	$(GO) run ./tools/load -gateway -out $(BENCH_OUT)/load-gateway.txt $(LOAD_FLAGS)
+
 ## load-cold: 64 clients send two default queries each over a 2000-object pool (768 dims) right after the
 ## import, with the feature cache cold (-cold), then the same run warmed by a quiet pass; compare the latency lines
 .PHONY: load-cold

@@ -2,11 +2,7 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,7 +13,6 @@ import (
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
-	"gopkg.in/yaml.v3"
 
 	"github.com/diverse-select/diverse-select/integration/stack"
 )
@@ -36,13 +31,9 @@ type gatewayStack struct {
 	upClient *weaviate.Client
 	// GRPCAddr and HTTPURL are the gateway's.
 	GRPCAddr, HTTPURL string
-	configPath        string
-	cmd               *exec.Cmd
+	gw                *stack.Gateway
 	logPath           string
-	log               *os.File
 	conn              *grpc.ClientConn
-	args              []string
-	env               []string
 }
 
 // gatewayOptions configure startGatewayStack.
@@ -81,52 +72,29 @@ func startGatewayStack(t *testing.T, name string, o gatewayOptions) *gatewayStac
 }
 
 // launch starts bin/gateway in front of gs.up with the config file of
-// collections and waits until it serves; cleanup registers what stops it
-// (t.Cleanup, or addSuiteCleanup for a stack the tests share).
+// collections; cleanup registers what stops it (t.Cleanup, or
+// addSuiteCleanup for a stack the tests share).
 func (gs *gatewayStack) launch(t testing.TB, name string, collections map[string]any, gwEnv map[string]string, cleanup func(func())) {
 	t.Helper()
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "diverse-select-gateway-config-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cleanup(func() { os.RemoveAll(dir) })
-	gs.configPath = filepath.Join(dir, "gateway.yaml")
-	gs.writeConfig(t, collections)
-	grpcPort, err := stack.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	httpPort, err := stack.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", grpcPort)
-	gs.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", httpPort)
-	gs.args = []string{"--grpc", gs.GRPCAddr, "--http", fmt.Sprintf("127.0.0.1:%d", httpPort),
-		"--upstream-grpc", gs.up.GRPCAddr, "--upstream-http", gs.up.HTTPURL, "--config", gs.configPath,
-		"--query-defaults-limit", "25"}
-	gs.env = append(os.Environ(), "DIVERSE_SELECT_FEATURE_CACHE_SETTLE=0")
-	for k, v := range gwEnv {
-		gs.env = append(gs.env, k+"="+v)
-	}
 	log, err := os.CreateTemp("", "diverse-select-gateway-"+name+"-*.log")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cleanup(func() { log.Close() })
 	gs.logPath = log.Name()
-	gs.log = log
-	if err := gs.startProcess(root); err != nil {
-		t.Fatal(err)
+	env := map[string]string{"DIVERSE_SELECT_FEATURE_CACHE_SETTLE": "0"}
+	for k, v := range gwEnv {
+		env[k] = v
 	}
-	cleanup(gs.stopProcess)
-	if err := gs.waitReady(30 * time.Second); err != nil {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	gs.gw, err = stack.StartGateway(c, stack.GatewayOptions{UpstreamGRPC: gs.up.GRPCAddr, UpstreamHTTP: gs.up.HTTPURL,
+		Collections: collections, Args: []string{"--query-defaults-limit", "25"}, Env: env, Log: log})
+	if err != nil {
 		t.Fatalf("%v (log %s):\n%s", err, gs.logPath, tail(gs.logPath, 30))
 	}
+	cleanup(gs.gw.Stop)
+	gs.GRPCAddr, gs.HTTPURL = gs.gw.GRPCAddr, gs.gw.HTTPURL
 	gs.conn, err = grpc.NewClient(gs.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
 	if err != nil {
@@ -134,35 +102,6 @@ func (gs *gatewayStack) launch(t testing.TB, name string, collections map[string
 	}
 	cleanup(func() { gs.conn.Close() })
 	t.Logf("%s gateway log: %s", name, gs.logPath)
-}
-
-// startProcess starts bin/gateway with gs's arguments.
-func (gs *gatewayStack) startProcess(root string) error {
-	gs.cmd = exec.Command(filepath.Join(root, "bin", "gateway"), gs.args...)
-	gs.cmd.Env = gs.env
-	gs.cmd.Stdout, gs.cmd.Stderr = gs.log, gs.log
-	return gs.cmd.Start()
-}
-
-func (gs *gatewayStack) stopProcess() {
-	if gs.cmd != nil && gs.cmd.Process != nil {
-		_ = gs.cmd.Process.Kill()
-		_ = gs.cmd.Wait()
-	}
-}
-
-// waitReady waits until the gateway serves its status endpoint.
-func (gs *gatewayStack) waitReady(limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		if st, err := gs.status(); err == nil && st.ConfigLoads > 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the gateway did not start within %s", limit)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 var suiteCleanups []func()
@@ -179,44 +118,21 @@ func runSuiteCleanups() {
 // writeConfig writes the gateway's config file (it reloads it).
 func (gs *gatewayStack) writeConfig(t testing.TB, collections map[string]any) {
 	t.Helper()
-	b, err := yaml.Marshal(map[string]any{"collections": collections})
-	if err != nil {
+	if err := gs.gw.WriteConfig(collections); err != nil {
 		t.Fatal(err)
 	}
-	gs.writeConfigBytes(t, b)
 }
 
 func (gs *gatewayStack) writeConfigBytes(t testing.TB, b []byte) {
 	t.Helper()
-	tmp := gs.configPath + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, gs.configPath); err != nil {
+	if err := gs.gw.WriteConfigBytes(b); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// gatewayStatus is the gateway's own HTTP endpoint.
-type gatewayStatus struct {
-	ConfigLoads  int            `json:"configLoads"`
-	ConfigError  string         `json:"configError"`
-	Collections  map[string]any `json:"collections"`
-	FeatureCache map[string]any `json:"featureCache"`
-}
+type gatewayStatus = stack.GatewayStatus
 
-func (gs *gatewayStack) status() (gatewayStatus, error) {
-	var st gatewayStatus
-	resp, err := http.Get(gs.HTTPURL + "/diverse-select/gateway")
-	if err != nil {
-		return st, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return st, fmt.Errorf("status %s", resp.Status)
-	}
-	return st, json.NewDecoder(resp.Body).Decode(&st)
-}
+func (gs *gatewayStack) status() (gatewayStatus, error) { return gs.gw.Status() }
 
 // search sends req to the gateway.
 func (gs *gatewayStack) search(ctx context.Context, req *pb.SearchRequest) (*pb.SearchReply, error) {
