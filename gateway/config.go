@@ -3,7 +3,9 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"time"
@@ -39,8 +41,8 @@ func loadConfig(path string, validate func(map[string]any) error) (*Config, erro
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w (the file holds collections: with a map of settings per collection)", path, err)
 	}
 	names := make([]string, 0, len(c.Collections))
 	for name := range c.Collections {

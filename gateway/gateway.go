@@ -3,12 +3,8 @@
 // HTTP), that answers a gRPC search carrying selection settings with the
 // module's own selection stage (diverseselect.Standalone) over searches and
 // reads it sends upstream with the caller's credentials, and that passes
-// every other call through as bytes.
-//
-//	g, err := gateway.New(gateway.Options{UpstreamGRPC: "weaviate:50051", UpstreamHTTP: "http://weaviate:8080"})
-//	if err != nil { ... }
-//	go g.ServeGRPC(grpcListener)
-//	http.Serve(httpListener, g.HTTPHandler())
+// every other call through as bytes (ExampleNew; cmd/gateway is the
+// command).
 //
 // Files by job: proxy.go (the pass-through), search.go (a selecting search),
 // upstream.go (the upstream searches and their results), reply.go (the reply
