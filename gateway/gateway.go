@@ -53,6 +53,9 @@ type Options struct {
 	ConfigPath string
 	// ReloadEvery is how often the file is checked for changes (0: 1 s).
 	ReloadEvery time.Duration
+	// ObjectCacheBytes bounds the cache of objects read by id (objects.go;
+	// 0: 64 MiB, negative: off).
+	ObjectCacheBytes int64
 	// SchemaTTL is how long a collection's schema is kept (0: 10 s).
 	SchemaTTL time.Duration
 	// QueryDefaultsLimit is the upstream's QUERY_DEFAULTS_LIMIT, the limit
@@ -73,6 +76,7 @@ type Gateway struct {
 	engine  *diverseselect.Standalone
 	config  atomic.Pointer[Config]
 	classes *classes
+	objects *objects
 	http    *httputil.ReverseProxy
 	stop    chan struct{}
 	// queryDefaults is what Weaviate's parser reads of its config.
@@ -103,10 +107,14 @@ func New(o Options) (*Gateway, error) {
 	if o.SchemaTTL == 0 {
 		o.SchemaTTL = 10 * time.Second
 	}
+	if o.ObjectCacheBytes == 0 {
+		o.ObjectCacheBytes = 64 << 20
+	}
 	if o.MaxMessageBytes == 0 {
 		o.MaxMessageBytes = 10 << 20
 	}
-	g := &Gateway{opts: o, logger: o.Logger, stop: make(chan struct{}), queryDefaults: &config.Config{}}
+	g := &Gateway{opts: o, logger: o.Logger, stop: make(chan struct{}), queryDefaults: &config.Config{},
+		objects: newObjects(o.ObjectCacheBytes)}
 	g.queryDefaults.QueryDefaults.Limit = 10
 	if o.QueryDefaultsLimit > 0 {
 		g.queryDefaults.QueryDefaults.Limit = int64(o.QueryDefaultsLimit)
@@ -193,7 +201,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 	mux.HandleFunc(StatusPath, func(w http.ResponseWriter, r *http.Request) {
 		g.statusMu.Lock()
 		st := map[string]any{"configLoads": g.configLoads, "configError": g.configErr,
-			"collections": g.config.Load(), "featureCache": g.engine.CacheStats()}
+			"collections": g.config.Load(), "featureCache": g.engine.CacheStats(), "objectCache": g.objects.stats()}
 		g.statusMu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)

@@ -23,7 +23,7 @@ func (u *upstreamQuery) reply(out []search.Result) *pb.SearchReply {
 	for i := range out {
 		u.order = append(u.order, string(out[i].ID))
 		results = append(results, &pb.SearchResult{
-			Properties: u.properties(&out[i]),
+			Properties: withSelectedText(u.properties(&out[i]), out[i].Schema),
 			Metadata:   u.metadata(&out[i]),
 		})
 	}
@@ -53,6 +53,59 @@ func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 		}
 	}
 	return out
+}
+
+// withSelectedText is p with the text the selection gave the object: with
+// evidence cards the module puts the card in the first text property and
+// drops the others (module/evidence.go, withCard); schema is the selected
+// object as the stage returned it.
+func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
+	props, ok := schema.(map[string]any)
+	if p == nil || p.NonRefProps == nil || !ok {
+		return p
+	}
+	var out *pb.PropertiesResult
+	edit := func() *pb.PropertiesResult {
+		if out == nil {
+			out = proto.CloneOf(p)
+		}
+		return out
+	}
+	for name, v := range p.NonRefProps.Fields {
+		var text any
+		switch k := v.GetKind().(type) {
+		case *pb.Value_TextValue:
+			text = k.TextValue
+		case *pb.Value_ListValue:
+			if tv, ok := k.ListValue.GetKind().(*pb.ListValue_TextValues); ok {
+				text = tv.TextValues.GetValues()
+			}
+		}
+		if text == nil {
+			continue
+		}
+		switch sv, present := props[name]; {
+		case !present:
+			delete(edit().NonRefProps.Fields, name)
+		case isString(sv) && sv != text:
+			edit().NonRefProps.Fields[name] = &pb.Value{Kind: &pb.Value_TextValue{TextValue: sv.(string)}}
+		case isStrings(sv) && !slices.Equal(sv.([]string), asStrings(text)):
+			edit().NonRefProps.Fields[name] = &pb.Value{Kind: &pb.Value_ListValue{ListValue: &pb.ListValue{
+				Kind: &pb.ListValue_TextValues{TextValues: &pb.TextValues{Values: sv.([]string)}}}}}
+		}
+	}
+	if out == nil {
+		return p
+	}
+	return out
+}
+
+func isString(v any) bool  { _, ok := v.(string); return ok }
+func isStrings(v any) bool { _, ok := v.([]string); return ok }
+
+func asStrings(v any) []string {
+	s, _ := v.([]string)
+	return s
 }
 
 // metadata is the pool search's metadata of the object with what the

@@ -124,37 +124,53 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 	return r
 }
 
-// read is the stage's MultiGetFunc: the objects by id, in one search
-// filtered to their ids, each with its properties and vectors; got[k] is
-// ids[k]'s object or the zero result when it is gone.
+// read is the stage's MultiGetFunc: the objects by id, each with its
+// properties and vectors - from the gateway's object cache when it holds the
+// version the pool's search returned, the others in one search filtered to
+// their ids; got[k] is ids[k]'s object or the zero result when it is gone.
 func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ additional.Properties, tenant string) ([]search.Result, error) {
-	want := make([]string, len(ids))
+	out := make([]search.Result, len(ids))
+	var missing []string
+	at := map[string]int{}
+	u.mu.Lock()
 	for i, id := range ids {
-		want[i] = id.ID
+		k := objectKey{class: u.class, tenant: tenant, id: strfmt.UUID(id.ID),
+			updated: u.pool[strfmt.UUID(id.ID)].GetMetadata().GetLastUpdateTimeUnix()}
+		if r := u.g.objects.get(k); r != nil && k.updated > 0 {
+			out[i] = u.result(r)
+			u.props[k.id] = r.Properties
+			continue
+		}
+		missing = append(missing, id.ID)
+		at[id.ID] = i
+	}
+	u.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
 	}
 	req := &pb.SearchRequest{
 		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
-		Limit:       uint32(len(ids)),
-		Filters:     idFilter(want),
-		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
-		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
+		Limit:      uint32(len(missing)),
+		Filters:    idFilter(missing),
+		Properties: &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
+		Metadata:   &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	}
 	reply, err := u.search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[strfmt.UUID]search.Result, len(reply.Results))
 	u.mu.Lock()
+	defer u.mu.Unlock()
 	for _, r := range reply.Results {
 		res := u.result(r)
-		byID[res.ID] = res
+		i, ok := at[string(res.ID)]
+		if !ok {
+			continue
+		}
+		out[i] = res // the others stay zero: gone
 		u.props[res.ID] = r.Properties
-	}
-	u.mu.Unlock()
-	out := make([]search.Result, len(ids))
-	for i, id := range ids {
-		out[i] = byID[strfmt.UUID(id.ID)] // zero: gone
+		u.g.objects.put(objectKey{class: u.class, tenant: tenant, id: res.ID, updated: res.Updated}, r)
 	}
 	return out, nil
 }
@@ -203,11 +219,13 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 		s := m.GetRerankScore()
 		res.AdditionalProperties = models.AdditionalProperties{"rerank": []*rankmodels.RankResult{{Score: &s}}}
 	}
-	props := map[string]any{}
-	for k, v := range r.GetProperties().GetNonRefProps().GetFields() {
-		props[k] = value(v)
+	if fields := r.GetProperties().GetNonRefProps().GetFields(); len(fields) > 0 {
+		props := make(map[string]any, len(fields))
+		for k, v := range fields {
+			props[k] = value(v)
+		}
+		res.Schema = props
 	}
-	res.Schema = props
 	return res
 }
 

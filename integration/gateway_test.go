@@ -55,6 +55,13 @@ var gwDocs = func() []Doc {
 				Body: fmt.Sprintf("%s %s, according to a %s study in %s of %d adults.", s, e, seasons[(i+3*j)%8], places[(2*i+j)%8], 100*(i+1)+7*j)})
 		}
 	}
+	// Chunks of three sentences: evidence cards cut them to the sentences
+	// that cover the query.
+	n := len(healthDocs)
+	for i := range 12 {
+		docs = append(docs, Doc{Key: fmt.Sprintf("long%d", i), Group: 200 + i, Body: healthDocs[i].Body + " " +
+			healthDocs[(i+5)%n].Body + " " + healthDocs[(i+9)%n].Body})
+	}
 	return withNtok(docs)
 }()
 
@@ -220,6 +227,13 @@ func TestGatewayEqualsModule(t *testing.T) {
 	hybrid := func(r *pb.SearchRequest) { r.HybridSearch = &pb.Hybrid{Query: "statins cholesterol", Alpha: 0.5} }
 	cases = append(cases,
 		tc{name: "defaults", limit: 40},
+		// The chunks of three sentences only (a filter): the cards replace their text.
+		tc{name: "evidence-cards", limit: 12, settings: map[string]any{"strategy": "coverage", "tokenBudget": 80, "evidence": "cards"},
+			search: func(r *pb.SearchRequest) {
+				r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+				r.Filters = &pb.Filters{Operator: pb.Filters_OPERATOR_GREATER_THAN_EQUAL, On: []string{"grp"},
+					TestValue: &pb.Filters_ValueInt{ValueInt: 200}}
+			}},
 		tc{name: "token-property", limit: 40, settings: map[string]any{"tokenProperty": "ntok", "tokenBudget": 120}},
 		tc{name: "bm25", limit: 40, settings: map[string]any{"strategy": "mmr", "tokenBudget": 100}, search: bm25},
 		tc{name: "hybrid", limit: 40, settings: map[string]any{"strategy": "adagres", "tokenBudget": 100}, search: hybrid},

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // --pprof
 	"os"
 	"os/signal"
 	"syscall"
@@ -45,7 +46,13 @@ func run() error {
 	flag.StringVar(&o.UpstreamCA, "upstream-ca", "", "PEM file of the CAs the upstream's TLS certificate is checked against (default: the system's)")
 	flag.StringVar(&o.ConfigPath, "config", "", "file of per-collection defaults (YAML or JSON; reloaded when it changes)")
 	flag.IntVar(&o.QueryDefaultsLimit, "query-defaults-limit", 10, "the upstream's QUERY_DEFAULTS_LIMIT: the limit of a search that gives none")
+	objectMB := flag.Int64("object-cache-mb", 64, "memory for the objects read by id, kept by id and update time (0: off)")
+	pprofAddr := flag.String("pprof", "", "serve Go's pprof handlers on this address (e.g. 127.0.0.1:6060; default: off)")
 	flag.Parse()
+	o.ObjectCacheBytes = *objectMB << 20
+	if *objectMB == 0 {
+		o.ObjectCacheBytes = -1
+	}
 	logger := logrus.New()
 	logger.SetFormatter(&logrus.JSONFormatter{})
 	o.Logger = logger
@@ -61,6 +68,13 @@ func run() error {
 	hl, err := net.Listen("tcp", *httpAddr)
 	if err != nil {
 		return err
+	}
+	if *pprofAddr != "" {
+		pl, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return err
+		}
+		go func() { _ = http.Serve(pl, nil) }() // net/http/pprof's handlers on the default mux
 	}
 	gs := g.GRPCServer()
 	hs := &http.Server{Handler: g.HTTPHandler(), ReadHeaderTimeout: 30 * time.Second}
