@@ -49,6 +49,9 @@ type Options struct {
 	// of the CAs to trust ("": the system's).
 	UpstreamTLS bool
 	UpstreamCA  string
+	// TLSCert and TLSKey are PEM files: the gateway's own listeners serve
+	// TLS with them ("": plain).
+	TLSCert, TLSKey string
 	// ConfigPath is the file of per-collection defaults ("": none).
 	ConfigPath string
 	// ReloadEvery is how often the file is checked for changes (0: 1 s).
@@ -56,6 +59,9 @@ type Options struct {
 	// ObjectCacheBytes bounds the cache of objects read by id (objects.go;
 	// 0: 64 MiB, negative: off).
 	ObjectCacheBytes int64
+	// UpstreamTimeout bounds each upstream call of a selecting search, for a
+	// caller that sets no deadline of its own (0: 60 s).
+	UpstreamTimeout time.Duration
 	// SchemaTTL is how long a collection's schema is kept (0: 10 s).
 	SchemaTTL time.Duration
 	// QueryDefaultsLimit is the upstream's QUERY_DEFAULTS_LIMIT, the limit
@@ -103,6 +109,9 @@ func New(o Options) (*Gateway, error) {
 	}
 	if o.ReloadEvery == 0 {
 		o.ReloadEvery = time.Second
+	}
+	if o.UpstreamTimeout == 0 {
+		o.UpstreamTimeout = time.Minute
 	}
 	if o.SchemaTTL == 0 {
 		o.SchemaTTL = 10 * time.Second
@@ -181,14 +190,28 @@ func upstreamTransport(up *url.URL) http.RoundTripper {
 
 // GRPCServer is the gateway's gRPC server: every method is the
 // pass-through but Weaviate's Search, which selects when asked to.
-func (g *Gateway) GRPCServer() *grpc.Server {
-	return grpc.NewServer(grpc.ForceServerCodec(codec{}), grpc.UnknownServiceHandler(g.handle),
+func (g *Gateway) GRPCServer() (*grpc.Server, error) {
+	opts := []grpc.ServerOption{grpc.ForceServerCodec(codec{}), grpc.UnknownServiceHandler(g.handle),
 		grpc.MaxRecvMsgSize(g.opts.MaxMessageBytes), grpc.MaxSendMsgSize(g.opts.MaxMessageBytes),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}))
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true})}
+	if g.opts.TLSCert != "" {
+		creds, err := credentials.NewServerTLSFromFile(g.opts.TLSCert, g.opts.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: --tls-cert/--tls-key: %w", err)
+		}
+		opts = append(opts, grpc.Creds(creds))
+	}
+	return grpc.NewServer(opts...), nil
 }
 
 // ServeGRPC serves gRPC on l until the listener closes.
-func (g *Gateway) ServeGRPC(l net.Listener) error { return g.GRPCServer().Serve(l) }
+func (g *Gateway) ServeGRPC(l net.Listener) error {
+	s, err := g.GRPCServer()
+	if err != nil {
+		return err
+	}
+	return s.Serve(l)
+}
 
 // StatusPath is the gateway's own HTTP endpoint: the config in force and
 // the last refusal (everything else is Weaviate's, passed through).

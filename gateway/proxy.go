@@ -130,7 +130,10 @@ func upstreamStatus(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := status.FromError(err); ok {
+	if st, ok := status.FromError(err); ok {
+		if st.Code() == codes.Unavailable { // most often the connection: say whose
+			return status.Error(codes.Unavailable, "gateway: upstream Weaviate: "+st.Message())
+		}
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -75,7 +75,9 @@ func (g *Gateway) search(ctx context.Context, req *pb.SearchRequest) (_ *pb.Sear
 	if err := g.engine.Precheck(req.Collection, defaults, rr.GetProperty(), rr.GetQuery(), int(req.Limit)); err != nil {
 		return nil, true, err
 	}
-	class, err := g.classes.get(ctx, req.Collection)
+	schemaCtx, cancel := context.WithTimeout(ctx, g.opts.UpstreamTimeout)
+	class, err := g.classes.get(schemaCtx, req.Collection)
+	cancel()
 	if err != nil {
 		return nil, true, err
 	}

@@ -54,6 +54,8 @@ func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class string) *upstrea
 // search runs a search upstream with the caller's credentials.
 func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.SearchReply, error) {
 	reply := &pb.SearchReply{}
+	ctx, cancel := context.WithTimeout(ctx, u.g.opts.UpstreamTimeout)
+	defer cancel()
 	if err := u.g.conn.Invoke(outgoing(ctx), searchMethod, req, reply); err != nil {
 		return nil, upstreamStatus(err)
 	}

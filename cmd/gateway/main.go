@@ -44,8 +44,11 @@ func run() error {
 	flag.StringVar(&o.UpstreamHTTP, "upstream-http", "", "upstream Weaviate's REST base URL, http://host:port or https://host")
 	flag.BoolVar(&o.UpstreamTLS, "upstream-tls", false, "gRPC to the upstream over TLS (Weaviate Cloud)")
 	flag.StringVar(&o.UpstreamCA, "upstream-ca", "", "PEM file of the CAs the upstream's TLS certificate is checked against (default: the system's)")
+	flag.StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate: the gateway's own gRPC and HTTP listeners serve TLS (with --tls-key; default plain)")
+	flag.StringVar(&o.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
 	flag.StringVar(&o.ConfigPath, "config", "", "file of per-collection defaults (YAML or JSON; reloaded when it changes)")
 	flag.IntVar(&o.QueryDefaultsLimit, "query-defaults-limit", 10, "the upstream's QUERY_DEFAULTS_LIMIT: the limit of a search that gives none")
+	flag.DurationVar(&o.UpstreamTimeout, "upstream-timeout", time.Minute, "bound on each upstream call of a selecting search when the caller sets no shorter deadline")
 	objectMB := flag.Int64("object-cache-mb", 64, "memory for the objects read by id, kept by id and update time (0: off)")
 	pprofAddr := flag.String("pprof", "", "serve Go's pprof handlers on this address (e.g. 127.0.0.1:6060; default: off)")
 	flag.Parse()
@@ -76,11 +79,20 @@ func run() error {
 		}
 		go func() { _ = http.Serve(pl, nil) }() // net/http/pprof's handlers on the default mux
 	}
-	gs := g.GRPCServer()
+	gs, err := g.GRPCServer()
+	if err != nil {
+		return err
+	}
 	hs := &http.Server{Handler: g.HTTPHandler(), ReadHeaderTimeout: 30 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- gs.Serve(gl) }()
-	go func() { errc <- hs.Serve(hl) }()
+	go func() {
+		if o.TLSCert != "" {
+			errc <- hs.ServeTLS(hl, o.TLSCert, o.TLSKey)
+			return
+		}
+		errc <- hs.Serve(hl)
+	}()
 	logger.WithFields(logrus.Fields{"grpc": gl.Addr().String(), "http": hl.Addr().String(),
 		"upstreamGRPC": o.UpstreamGRPC, "upstreamHTTP": o.UpstreamHTTP}).Info("gateway: ready")
 	sig := make(chan os.Signal, 2)
