@@ -95,14 +95,39 @@ func (c *classes) read(ctx context.Context, name string, hdr http.Header) (*mode
 		return nil, upstreamStatus(fmt.Errorf("read the schema of %q: %w", name, err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, status.Errorf(httpCode(resp.StatusCode), "gateway: upstream Weaviate: the schema of collection %q: %s: %s",
-			name, resp.Status, strings.TrimSpace(string(body)))
+		return nil, c.unlessStarting(ctx, status.Errorf(httpCode(resp.StatusCode), "gateway: upstream Weaviate: the schema of collection %q: %s: %s",
+			name, resp.Status, strings.TrimSpace(string(body))))
 	}
 	var class models.Class
 	if err := json.Unmarshal(body, &class); err != nil {
 		return nil, status.Errorf(codes.Internal, "gateway: upstream Weaviate: the schema of collection %q: %v", name, err)
 	}
 	return &class, nil
+}
+
+// unlessStarting is err, or Unavailable when the upstream says it is not
+// ready: a Weaviate that is starting (its schema not loaded yet) answers
+// searches with errors of every kind, which to the caller are one thing -
+// the database is not available yet.
+func (c *classes) unlessStarting(ctx context.Context, err error) error {
+	switch status.Code(err) {
+	case codes.OK, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	req, rerr := http.NewRequestWithContext(ctx, http.MethodGet, c.base.JoinPath("v1", ".well-known", "ready").String(), nil)
+	if rerr != nil {
+		return err
+	}
+	resp, rerr := c.http.Do(req)
+	if rerr == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return err // ready: the error is Weaviate's answer
+		}
+	}
+	return status.Error(codes.Unavailable, "gateway: upstream Weaviate is not ready: "+status.Convert(err).Message())
 }
 
 // httpCode is the gRPC code of an upstream REST status, as Weaviate's own

@@ -57,7 +57,7 @@ func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.
 	ctx, cancel := context.WithTimeout(ctx, u.g.opts.UpstreamTimeout)
 	defer cancel()
 	if err := u.g.conn.Invoke(outgoing(ctx), searchMethod, req, reply); err != nil {
-		return nil, upstreamStatus(err)
+		return nil, u.g.classes.unlessStarting(ctx, upstreamStatus(err))
 	}
 	return reply, nil
 }
