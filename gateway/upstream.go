@@ -152,10 +152,10 @@ func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ addi
 	}
 	req := &pb.SearchRequest{
 		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
-		Limit:      uint32(len(missing)),
-		Filters:    idFilter(missing),
-		Properties: &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
-		Metadata:   &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
+		Limit:       uint32(len(missing)),
+		Filters:     idFilter(missing),
+		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
+		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	}
 	reply, err := u.search(ctx, req)
