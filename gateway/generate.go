@@ -2,6 +2,11 @@ package gateway
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
+
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/multi"
 
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 )
@@ -30,6 +35,10 @@ func (u *upstreamQuery) generate(ctx context.Context, reply *pb.SearchReply) err
 		Metadata:    &pb.MetadataRequest{Uuid: true},
 		Uses_123Api: u.req.Uses_123Api, Uses_125Api: u.req.Uses_125Api, Uses_127Api: u.req.Uses_127Api,
 	}
+	if q := u.orderingVector(ctx, ids); q != nil {
+		// Ranked by a vector that puts them in the selection's order.
+		req.NearVector = &pb.NearVector{VectorBytes: floatBytes(q)}
+	}
 	gen, err := u.search(ctx, req)
 	if err != nil {
 		return err
@@ -51,6 +60,41 @@ func (u *upstreamQuery) generate(ctx context.Context, reply *pb.SearchReply) err
 	reply.GenerativeGroupedResult = gen.GenerativeGroupedResult
 	reply.GenerativeGroupedResults = gen.GenerativeGroupedResults
 	return nil
+}
+
+// orderingVector is a query vector that ranks the objects of ids in their
+// order (order.go), from their vectors (read by id, mostly from the object
+// cache); nil when the collection's vectors or metric do not allow one.
+func (u *upstreamQuery) orderingVector(ctx context.Context, ids []string) []float32 {
+	if u.metric == "" {
+		return nil
+	}
+	who := make([]multi.Identifier, len(ids))
+	for i, id := range ids {
+		who[i] = multi.Identifier{ID: id, ClassName: u.class}
+	}
+	got, err := u.read(ctx, who, additional.Properties{}, u.req.Tenant)
+	if err != nil {
+		return nil
+	}
+	vecs := make([][]float32, len(got))
+	for i, r := range got {
+		if len(r.Vector) == 0 {
+			u.g.logger.WithField("i", i).WithField("id", r.ID).Warn("NOVEC")
+			return nil
+		}
+		vecs[i] = r.Vector
+	}
+	return orderingVector(vecs, u.metric)
+}
+
+// floatBytes is a vector as Weaviate's little-endian float32 bytes.
+func floatBytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }
 
 // resultID is the id of the reply's i-th object (its metadata may leave

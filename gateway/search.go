@@ -92,7 +92,7 @@ func (g *Gateway) search(ctx context.Context, req *pb.SearchRequest) (_ *pb.Sear
 	if err != nil {
 		return nil, true, status.Error(codes.InvalidArgument, err.Error())
 	}
-	u := g.newUpstreamQuery(req, class.Class)
+	u := g.newUpstreamQuery(req, class)
 	out, selected, err := g.engine.Select(ctx, class, params, u.searchPool, u.read)
 	if err != nil || !selected {
 		return nil, selected, withCode(err)

@@ -44,10 +44,22 @@ type upstreamQuery struct {
 	props map[strfmt.UUID]*pb.PropertiesResult
 	// order is the selection's ids, in the reply's order.
 	order []string
+	// metric is the distance of the collection's legacy vector ("": named
+	// vectors, whose target the generative ordering does not know).
+	metric string
 }
 
-func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class string) *upstreamQuery {
-	return &upstreamQuery{g: g, req: req, class: class,
+func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *upstreamQuery {
+	metric := ""
+	if len(class.VectorConfig) == 0 {
+		metric = "cosine" // Weaviate's default
+		if cfg, ok := class.VectorIndexConfig.(map[string]any); ok {
+			if d, ok := cfg["distance"].(string); ok && d != "" {
+				metric = d
+			}
+		}
+	}
+	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric,
 		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}}
 }
 

@@ -19,12 +19,10 @@ import (
 // generative search with settings selects first, then generates upstream
 // over exactly the selected objects: each selected object - and no other -
 // gets its single prompt, in the reply's selection order, and the grouped
-// task's context holds exactly the selection. Both generative-dummy (which
-// echoes its prompt) and generative-openai pointed at a local recorder
-// (which keeps every request) answer. The grouped prompt lists the
-// selection in the order the upstream's id-filtered search returns it,
-// reported below (inside Weaviate the module hands generate the
-// selection's order).
+// task's context holds exactly the selection, in the selection's order
+// (the id-filtered search ranks them by a vector that orders them so).
+// Both generative-dummy (which echoes its prompt) and generative-openai
+// pointed at a local recorder (which keeps every request) answer.
 func TestGatewayGenerate(t *testing.T) {
 	eq := startGatewayEq(t)
 	rec, err := stack.StartOpenAIRecorder()
@@ -123,11 +121,13 @@ func TestGatewayGenerate(t *testing.T) {
 			}
 			if slices.Equal(context, selection) {
 				inOrder++
+			} else {
+				t.Errorf("%s: the grouped prompt lists the selection as %v, not in its order %v", class, context, selection)
 			}
 			runs++
 		}
 	}
-	t.Logf("grouped prompts in the selection's order: %d of %d (the others hold the same objects in the upstream's order)", inOrder, runs)
+	t.Logf("grouped prompts in the selection's order: %d of %d", inOrder, runs)
 }
 
 func bodiesOf(r *pb.SearchReply) []string {
