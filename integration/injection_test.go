@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,10 +45,7 @@ var injectionCases = []struct {
 // rerankQuerySyntax: true.
 func TestRerankQueryInjection(t *testing.T) {
 	articleClass(t)
-	optIn := "ArticleInText"
-	ensure(t, optIn, func(t testing.TB) {
-		createHealthReranked(t, optIn, map[string]any{"strategy": "adagres", "tokenBudget": 100, "rerankQuerySyntax": true})
-	})
+	optIn := articleInText(t)
 	run := func(class, question string) ([]dsclient.Object, error) {
 		return dsclient.Select(context.Background(), grpcc(t), dsclient.Query{Collection: class, Limit: 19,
 			NearText: healthQuery, Text: question, Property: "body"}, dsclient.Options{})
@@ -97,49 +95,86 @@ func TestRerankQueryInjection(t *testing.T) {
 	assertAlive(t)
 }
 
+// articleInText is the Health corpus in a collection configured as Article
+// with rerankQuerySyntax: true.
+func articleInText(t testing.TB) string {
+	t.Helper()
+	const class = "ArticleInText"
+	ensure(t, class, func(t testing.TB) {
+		createHealthReranked(t, class, map[string]any{"strategy": "adagres", "tokenBudget": 100, "rerankQuerySyntax": true})
+	})
+	return class
+}
+
+// The collections of the policy tests: per-query settings capped, and off.
+const (
+	policyClass = "ArticlePolicy"
+	lockedClass = "ArticleLocked"
+)
+
+// policyClasses creates policyClass and lockedClass with the Health corpus.
+func policyClasses(t testing.TB) {
+	t.Helper()
+	caps := map[string]any{"strategy": "adagres", "tokenBudget": 100, "maxQueryTokenBudget": 80, "maxQueryCandidates": 30, "maxQueryWidenTo": 50}
+	ensure(t, policyClass, func(t testing.TB) {
+		mc := withReranker(caps)
+		mc["diverse-select"] = caps
+		createClass(t, &models.Class{Class: policyClass, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps()})
+		importDocs(t, policyClass, healthDocs)
+	})
+	ensure(t, lockedClass, func(t testing.TB) {
+		createHealthReranked(t, lockedClass, map[string]any{"strategy": "adagres", "tokenBudget": 100, "querySettings": "off"})
+	})
+}
+
+// policyRerankCases are the policy cases of the rerank route, which the Go
+// and Python helpers send: settings (wire names) with the query's limit (the
+// pool) on a policy collection, and the refusal's words ("" = allowed).
+var policyRerankCases = []struct {
+	Name    string          `json:"name"`
+	Class   string          `json:"class"`
+	Limit   int             `json:"limit"`
+	Options json.RawMessage `json:"options"`
+	WantErr string          `json:"wantErr"`
+}{
+	{"budget under the cap", policyClass, 19, json.RawMessage(`{"tokenBudget": 80}`), ""},
+	{"budget above the cap", policyClass, 19, json.RawMessage(`{"tokenBudget": 200}`),
+		`"tokenBudget" is 200, above this collection's cap of 80 (moduleConfig["reranker-diverse-select"].maxQueryTokenBudget)`},
+	{"pool above the cap", policyClass, 40, json.RawMessage(`{}`),
+		`"limit" is 40, above this collection's cap of 30 candidates (moduleConfig["reranker-diverse-select"].maxQueryCandidates)`},
+	{"widenTo above the cap", policyClass, 19, json.RawMessage(`{"widenTo": 100}`), `"widenTo" is 100, above this collection's cap of 50`},
+	{"settings off: a setting", lockedClass, 19, json.RawMessage(`{"maxResults": 2}`),
+		`"maxResults" is a per-query setting, and this collection refuses them (moduleConfig["reranker-diverse-select"].querySettings: "off")`},
+	{"settings off: none", lockedClass, 19, json.RawMessage(`{}`), ""},
+}
+
 // TestQueryPolicyOnTheServer: a collection that turns per-query settings off
 // or caps them refuses what exceeds them on the rerank route (the Go
 // helper) and the GraphQL argument, naming the key, the cap and the setting.
 func TestQueryPolicyOnTheServer(t *testing.T) {
-	const class = "ArticlePolicy"
-	caps := map[string]any{"strategy": "adagres", "tokenBudget": 100, "maxQueryTokenBudget": 80, "maxQueryCandidates": 30, "maxQueryWidenTo": 50}
-	ensure(t, class, func(t testing.TB) {
-		mc := withReranker(caps)
-		mc["diverse-select"] = caps
-		createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps()})
-		importDocs(t, class, healthDocs)
-	})
-	const locked = "ArticleLocked"
-	ensure(t, locked, func(t testing.TB) {
-		createHealthReranked(t, locked, map[string]any{"strategy": "adagres", "tokenBudget": 100, "querySettings": "off"})
-	})
-	rerank := func(class string, limit int, o dsclient.Options) error {
-		_, err := dsclient.Select(context.Background(), grpcc(t), dsclient.Query{Collection: class, Limit: limit,
-			NearText: healthQuery, Property: "body"}, o)
-		return err
-	}
-	for _, tc := range []struct {
+	policyClasses(t)
+	type policyCase struct {
 		name    string
 		err     func() error
 		wantErr string // "" = allowed
-	}{
-		{"budget under the cap", func() error { return rerank(class, 19, dsclient.Options{TokenBudget: dsclient.Int(80)}) }, ""},
-		{"budget above the cap", func() error { return rerank(class, 19, dsclient.Options{TokenBudget: dsclient.Int(200)}) },
-			`"tokenBudget" is 200, above this collection's cap of 80 (moduleConfig["reranker-diverse-select"].maxQueryTokenBudget)`},
-		{"pool above the cap", func() error { return rerank(class, 40, dsclient.Options{}) },
-			`"limit" is 40, above this collection's cap of 30 candidates (moduleConfig["reranker-diverse-select"].maxQueryCandidates)`},
-		{"widenTo above the cap", func() error { return rerank(class, 19, dsclient.Options{WidenTo: dsclient.Int(100)}) },
-			`"widenTo" is 100, above this collection's cap of 50`},
+	}
+	var cases []policyCase
+	for _, c := range policyRerankCases {
+		cases = append(cases, policyCase{c.Name, func() error {
+			_, err := dsclient.Select(context.Background(), grpcc(t), dsclient.Query{Collection: c.Class, Limit: c.Limit,
+				NearText: healthQuery, Property: "body"}, options(t, string(c.Options)))
+			return err
+		}, c.WantErr})
+	}
+	cases = append(cases, []policyCase{
 		{"GraphQL argument: candidates above the cap", func() error {
-			return gqlErr(t, fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {candidates: 40}) { body } } }`, class, healthNear(8)))
+			return gqlErr(t, fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {candidates: 40}) { body } } }`, policyClass, healthNear(8)))
 		}, `"candidates" is 40, above this collection's cap of 30 candidates (moduleConfig["diverse-select"].maxQueryCandidates)`},
 		{"GraphQL argument: budget above the cap", func() error {
-			return gqlErr(t, fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {tokenBudget: 500}) { body } } }`, class, healthNear(8)))
+			return gqlErr(t, fmt.Sprintf(`{ Get { %s(%s, diverseSelect: {tokenBudget: 500}) { body } } }`, policyClass, healthNear(8)))
 		}, `"tokenBudget" is 500, above this collection's cap of 80`},
-		{"settings off: a setting", func() error { return rerank(locked, 19, dsclient.Options{MaxResults: dsclient.Int(2)}) },
-			`"maxResults" is a per-query setting, and this collection refuses them (moduleConfig["reranker-diverse-select"].querySettings: "off")`},
-		{"settings off: none", func() error { return rerank(locked, 19, dsclient.Options{}) }, ""},
-	} {
+	}...)
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.err()
 			t.Logf("%-45s -> %s", tc.name, cause(err))

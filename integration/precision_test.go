@@ -2,17 +2,22 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 )
 
-// Issue 29, as a new user meets it: a collection of four topics with four
-// facets each, two facets per topic planted again as near-copies (the
-// sentences reordered), and one broad question per topic; nearText with a
-// pool of 30 (larger than one topic: the whole collection), a budget of
-// 160 tokens. The default must cover more facets of the question's topic
-// than top-k and spend no more picks than top-k on chunks of other topics.
+// Issues 29 and 34, as a new user meets them: a collection of four topics
+// with four facets each, two facets per topic planted again as near-copies
+// (the sentences reordered), and one broad question per topic; nearText
+// with a pool of 30 (larger than one topic: the whole collection), a budget
+// of 160 tokens. The default must cover more facets of the question's
+// topic than top-k and spend fewer picks than top-k on chunks of other
+// topics.
 
 // facetTopic is one topic: its question and four facets (two sentences each).
 type facetTopic struct {
@@ -78,7 +83,7 @@ func facetDocs() []Doc {
 }
 
 // TestDefaultAnswersTheQuery: summed over the four questions, the default
-// covers more facets of the question's topic than top-k, picks no more
+// covers more facets of the question's topic than top-k, picks fewer
 // chunks of other topics than top-k, and never two forms of one facet.
 func TestDefaultAnswersTheQuery(t *testing.T) {
 	const class = "FacetTopics"
@@ -114,13 +119,82 @@ func TestDefaultAnswersTheQuery(t *testing.T) {
 		}
 		return n
 	}
-	def, top, before := count(defaultArgs), count(`strategy: "topk"`), count(`strategy: "coverage", demandPower: 1`)
-	t.Logf("default: %d facets, %d of %d picks of other topics; top-k: %d facets, %d of %d; demand = relevance (the rule before): %d facets, %d of %d",
+	def, top, before := count(defaultArgs), count(`strategy: "topk"`), count(`strategy: "coverage", fill: true`)
+	t.Logf("default: %d facets, %d of %d picks of other topics; top-k: %d facets, %d of %d; fill: true (the default before): %d facets, %d of %d",
 		def.facets, def.offTopic, def.picks, top.facets, top.offTopic, top.picks, before.facets, before.offTopic, before.picks)
-	if def.offTopic > top.offTopic {
-		t.Errorf("the default picked %d chunks of other topics, top-k %d (want at most top-k's)", def.offTopic, top.offTopic)
+	if def.offTopic >= top.offTopic {
+		t.Errorf("the default picked %d chunks of other topics, top-k %d (want fewer)", def.offTopic, top.offTopic)
 	}
 	if def.facets <= top.facets {
 		t.Errorf("the default covered %d facets, top-k %d (want more)", def.facets, top.facets)
+	}
+}
+
+// TestStopReason: each pick's explanation says why the selection ended and
+// what it left of the budget, through GraphQL and the gRPC explainScore
+// (read by the Go client helper), for each of the four reasons.
+func TestStopReason(t *testing.T) {
+	const class = "FacetTopics"
+	docs := facetDocs()
+	ensure(t, class, func(t testing.TB) {
+		createClass(t, &models.Class{Class: class, Vectorizer: "text2vec-transformers", ModuleConfig: transformers(), Properties: bodyProps()})
+		importDocs(t, class, docs)
+	})
+	search := fmt.Sprintf(`nearText: {concepts: [%q]}`, facetTopics[1].query)
+	for _, tc := range []struct {
+		name, args string
+		budget     int
+		want       []string
+	}{
+		{"top-k: the next chunk does not fit", `strategy: "topk", tokenBudget: 160, candidates: 30`, 160, []string{"budget"}},
+		{"maxResults", `strategy: "coverage", tokenBudget: 1000, maxResults: 2, candidates: 30`, 1000, []string{"maxResults"}},
+		{"the pool is spent", `strategy: "topk", tokenBudget: 100000, candidates: 3`, 100000, []string{"pool"}},
+		// The default under a budget for a fraction of the pool: it ends by
+		// the budget or because nothing left pays for its tokens.
+		{"the default", `strategy: "coverage", tokenBudget: 160, candidates: 30`, 160, []string{"budget", "price"}},
+	} {
+		hits := get(t, class, sel(class, search, tc.args, "body"), nil)
+		checkSelection(t, hits, tc.budget, true)
+		for _, h := range hits {
+			if !slices.Contains(tc.want, h.DS.StopReason) || h.DS.TokensLeft != tc.budget-h.DS.TokensUsed {
+				t.Errorf("%s: stopReason %q, tokensLeft %d (used %d of %d); want one of %v", tc.name, h.DS.StopReason,
+					h.DS.TokensLeft, h.DS.TokensUsed, tc.budget, tc.want)
+			}
+		}
+		t.Logf("%s: stopReason %s, %d of %d tokens left", tc.name, hits[0].DS.StopReason, hits[0].DS.TokensLeft, tc.budget)
+	}
+
+	// gRPC: the official client's connection, the reranker route, the
+	// explanation in explainScore as the Go helper reads it.
+	c := rerankHealth(t)
+	for _, tc := range []struct {
+		name string
+		o    dsclient.Options
+		want string
+	}{
+		{"maxResults", dsclient.Options{Strategy: dsclient.StrategyMMR, MaxResults: dsclient.Int(2)}, "maxResults"},
+		{"budget", dsclient.Options{Strategy: dsclient.StrategyTopK, TokenBudget: dsclient.Int(60)}, "budget"},
+	} {
+		req := rerankRequest(c, len(healthDocs))
+		req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+		req.Metadata.ExplainScore = true
+		req.Rerank.Property = rerankProperty(t, "body", tc.o)
+		reply, err := grpcc(t).Search(ctx(t), req)
+		if err != nil {
+			t.Fatalf("gRPC %s: %v", tc.name, err)
+		}
+		if len(reply.Results) == 0 {
+			t.Fatalf("gRPC %s: no results", tc.name)
+		}
+		for _, r := range reply.Results {
+			e := dsclient.Explain(r.GetMetadata().GetExplainScore())
+			if e == nil {
+				t.Fatalf("gRPC %s: no explanation in %q", tc.name, r.GetMetadata().GetExplainScore())
+			}
+			if e.StopReason != tc.want || (e.Budget > 0 && e.TokensLeft != e.Budget-e.TokensUsed) {
+				t.Errorf("gRPC %s: stopReason %q, tokensLeft %d (used %d of %d); want %q", tc.name, e.StopReason,
+					e.TokensLeft, e.TokensUsed, e.Budget, tc.want)
+			}
+		}
 	}
 }

@@ -95,7 +95,7 @@ func widenClass(t testing.TB) (string, []Doc) {
 	docs := widenDocs()
 	ensure(t, class, func(t testing.TB) {
 		createClass(t, &models.Class{Class: class, Vectorizer: "none", Properties: bodyProps(),
-			ModuleConfig: map[string]any{rerankerName: map[string]any{"strategy": "coverage"}, "generative-dummy": map[string]any{}}})
+			ModuleConfig: map[string]any{rerankerName: map[string]any{"strategy": "coverage", "fill": true}, "generative-dummy": map[string]any{}}})
 		importDocs(t, class, docs)
 	})
 	return class, docs
@@ -129,6 +129,9 @@ func TestWidenPool(t *testing.T) {
 			t.Run(strategy+"/"+form, func(t *testing.T) {
 				query := func(widen string) string {
 					st := fmt.Sprintf("strategy: %q", strategy) + widen
+					if strategy == "coverage" {
+						st += ", fill: true" // widening aims at maxResults; the default would stop by its price first (TestStopReason)
+					}
 					if form == "argument" {
 						return sel(c, near+", limit: 8", st+", candidates: 30", "body")
 					}
@@ -165,7 +168,7 @@ func TestWidenPool(t *testing.T) {
 		}
 	})
 	t.Run("generate sees only the widened selection", func(t *testing.T) {
-		q := fmt.Sprintf(`{ Get { %s(%s, limit: 8, diverseSelect: {candidates: 30, widenTo: 200}) { body
+		q := fmt.Sprintf(`{ Get { %s(%s, limit: 8, diverseSelect: {candidates: 30, widenTo: 200, fill: true}) { body
 			_additional { id generate(groupedResult: {task: "summarise", properties: ["body"]}) { groupedResult error } } } } }`, c, near)
 		res := graphql(t, q, nil)
 		if len(res.Errors) > 0 {

@@ -12,13 +12,14 @@ import (
 // finds a capability by type assertion at run time, so a mistyped method
 // would silently drop it.
 var (
-	_ modulecapabilities.Module               = (*Module)(nil)
-	_ modulecapabilities.ModuleWithClose      = (*Module)(nil)
-	_ modulecapabilities.MetaProvider         = (*Module)(nil)
-	_ modulecapabilities.ClassConfigurator    = (*Module)(nil)
-	_ modulecapabilities.AdditionalProperties = (*Module)(nil)
-	_ modulecapabilities.GraphQLArguments     = (*Module)(nil)
-	_ mutableConfig                           = (*Module)(nil)
+	_ modulecapabilities.Module                 = (*Module)(nil)
+	_ modulecapabilities.ModuleWithClose        = (*Module)(nil)
+	_ modulecapabilities.MetaProvider           = (*Module)(nil)
+	_ modulecapabilities.ClassConfigurator      = (*Module)(nil)
+	_ modulecapabilities.AdditionalProperties   = (*Module)(nil)
+	_ modulecapabilities.GraphQLArguments       = (*Module)(nil)
+	_ mutableConfig                             = (*Module)(nil)
+	_ modulecapabilities.ModuleWithHTTPHandlers = (*Module)(nil)
 
 	_ modulecapabilities.Module               = (*Reranker)(nil)
 	_ modulecapabilities.ModuleWithClose      = (*Reranker)(nil)

@@ -1,12 +1,16 @@
 package diverseselect
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sirupsen/logrus"
+	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/moduletools"
 
 	"github.com/diverse-select/diverse-select/config"
@@ -49,13 +53,23 @@ type engine struct {
 	// plugins runs the external selector plugins, started once by init.
 	plugins     *host.Host
 	pluginsOnce sync.Once
+
+	// The segmentation endpoint (segment.go): its encoders and limits, the
+	// client of its encoder calls, and Weaviate's authentication and
+	// authorization (nil: every request is refused).
+	segmentConfig config.Segment
+	encoderClient *http.Client
+	authenticator func(r *http.Request) (*models.Principal, error)
+	authorize     func(ctx context.Context, principal *models.Principal, verb string, resources ...string) error
 }
 
 func newEngine(classByName ClassByName) *engine {
 	defaults, _ := config.FromEnv(func(string) string { return "" })
+	segmentDefaults, _ := config.SegmentFromEnv(func(string) string { return "" })
 	return &engine{classByName: classByName, defaults: defaults, logger: logrus.New(), counters: map[string]tokens.Counter{},
 		features: simcache.NewFeatureCache(defaults.FeatureCacheBytes()), inflight: newInflight(defaults),
-		isReranker: func(name string) bool { return strings.HasPrefix(name, "reranker-") }}
+		isReranker:    func(name string) bool { return strings.HasPrefix(name, "reranker-") },
+		segmentConfig: segmentDefaults, encoderClient: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // init reads the defaults from the environment; a bad value stops
@@ -75,6 +89,9 @@ func (e *engine) init(params moduletools.ModuleInitParams) error {
 		return fmt.Errorf("%s: %w", Name, err)
 	}
 	e.defaults = defaults
+	if e.segmentConfig, err = config.SegmentFromEnv(nil); err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
 	e.features = simcache.NewFeatureCache(defaults.FeatureCacheBytes())
 	e.inflight = newInflight(defaults)
 	return e.initMetrics(params)

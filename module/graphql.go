@@ -123,6 +123,9 @@ func additionalField(className string) *graphql.Field {
 				"objective":  &graphql.Field{Type: graphql.Float, Description: "objective value of the selected set"},
 				"tokensUsed": &graphql.Field{Type: graphql.Int},
 				"budget":     &graphql.Field{Type: graphql.Int, Description: "token budget (0 = none)"},
+				"stopReason": &graphql.Field{Type: graphql.String, Description: "why the selection ended: " +
+					"budget (nothing left fits), price (nothing left pays for its tokens), maxResults, or pool (nothing left)"},
+				"tokensLeft": &graphql.Field{Type: graphql.Int, Description: "budget left unused (0 without a budget)"},
 				"candidates": &graphql.Field{Type: graphql.Int, Description: "size of the candidate pool"},
 				"selected":   &graphql.Field{Type: graphql.Int},
 				"removed":    &graphql.Field{Type: graphql.Int, Description: "candidates removed by dedupThreshold"},

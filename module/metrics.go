@@ -95,6 +95,10 @@ type metrics struct {
 	candidates *prometheus.HistogramVec
 	selected   *prometheus.HistogramVec
 	budgetUse  *prometheus.HistogramVec
+	// stops counts selections by why they ended (selectors.StopReason),
+	// tokensLeft the budget they left unused.
+	stops      *prometheus.CounterVec
+	tokensLeft *prometheus.HistogramVec
 	errors     *prometheus.CounterVec
 	degraded   *prometheus.CounterVec
 	// deferred counts selections over a pool loaded without properties,
@@ -129,6 +133,15 @@ func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*m
 			Help:    "Tokens used / token budget of selections with a budget, per strategy.",
 			Buckets: prometheus.LinearBuckets(0.1, 0.1, 10),
 		}, []string{"strategy"}),
+		stops: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "diverse_select_stops_total",
+			Help: "Selections by why they ended: budget (nothing left fits), price (nothing left pays for its tokens), maxResults or pool (nothing left), per strategy.",
+		}, []string{"strategy", "reason"}),
+		tokensLeft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "diverse_select_tokens_left",
+			Help:    "Budget a selection with a budget left unused, in tokens, per strategy.",
+			Buckets: prometheus.ExponentialBuckets(8, 2, 12), // 8 .. 16384
+		}, []string{"strategy"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "diverse_select_errors_total",
 			Help: "Refused or failed selections, by kind and route.",
@@ -150,7 +163,8 @@ func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*m
 			Help: "Candidates of deferred selections whose vector came from the feature cache: the search did not load it.",
 		}),
 	}
-	collectors := []prometheus.Collector{m.duration, m.candidates, m.selected, m.budgetUse, m.errors, m.degraded,
+	collectors := []prometheus.Collector{m.duration, m.candidates, m.selected, m.budgetUse, m.stops, m.tokensLeft,
+		m.errors, m.degraded,
 		m.deferred, m.deferredReads, m.cachedVectors,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "diverse_select_feature_cache_hits_total",
@@ -179,7 +193,9 @@ func (m *metrics) selection(strategy, route string, candidates int, res *selecto
 	m.selected.WithLabelValues(strategy).Observe(float64(len(res.Items)))
 	if res.Budget > 0 {
 		m.budgetUse.WithLabelValues(strategy).Observe(float64(res.TokensUsed) / float64(res.Budget))
+		m.tokensLeft.WithLabelValues(strategy).Observe(float64(res.TokensLeft()))
 	}
+	m.stops.WithLabelValues(strategy, string(res.Stop)).Inc()
 }
 
 func (m *metrics) failure(route string, err error) {
@@ -231,6 +247,7 @@ func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result
 		return logrus.Fields{
 			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
 			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
+			"stopReason": res.Stop,
 			"durationMs": float64(took.Microseconds()) / 1000,
 		}
 	}

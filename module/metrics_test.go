@@ -54,9 +54,11 @@ func TestMetricsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 4), TokensUsed: 300, Budget: 400}
+	res := &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 4), TokensUsed: 300, Budget: 400,
+		Stop: selectors.StopPrice}
 	m.selection("mmr", routeArgument, 50, res, 2*time.Millisecond)
-	m.selection("mmr", routeArgument, 50, &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 2)}, time.Millisecond)
+	m.selection("mmr", routeArgument, 50, &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 2),
+		Stop: selectors.StopMaxResults}, time.Millisecond)
 	m.failure(routeRerank, candidateCapError(5, 1))
 	m.failure(routeRerank, nil)
 	m.degradedPath("refetch")
@@ -93,18 +95,45 @@ func TestMetricsRecord(t *testing.T) {
 	}
 	want := map[string]uint64{
 		"diverse_select_selection_duration_seconds": 2, "diverse_select_candidates": 2,
-		"diverse_select_selected": 2, "diverse_select_budget_use_ratio": 1,
+		"diverse_select_selected": 2, "diverse_select_budget_use_ratio": 1, "diverse_select_tokens_left": 1,
 	}
 	for name, n := range want {
 		if counts[name] != n {
 			t.Errorf("%s sample count = %d, want %d", name, counts[name], n)
 		}
 	}
+	// Each selection counts under why it stopped; the budget it left unused
+	// is observed once, for the one with a budget.
+	for reason, want := range map[selectors.StopReason]float64{selectors.StopPrice: 1, selectors.StopMaxResults: 1,
+		selectors.StopBudget: 0} {
+		if got := testutil.ToFloat64(m.stops.WithLabelValues("mmr", string(reason))); got != want {
+			t.Errorf("stops{%s} = %v, want %v", reason, got, want)
+		}
+	}
+	if got := histogramSum(t, reg, "diverse_select_tokens_left"); got != 100 {
+		t.Errorf("tokens left = %v, want 100 (budget 400, 300 used)", got)
+	}
 	// A nil *metrics (monitoring off) records nothing and does not panic.
 	var off *metrics
 	off.selection("mmr", routeField, 1, res, time.Millisecond)
 	off.failure(routeField, errPanic)
 	off.degradedPath("refetch")
+}
+
+// histogramSum is the sum of the one series of histogram name.
+func histogramSum(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	mfs, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetHistogram().GetSampleSum()
+		}
+	}
+	t.Fatalf("%s not gathered", name)
+	return 0
 }
 
 func gatheredValue(t *testing.T, g prometheus.Gatherer, name string) float64 {

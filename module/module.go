@@ -34,6 +34,7 @@ package diverseselect
 
 import (
 	"context"
+	"net/http"
 	"strings"
 
 	"github.com/tailor-platform/graphql/language/ast"
@@ -87,6 +88,14 @@ type Weaviate struct {
 	// IsReranker tells Weaviate's reranker modules apart (nil: by the
 	// "reranker-" name prefix).
 	IsReranker func(name string) bool
+	// Authenticate authenticates a request to the module's HTTP handler as
+	// Weaviate's REST API does (API key or OIDC bearer token; without one,
+	// anonymous when anonymous access is on, else an error); Authorize is
+	// Weaviate's authorizer (RBAC, or the admin list). Weaviate mounts module
+	// handlers ahead of its own authentication, so the handler calls them
+	// itself; nil refuses every request.
+	Authenticate func(r *http.Request) (*models.Principal, error)
+	Authorize    func(ctx context.Context, principal *models.Principal, verb string, resources ...string) error
 }
 
 // Module is the diverse-select Weaviate module: the GraphQL forms'
@@ -114,6 +123,7 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 	if w.IsReranker != nil {
 		m.isReranker = w.IsReranker
 	}
+	m.authenticator, m.authorize = w.Authenticate, w.Authorize
 	if enabled[Name] {
 		out = append(out, m)
 	}

@@ -200,7 +200,7 @@ const ExplainPrefix = "diverseSelect.v1 "
 
 // explainFields are the explanation's fields in the explainScore line.
 var explainFields = []string{"rank", "gain", "relevance", "relevanceSource", "redundancy", "tokens", "tokensUsed",
-	"budget", "strategy", "candidates", "selected", "offset", "exhausted"}
+	"budget", "stopReason", "tokensLeft", "strategy", "candidates", "selected", "offset", "exhausted"}
 
 // explainLine is the explainScore line of one selected object's explanation.
 func explainLine(ex map[string]any) string {

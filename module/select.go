@@ -153,6 +153,8 @@ func (e *engine) selectedObjects(ctx context.Context, q *query, s *poolSelection
 			"objective":       finite(res.Objective),
 			"tokensUsed":      res.TokensUsed,
 			"budget":          res.Budget,
+			"stopReason":      string(res.Stop),
+			"tokensLeft":      res.TokensLeft(),
 			"candidates":      len(s.in),
 			"selected":        len(res.Items),
 			"removed":         res.Removed,

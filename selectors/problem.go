@@ -152,6 +152,16 @@ type Result struct {
 	Stats map[string]float64
 	// Removed counts candidates dropped by the dedupThreshold pre-pass.
 	Removed int
+	// Stop is why the selection ended (Run sets it; see StopReason).
+	Stop StopReason
+}
+
+// TokensLeft is the budget the selection left unused (0 without a budget).
+func (r *Result) TokensLeft() int {
+	if r.Budget <= 0 {
+		return 0
+	}
+	return r.Budget - r.TokensUsed
 }
 
 // Indices returns the selected candidate indices in result order.

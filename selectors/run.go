@@ -49,7 +49,8 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 		kept = compose(kept, rest)
 	}
 	if len(work.Candidates) == 0 {
-		return &Result{Strategy: s.Def.Name, Items: []Item{}, Budget: p.Budget, Removed: removed, Stats: map[string]float64{}}, nil
+		return &Result{Strategy: s.Def.Name, Items: []Item{}, Budget: p.Budget, Removed: removed, Stats: map[string]float64{},
+			Stop: StopPool}, nil
 	}
 	res, err = s.impl.Select(ctx, work)
 	if err != nil {
@@ -57,6 +58,9 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 	}
 	if err := CheckSelection(work, res); err != nil {
 		return nil, fmt.Errorf("strategy %q: %w", s.Def.Name, err)
+	}
+	if res.Stop == "" {
+		res.Stop = stopReason(work, res)
 	}
 	if kept != nil {
 		for i := range res.Items {

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/diverse-select/diverse-select v0.0.0
+	github.com/diverse-select/diverse-select/clients/go v0.0.0
 	github.com/diverse-select/diverse-select/integration v0.0.0
 	github.com/go-openapi/strfmt v0.25.0
 	github.com/google/pprof v0.0.0-20240625030939-27f56978b8b0
@@ -76,5 +77,6 @@ require (
 
 replace (
 	github.com/diverse-select/diverse-select => ../
+	github.com/diverse-select/diverse-select/clients/go => ../clients/go
 	github.com/diverse-select/diverse-select/integration => ../integration
 )

@@ -16,11 +16,16 @@ type Explanation struct {
 	Tokens          int     `json:"tokens"`          // token cost of this object
 	TokensUsed      int     `json:"tokensUsed"`      // tokens of the whole selection
 	Budget          int     `json:"budget"`          // token budget (0 = none)
-	Strategy        string  `json:"strategy"`
-	Candidates      int     `json:"candidates"` // size of the candidate pool
-	Selected        int     `json:"selected"`   // objects selected on this page
-	Offset          int     `json:"offset"`     // results shown by earlier pages
-	Exhausted       *bool   `json:"exhausted"`  // paged queries: the pool is spent (nil: the query does not page)
+	// StopReason is why the selection ended: "budget" (nothing left fits),
+	// "price" (nothing left pays for its tokens), "maxResults" or "pool"
+	// (nothing left); empty from a server before it said.
+	StopReason string `json:"stopReason"`
+	TokensLeft int    `json:"tokensLeft"` // budget left unused (0 without a budget)
+	Strategy   string `json:"strategy"`
+	Candidates int    `json:"candidates"` // size of the candidate pool
+	Selected   int    `json:"selected"`   // objects selected on this page
+	Offset     int    `json:"offset"`     // results shown by earlier pages
+	Exhausted  *bool  `json:"exhausted"`  // paged queries: the pool is spent (nil: the query does not page)
 }
 
 const explainPrefix = Version + " "

@@ -80,32 +80,22 @@ type Options struct {
 	// Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector
 	// (anisotropic embeddings).
 	Center *bool `json:"center,omitempty"`
-	// Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the
-	// pool, the targets past the largest drop of the relevance curve, when it is at least this large, have
-	// their relevance to the fourth power as demand (0 = off; measured, not the default).
-	Cliff *float64 `json:"cliff,omitempty"`
 	// Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant
 	// candidates.
 	ConceptPool *int `json:"conceptPool,omitempty"`
 	// Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams,
 	// or its k-means cluster of vectors.; allowed: terms, ngrams, clusters
 	Concepts string `json:"concepts,omitempty"`
-	// Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger =
-	// the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that
-	// admits at most a quarter of the pool, else 1).
-	DemandPower *float64 `json:"demandPower,omitempty"`
 	// Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee),
 	// pools of at most 30.
 	Enumerate *int `json:"enumerate,omitempty"`
-	// Strategy parameter (coverage). coverage: after the gains run out, fill the remaining budget by
-	// relevance per token.
+	// Strategy parameter (coverage). coverage: fill the token budget: no relevance window, and after the
+	// gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays
+	// for its tokens; may end under budget).
 	Fill *bool `json:"fill,omitempty"`
 	// Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip
 	// it or stop.; allowed: skip, stop
 	Fit string `json:"fit,omitempty"`
-	// Strategy parameter (coverage). coverage: the greedy ranks a candidate's gain times its relevance to
-	// this power (0 = the gain alone).
-	Focus *float64 `json:"focus,omitempty"`
 	// Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues
 	// the list.
 	G *float64 `json:"g,omitempty"`
@@ -151,9 +141,6 @@ type Options struct {
 	PowerIterations *int `json:"powerIterations,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar.
 	QueryCoverage *float64 `json:"queryCoverage,omitempty"`
-	// Strategy parameter (coverage). coverage: a candidate whose relevance is below this share of the
-	// pool's best is neither a target nor selected (0 = off).
-	RelevanceFloor *float64 `json:"relevanceFloor,omitempty"`
 	// Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed:
 	// cos, half
 	SimMap string `json:"simMap,omitempty"`
@@ -168,9 +155,6 @@ type Options struct {
 	// Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant
 	// candidates (0 = the whole pool).
 	Targets *int `json:"targets,omitempty"`
-	// Strategy parameter (coverage). coverage: a chunk covers a query term it has by its dense relevance to
-	// this power (0 = fully).
-	TermFocus *float64 `json:"termFocus,omitempty"`
 	// Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
 	Theta *float64 `json:"theta,omitempty"`
 	// Strategy parameter (facility). facility: weight of the facility-location term; the relevance term
@@ -178,14 +162,6 @@ type Options struct {
 	W2 *float64 `json:"w2,omitempty"`
 	// Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay
 	Weights string `json:"weights,omitempty"`
-	// Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the
-	// pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below
-	// windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured,
-	// not the default).
-	Window *float64 `json:"window,omitempty"`
-	// Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when
-	// its relevance is below this share of the pool's best.
-	WindowFloor *float64 `json:"windowFloor,omitempty"`
 }
 
 // fields are the set options by their wire names.
@@ -263,17 +239,11 @@ func (o *Options) fields() []field {
 	if o.Center != nil {
 		out = append(out, field{"center", *o.Center})
 	}
-	if o.Cliff != nil {
-		out = append(out, field{"cliff", *o.Cliff})
-	}
 	if o.ConceptPool != nil {
 		out = append(out, field{"conceptPool", *o.ConceptPool})
 	}
 	if o.Concepts != "" {
 		out = append(out, field{"concepts", o.Concepts})
-	}
-	if o.DemandPower != nil {
-		out = append(out, field{"demandPower", *o.DemandPower})
 	}
 	if o.Enumerate != nil {
 		out = append(out, field{"enumerate", *o.Enumerate})
@@ -283,9 +253,6 @@ func (o *Options) fields() []field {
 	}
 	if o.Fit != "" {
 		out = append(out, field{"fit", o.Fit})
-	}
-	if o.Focus != nil {
-		out = append(out, field{"focus", *o.Focus})
 	}
 	if o.G != nil {
 		out = append(out, field{"g", *o.G})
@@ -338,9 +305,6 @@ func (o *Options) fields() []field {
 	if o.QueryCoverage != nil {
 		out = append(out, field{"queryCoverage", *o.QueryCoverage})
 	}
-	if o.RelevanceFloor != nil {
-		out = append(out, field{"relevanceFloor", *o.RelevanceFloor})
-	}
 	if o.SimMap != "" {
 		out = append(out, field{"simMap", o.SimMap})
 	}
@@ -356,9 +320,6 @@ func (o *Options) fields() []field {
 	if o.Targets != nil {
 		out = append(out, field{"targets", *o.Targets})
 	}
-	if o.TermFocus != nil {
-		out = append(out, field{"termFocus", *o.TermFocus})
-	}
 	if o.Theta != nil {
 		out = append(out, field{"theta", *o.Theta})
 	}
@@ -367,12 +328,6 @@ func (o *Options) fields() []field {
 	}
 	if o.Weights != "" {
 		out = append(out, field{"weights", o.Weights})
-	}
-	if o.Window != nil {
-		out = append(out, field{"window", *o.Window})
-	}
-	if o.WindowFloor != nil {
-		out = append(out, field{"windowFloor", *o.WindowFloor})
 	}
 	return out
 }
@@ -610,16 +565,6 @@ const specJSON = `{
       ]
     },
     {
-      "name": "cliff",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "conceptPool",
       "kind": "int",
       "min": null,
@@ -645,16 +590,6 @@ const specJSON = `{
       ]
     },
     {
-      "name": "demandPower",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "enumerate",
       "kind": "int",
       "min": null,
@@ -669,7 +604,7 @@ const specJSON = `{
       "kind": "bool",
       "min": null,
       "max": null,
-      "doc": "coverage: after the gains run out, fill the remaining budget by relevance per token.",
+      "doc": "coverage: fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget).",
       "strategies": [
         "coverage"
       ]
@@ -686,16 +621,6 @@ const specJSON = `{
       "doc": "topk: what to do with an item that does not fit the remaining budget: skip it or stop.",
       "strategies": [
         "topk"
-      ]
-    },
-    {
-      "name": "focus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).",
-      "strategies": [
-        "coverage"
       ]
     },
     {
@@ -881,16 +806,6 @@ const specJSON = `{
       ]
     },
     {
-      "name": "relevanceFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "simMap",
       "kind": "string",
       "min": null,
@@ -945,16 +860,6 @@ const specJSON = `{
       ]
     },
     {
-      "name": "termFocus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "theta",
       "kind": "float",
       "min": null,
@@ -987,26 +892,6 @@ const specJSON = `{
       "doc": "facility: relevance weights q_i.",
       "strategies": [
         "facility"
-      ]
-    },
-    {
-      "name": "window",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
-      "name": "windowFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
-      "strategies": [
-        "coverage"
       ]
     }
   ],
@@ -1112,7 +997,7 @@ const specJSON = `{
         "kind": "bool",
         "min": null,
         "max": null,
-        "doc": "after the gains run out, fill the remaining budget by relevance per token"
+        "doc": "fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget)"
       },
       {
         "name": "minNovelty",
@@ -1134,55 +1019,6 @@ const specJSON = `{
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
-      },
-      {
-        "name": "demandPower",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"
-      },
-      {
-        "name": "focus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"
-      },
-      {
-        "name": "termFocus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"
-      },
-      {
-        "name": "relevanceFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
-      },
-      {
-        "name": "window",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
-      },
-      {
-        "name": "windowFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
-      },
-      {
-        "name": "cliff",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",

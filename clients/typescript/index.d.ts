@@ -33,6 +33,10 @@ export interface Explanation {
   tokensUsed: number;
   /** token budget (0 = none) */
   budget: number;
+  /** why the selection ended: budget, price, maxResults or pool ('' from a server before it said) */
+  stopReason: string;
+  /** budget left unused (0 without a budget) */
+  tokensLeft: number;
   strategy: string;
   /** size of the candidate pool */
   candidates: number;
@@ -55,3 +59,47 @@ export declare function rerank(property: string, query: string, options?: Option
 
 /** The explanation of a returned object (returnMetadata: ['explainScore']), or null. */
 export declare function explain(object: { metadata?: { explainScore?: string } } | string | undefined): Explanation | null;
+
+/** The module's segmentation endpoint. */
+export declare const SEGMENT_PATH: string;
+
+/** A segment request the server refused. */
+export declare class SegmentError extends Error {
+  status: number;
+}
+
+/** The keys of a segment request (undefined: the server's default). */
+export interface SegmentOptions {
+  method?: 'sage' | 'percentile' | 'packed' | 'fixed';
+  encoder?: string;
+  maxTokens?: number;
+  threshold?: number;
+  percentile?: number;
+  tokenizer?: string;
+  /** With RBAC the caller needs create_data on it (on every collection when absent). */
+  collection?: string;
+  /** Sent as a bearer token. */
+  apiKey?: string;
+  fetch?: typeof fetch;
+}
+
+/** One chunk: the input's UTF-8 bytes [start, end). */
+export interface SegmentChunk {
+  text: string;
+  start: number;
+  end: number;
+  tokens: number;
+  sentences: number;
+}
+
+export interface SegmentResponse {
+  method: string;
+  encoder?: string;
+  threshold?: number;
+  maxTokens: number;
+  tokenizer: string;
+  results: { chunks: SegmentChunk[] }[];
+}
+
+/** Cuts texts into chunks on the server at url. */
+export declare function segment(url: string, texts: string | string[], options?: SegmentOptions): Promise<SegmentResponse>;

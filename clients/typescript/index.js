@@ -129,7 +129,49 @@ export function explain(object) {
   const e = JSON.parse(line.slice(EXPLAIN_PREFIX.length));
   return {
     rank: e.rank, gain: e.gain, relevance: e.relevance, relevanceSource: e.relevanceSource, redundancy: e.redundancy,
-    tokens: e.tokens, tokensUsed: e.tokensUsed, budget: e.budget, strategy: e.strategy, candidates: e.candidates,
+    tokens: e.tokens, tokensUsed: e.tokensUsed, budget: e.budget, stopReason: e.stopReason ?? '',
+    tokensLeft: e.tokensLeft ?? 0, strategy: e.strategy, candidates: e.candidates,
     selected: e.selected, offset: e.offset, exhausted: e.exhausted ?? null,
   };
+}
+
+/** The module's segmentation endpoint (docs/segmentation.md). */
+export const SEGMENT_PATH = '/v1/modules/diverse-select/segment';
+
+/** A segment request the server refused; status is the HTTP status. */
+export class SegmentError extends Error {
+  constructor(status, message) {
+    super(`diverse-select: segment: status ${status}: ${message}`);
+    this.name = 'SegmentError';
+    this.status = status;
+  }
+}
+
+/**
+ * segment cuts texts into chunks on the server at url ("http://localhost:8080").
+ * Each result's chunks carry text, start and end (UTF-8 byte offsets), tokens and sentences.
+ * @param {string} url
+ * @param {string | string[]} texts
+ * @param {import('./index.js').SegmentOptions} [options]
+ * @returns {Promise<import('./index.js').SegmentResponse>}
+ */
+export async function segment(url, texts, options = {}) {
+  const { apiKey, fetch: fetchFn = globalThis.fetch, ...keys } = options;
+  const body = { texts: typeof texts === 'string' ? [texts] : [...texts] };
+  for (const [k, v] of Object.entries(keys)) if (v !== undefined) body[k] = v;
+  const headers = { 'Content-Type': 'application/json' };
+  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  const res = await fetchFn(url.replace(/\/+$/, '') + SEGMENT_PATH, { method: 'POST', headers, body: JSON.stringify(body) });
+  const raw = await res.text();
+  if (!res.ok) {
+    let msg = raw;
+    try {
+      const doc = JSON.parse(raw);
+      msg = doc.error?.[0]?.message ?? doc.message ?? raw;
+    } catch {
+      // not JSON: the raw body is the message
+    }
+    throw new SegmentError(res.status, msg);
+  }
+  return JSON.parse(raw);
 }

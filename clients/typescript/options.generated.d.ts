@@ -53,22 +53,16 @@ export interface Options {
   bottomWeight?: number;
   /** Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector (anisotropic embeddings). */
   center?: boolean;
-  /** Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default). */
-  cliff?: number;
   /** Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant candidates. */
   conceptPool?: number;
   /** Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams, or its k-means cluster of vectors.; allowed: terms, ngrams, clusters */
   concepts?: 'terms' | 'ngrams' | 'clusters';
-  /** Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1). */
-  demandPower?: number;
   /** Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee), pools of at most 30. */
   enumerate?: number;
-  /** Strategy parameter (coverage). coverage: after the gains run out, fill the remaining budget by relevance per token. */
+  /** Strategy parameter (coverage). coverage: fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget). */
   fill?: boolean;
   /** Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip it or stop.; allowed: skip, stop */
   fit?: 'skip' | 'stop';
-  /** Strategy parameter (coverage). coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone). */
-  focus?: number;
   /** Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues the list. */
   g?: number;
   /** Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram: weight of source novelty 1/(1+items from the same host). */
@@ -103,8 +97,6 @@ export interface Options {
   powerIterations?: number;
   /** Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar. */
   queryCoverage?: number;
-  /** Strategy parameter (coverage). coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off). */
-  relevanceFloor?: number;
   /** Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed: cos, half */
   simMap?: 'cos' | 'half';
   /** Strategy parameter (coverage). coverage: how much a selected chunk covers another: centred cosine to this power (larger = only near-copies count). */
@@ -115,16 +107,10 @@ export interface Options {
   stopAtZeroGain?: boolean;
   /** Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant candidates (0 = the whole pool). */
   targets?: number;
-  /** Strategy parameter (coverage). coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully). */
-  termFocus?: number;
   /** Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only. */
   theta?: number;
   /** Strategy parameter (facility). facility: weight of the facility-location term; the relevance term gets 1-w2. */
   w2?: number;
   /** Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay */
   weights?: 'none' | 'onehot' | 'decay';
-  /** Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default). */
-  window?: number;
-  /** Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best. */
-  windowFloor?: number;
 }

@@ -231,16 +231,6 @@ export const spec = {
       ]
     },
     {
-      "name": "cliff",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "conceptPool",
       "kind": "int",
       "min": null,
@@ -266,16 +256,6 @@ export const spec = {
       ]
     },
     {
-      "name": "demandPower",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "enumerate",
       "kind": "int",
       "min": null,
@@ -290,7 +270,7 @@ export const spec = {
       "kind": "bool",
       "min": null,
       "max": null,
-      "doc": "coverage: after the gains run out, fill the remaining budget by relevance per token.",
+      "doc": "coverage: fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget).",
       "strategies": [
         "coverage"
       ]
@@ -307,16 +287,6 @@ export const spec = {
       "doc": "topk: what to do with an item that does not fit the remaining budget: skip it or stop.",
       "strategies": [
         "topk"
-      ]
-    },
-    {
-      "name": "focus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).",
-      "strategies": [
-        "coverage"
       ]
     },
     {
@@ -502,16 +472,6 @@ export const spec = {
       ]
     },
     {
-      "name": "relevanceFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "simMap",
       "kind": "string",
       "min": null,
@@ -566,16 +526,6 @@ export const spec = {
       ]
     },
     {
-      "name": "termFocus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "theta",
       "kind": "float",
       "min": null,
@@ -608,26 +558,6 @@ export const spec = {
       "doc": "facility: relevance weights q_i.",
       "strategies": [
         "facility"
-      ]
-    },
-    {
-      "name": "window",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
-      "name": "windowFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
-      "strategies": [
-        "coverage"
       ]
     }
   ],
@@ -733,7 +663,7 @@ export const spec = {
         "kind": "bool",
         "min": null,
         "max": null,
-        "doc": "after the gains run out, fill the remaining budget by relevance per token"
+        "doc": "fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget)"
       },
       {
         "name": "minNovelty",
@@ -755,55 +685,6 @@ export const spec = {
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
-      },
-      {
-        "name": "demandPower",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"
-      },
-      {
-        "name": "focus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"
-      },
-      {
-        "name": "termFocus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"
-      },
-      {
-        "name": "relevanceFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
-      },
-      {
-        "name": "window",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
-      },
-      {
-        "name": "windowFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
-      },
-      {
-        "name": "cliff",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",

@@ -20,9 +20,9 @@ func TestParseFlags(t *testing.T) {
 		want    config
 		wantErr bool
 	}{
-		{"defaults", nil, config{addr: "127.0.0.1:8090", mode: "hash", dims: 256}, false},
-		{"all flags", []string{"-addr", ":9000", "-mode", "glove", "-dims", "100", "-glove-dir", "/g"},
-			config{addr: ":9000", mode: "glove", dims: 100, dimsSet: true, gloveDir: "/g"}, false},
+		{"defaults", nil, config{addr: "127.0.0.1:8090", mode: "hash", dims: 256, python: ".venv/bin/python"}, false},
+		{"all flags", []string{"-addr", ":9000", "-mode", "glove", "-dims", "100", "-glove-dir", "/g", "-python", "/p/python"},
+			config{addr: ":9000", mode: "glove", dims: 100, dimsSet: true, gloveDir: "/g", python: "/p/python"}, false},
 		{"stray argument", []string{"extra"}, config{}, true},
 		{"unknown flag", []string{"-model", "x"}, config{}, true},
 	}
@@ -51,6 +51,8 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		{"glove without dir", []string{"-mode", "glove"}},
 		{"glove dims mismatch", []string{"-mode", "glove", "-glove-dir", dir, "-dims", "256"}},
 		{"bad address", []string{"-addr", "127.0.0.1:notaport"}},
+		{"neural without its Python", []string{"-mode", "neural", "-python", filepath.Join(dir, "no-python")}},
+		{"neural dims mismatch", []string{"-mode", "neural", "-python", filepath.Join("..", "..", ".venv", "bin", "python"), "-dims", "100"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

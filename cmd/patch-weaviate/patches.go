@@ -15,8 +15,13 @@ var Patches = []Patch{
 		Glue:     "rest_register.go.txt",
 		GlueName: "register_extra_modules.go",
 		GlueTest: "rest_register_test.go.txt",
+		Requires: []Requirement{
+			{"adapters/handlers/rest/middlewares.go", "func makeAddModuleHandlers(modules *modules.Provider) func(http.Handler) http.Handler {"},
+			{"usecases/auth/authentication/composer/token_validation.go", "func New(config config.Authentication, namespacesEnabled bool, logger logrus.FieldLogger,"},
+		},
 		Why: "Weaviate has no plugin loader: registerModules is a hard-coded list. " +
-			"This registers diverse-select when ENABLE_MODULES names it, before Init, validation and the GraphQL build.",
+			"This registers diverse-select when ENABLE_MODULES names it, before Init, validation and the GraphQL build, " +
+			"and hands the module Weaviate's authenticator and authorizer for its HTTP handler, which Weaviate mounts ahead of its authentication.",
 	},
 	{
 		ID:       "selection-argument",

@@ -104,13 +104,16 @@ func grpcPage(ctx context.Context, t *testing.T, addr, text string, offset int) 
 	if err != nil {
 		t.Fatalf("gRPC %s: %v", addr, err)
 	}
-	q := "diverseSelect(tokenBudget: 200): " + text
+	// The collection's settings (tokenBudget 500) with fill, in the rerank
+	// property's settings form: pages go on past where the default's price
+	// of a token would stop them. (The query is plain text: the collection
+	// does not opt in to settings in the query.)
 	reply, err := conn.Search(ctx, &pb.SearchRequest{
 		Collection:  Class,
 		Limit:       40,
 		Offset:      uint32(offset),
 		NearText:    &pb.NearTextSearch{Query: []string{text}},
-		Rerank:      &pb.Rerank{Property: "body", Query: &q},
+		Rerank:      &pb.Rerank{Property: `body|diverseSelect.v1|{"fill":true}`, Query: &text},
 		Properties:  &pb.PropertiesRequest{NonRefProperties: []string{"chunkId"}},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	})

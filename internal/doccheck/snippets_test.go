@@ -19,11 +19,12 @@ var snippetDocs = map[string]string{
 	"ts query":   "docs/grpc-route.md",
 	"go-rag":     "docs/rag.md",
 	"ts rag":     "docs/rag.md",
+	"py rag":     "docs/rag.md",
 }
 
 // TestREADMEClientSnippets: every region marked "README: <name> begin" ...
 // "README: <name> end" in the integration tests' clients_test.go,
-// ts/clients.test.mjs and the RAG tests appears in the README, or in the document snippetDocs names for it (line by
+// ts/clients.test.mjs, py/test_client.py and the RAG tests appears in the README, or in the document snippetDocs names for it (line by
 // line, ignoring indentation and blank lines), so the documented client
 // snippets are the code these tests run.
 func TestREADMEClientSnippets(t *testing.T) {
@@ -77,6 +78,9 @@ func snippetRegions(src []byte) []snippetRegion {
 	var cur *snippetRegion
 	for _, l := range bytes.Split(src, []byte("\n")) {
 		s := strings.TrimSpace(string(l))
+		if py, ok := strings.CutPrefix(s, "# README: "); ok { // Python's comment
+			s = "// README: " + py
+		}
 		switch {
 		case strings.HasPrefix(s, "// README: ") && strings.HasSuffix(s, " begin"):
 			cur = &snippetRegion{name: strings.TrimSuffix(strings.TrimPrefix(s, "// README: "), " begin")}
@@ -94,4 +98,4 @@ func snippetRegions(src []byte) []snippetRegion {
 
 // snippetFiles are the test sources holding the marked regions.
 var snippetFiles = []string{"integration/clients_test.go", "integration/ts/clients.test.mjs",
-	"integration/generate_test.go", "integration/ts/generate.mjs"}
+	"integration/generate_test.go", "integration/ts/generate.mjs", "integration/py/test_client.py"}

@@ -14,14 +14,8 @@
 //		    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
 //		    relevance, as in top-k; a near-copy of a selected chunk adds almost
 //		    nothing, so the budget goes to new information.
-//		  - The demand: a target's weight is rho_u^demandPower, rho_u by
-//		    default. In a pool wider than the query's topic the chunks of
-//		    another topic form a cluster that covers itself, and with demand in
-//		    proportion to relevance covering it earns about as much as one more
-//		    chunk on the query; demandPower 0 (the fourth power under a budget
-//		    that admits at most a quarter of the pool) leaves it little, but is
-//		    not the default: it narrows the evidence cards' margin over whole
-//		    chunks below the quality floors (docs/quality.md, "Precision").
+//		  - The demand: a target's weight is its relevance rho_u, or rho_u^4
+//		    under the price of a token (below).
 //		  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
 //		    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
 //		    over the pool and lex_u the idf-weighted share of the query's terms
@@ -66,12 +60,12 @@
 //	    first hop names. It depends on the order of selection, so F with
 //	    hop > 0 is no longer submodular; the guarantee below is for hop = 0.
 //
-//	  - Precision options (precision.go, off by default): under a budget
-//	    that admits at most a quarter of the pool, "window" leaves the
-//	    candidates outside the most relevant ones, and far below the best,
-//	    nothing but their query terms, parts and hop (their kernel rows are
-//	    zero), and "cliff" gives the targets past the largest relevance drop
-//	    the demand relevance^4.
+//	  - The price of a token (precision.go; off with fill): under a budget
+//	    that admits at most a quarter of the pool, the demand is rho_u^4 and
+//	    the candidates outside the most relevant ones, and far below the
+//	    best, are worth nothing but their query terms, parts and hop (their
+//	    kernel rows are zero), so a pick pays for its tokens only with what
+//	    it adds on the query's topic, and the selection may end under budget.
 //
 // No near-copies: the greedy and the fill skip a near-copy of a selected
 // item (selectors.CopyGuard), and, with minNovelty > 0, an item whose gain
@@ -79,9 +73,10 @@
 //
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
-// guard under a budget; then ("fill", default) the remaining budget is
-// filled by relevance per token, so the budget is not left unused while a
-// candidate fits.
+// guard under a budget, until no candidate left gains anything (Result.Stop
+// says why it ended); with fill (off by default, the behaviour before issue
+// 34) the remaining budget is then filled by relevance per token, so the
+// budget is not left unused while a candidate fits.
 //
 // Pages (Problem.Preselected): the earlier pages' items are in the state
 // before the first round, so the greedy, the guard and the fill continue
@@ -142,33 +137,15 @@ func init() {
 				Doc: "weight of the query-term coverage term, in units of kbar"},
 			{Name: "center", Kind: selectors.KindBool, Default: true,
 				Doc: "compare candidates after subtracting the pool's mean vector (anisotropic embeddings)"},
-			{Name: "fill", Kind: selectors.KindBool, Default: true,
-				Doc: "after the gains run out, fill the remaining budget by relevance per token"},
+			{Name: "fill", Kind: selectors.KindBool, Default: false,
+				Doc: "fill the token budget: no relevance window, and after the gains run out the remaining budget goes by " +
+					"relevance per token (false = stop when nothing left pays for its tokens; may end under budget)"},
 			{Name: "minNovelty", Kind: selectors.KindFloat, Default: DefaultMinNovelty, Min: 0, Max: 1,
 				Doc: "skip a candidate whose marginal gain is below this share of its stand-alone value (0 = off)"},
 			{Name: "hop", Kind: selectors.KindFloat, Default: 4.0, Min: 0, Max: inf,
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 			{Name: "parts", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
 				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
-			{Name: "demandPower", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: 64,
-				Doc: "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer " +
-					"tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"},
-			{Name: "focus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
-				Doc: "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"},
-			{Name: "termFocus", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
-				Doc: "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"},
-			{Name: "relevanceFloor", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
-				Doc: "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"},
-			{Name: "window", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 64,
-				Doc: "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones " +
-					"whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, " +
-					"parts or second hop it adds (0 = off; measured, not the default)"},
-			{Name: "windowFloor", Kind: selectors.KindFloat, Default: DefaultWindowFloor, Min: 0, Max: 1,
-				Doc: "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"},
-			{Name: "cliff", Kind: selectors.KindFloat, Default: 0.0, Min: 0, Max: 1,
-				Doc: "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the " +
-					"relevance curve, when it is at least this large, have their relevance to the fourth power as demand " +
-					"(0 = off; measured, not the default)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -176,9 +153,7 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets"), demandPower: p.Float("demandPower"), floor: p.Float("relevanceFloor"),
-				focus: p.Float("focus"), termFocus: p.Float("termFocus"), window: p.Float("window"),
-				windowFloor: p.Float("windowFloor"), cliff: p.Float("cliff")}, nil
+				targets: p.Int("targets")}, nil
 		},
 	})
 }
@@ -203,8 +178,6 @@ const DefaultTargets = 32
 
 type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts float64
-	demandPower, floor, focus, termFocus                  float64
-	window, windowFloor, cliff                            float64
 	center, fill                                          bool
 	targets                                               int
 }

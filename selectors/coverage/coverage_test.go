@@ -360,22 +360,28 @@ func TestApproximationGuarantees(t *testing.T) {
 // TestFill: with fill on, no fitting candidate is left out while K allows
 // unless it is redundant (a near-copy of a selected item, or a gain below
 // minNovelty of its stand-alone value), and the fill only adds to the
-// greedy selection.
+// greedy selection (without the price, which fill turns off, the greedy
+// is the default's).
 func TestFill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
+	fill := map[string]any{"fill": true}
 	for trial := range 200 {
 		p := randomProblem(rng)
-		with := run(t, nil, p)
-		without := run(t, map[string]any{"fill": false}, p)
-		require.Equal(t, without.Indices(), with.Indices()[:len(without.Items)], "trial %d", trial)
+		with := run(t, fill, p)
+		filled := int(with.Stats["filled"])
+		if !tightBudget(kbar(p), p) {
+			without := run(t, nil, p)
+			require.Equal(t, without.Indices(), with.Indices()[:len(with.Items)-filled], "trial %d", trial)
+		}
 		if len(with.Items) == p.K() {
+			require.NotEqual(t, selectors.StopPrice, with.Stop, "trial %d", trial)
 			continue
 		}
 		in := map[int]bool{}
 		for _, i := range with.Indices() {
 			in[i] = true
 		}
-		_, o := build(t, nil, p)
+		_, o := build(t, fill, p)
 		guard := selectors.NewCopyGuard(p)
 		for d, c := range p.Candidates {
 			if in[d] || !p.Fits(with.TokensUsed, c.Tokens) {
@@ -398,6 +404,8 @@ func TestStatsAndExplanation(t *testing.T) {
 			cand(0.9, 10, "statin liver", 1, 0), cand(0.8, 10, "statin", 0.9, 0.1), cand(0.1, 10, "other", 0, 1),
 		}}
 	res := run(t, nil, p)
+	assert.NotContains(t, res.Stats, "filled")
+	res = run(t, map[string]any{"fill": true}, p)
 	assert.Equal(t, 2.0, res.Stats["queryTerms"])
 	assert.InDelta(t, 3.0, res.Stats["kappa"], 1e-12) // 30 / mean 10
 	assert.Contains(t, res.Stats, "filled")
@@ -444,8 +452,7 @@ func randomParams(rng *rand.Rand) map[string]any {
 		"center":          rng.IntN(2) == 0,
 		"minNovelty":      []float64{0, 0.1, 0.3}[rng.IntN(3)],
 		"hop":             []float64{0, 1, 3}[rng.IntN(3)],
-		"window":          []float64{0, 0, 0.5, 1}[rng.IntN(4)],
-		"cliff":           []float64{0, 0, 0.1}[rng.IntN(3)],
+		"fill":            rng.IntN(2) == 0,
 	}
 }
 

@@ -29,9 +29,6 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	n, k := len(c), p.K()
 	density := p.Budget > 0
 	key := func(d int, g float64) float64 {
-		if o.focus != nil {
-			g *= o.focus[d]
-		}
 		if density {
 			return g / float64(c[d].Tokens)
 		}
@@ -44,7 +41,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	out := make([]bool, n)       // selected or dropped: entries left in the queue are ignored
 	for d := range c {
 		single[d] = math.NaN()
-		if p.Fits(0, c[d].Tokens) && (o.below == nil || !o.below[d]) {
+		if p.Fits(0, c[d].Tokens) {
 			single[d] = o.firstGain(d)
 		}
 	}
@@ -108,7 +105,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 		// bound understates them.
 		if o.links != nil {
 			for _, u := range o.links[d] {
-				if !out[u] && p.Fits(used, c[u].Tokens) && (o.below == nil || !o.below[u]) {
+				if !out[u] && p.Fits(used, c[u].Tokens) {
 					g := o.gain(int(u))
 					latest[u] = g
 					q.Push(lazyheap.Entry{Key: key(int(u), g), Gain: g, Index: int(u)})
@@ -175,8 +172,8 @@ func (o *objective) fill(p *selectors.Problem, items []selectors.Item, single []
 	}
 	order := make([]int, 0, len(c))
 	for d := range c {
-		if !in[d] && (o.below == nil || !o.below[d]) && (o.outside == nil || !o.outside[d]) {
-			order = append(order, d) // the fill leaves what is outside the window
+		if !in[d] {
+			order = append(order, d)
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int {

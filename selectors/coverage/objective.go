@@ -42,10 +42,6 @@ type objective struct {
 	linkBuffers *linkBuffers
 	// parts is the part demand (demand.go); nil when off.
 	parts *partDemand
-	// focus scales each candidate's gain in the greedy's ranking (nil: 1).
-	focus []float64
-	// below marks the candidates under the relevance floor (nil: none).
-	below []bool
 	// outside marks the candidates out of the relevance window (nil:
 	// none): they cover nothing in the facility-location term and the
 	// fill leaves them (precision.go).
@@ -56,11 +52,8 @@ type objective struct {
 	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
 	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
-	covered []float64 // per query term, the largest termLevel of a selected chunk that has it
-	// termLevel[d] is how fully d covers a query term it has: 1, or its
-	// dense relevance to termFocus (nil: 1 for every chunk).
-	termLevel []float64
-	hopOn     []bool
+	covered []bool // per query term, whether a selected chunk has it
+	hopOn   []bool
 }
 
 func (s strategy) objective(p *selectors.Problem) *objective {
@@ -68,12 +61,6 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	n := len(c)
 	o := &objective{n: n, kappa: kbar(p), minNovelty: s.minNovelty, guard: selectors.NewCopyGuard(p)}
 	o.rho = denseRelevance(c)
-	if s.termFocus > 0 {
-		o.termLevel = make([]float64, n)
-		for d, r := range o.rho {
-			o.termLevel[d] = math.Pow(r, s.termFocus)
-		}
-	}
 	an := text.NewAnalyzer()
 	// The candidates' analysed terms, once, when two parts read them.
 	var all [][]string
@@ -120,38 +107,19 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
 		}
 	}
-	if s.focus > 0 {
-		o.focus = make([]float64, n)
-		for d := range o.focus {
-			o.focus[d] = math.Pow(o.rho[d], s.focus)
-		}
-	}
-	if s.floor > 0 && n > 0 {
-		o.below = belowFloor(o.rho, s.floor)
-	}
-	// The relevance window and the cliff, under a budget that leaves most
-	// of the pool out (precision.go).
-	var tail []bool
-	if tightBudget(o.kappa, p) {
-		if s.window > 0 {
-			o.outside = outsideWindow(o.rho, c, s.window*float64(p.Budget), s.windowFloor)
-		}
-		if s.cliff > 0 {
-			tail = pastCliff(o.rho, s.cliff)
-		}
+	// The price of a token, unless the budget is to be filled, under a
+	// budget that leaves most of the pool out (precision.go): the sharper
+	// demand and the relevance window.
+	priced := !s.fill && tightBudget(o.kappa, p)
+	if priced {
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor)
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
 		o.w = targetWeights(o.rho, o.targets)
-		power := demandPower(s.demandPower, o.kappa, p)
-		for t, u := range o.targets {
-			switch {
-			case o.below != nil && o.below[u]:
-				o.w[t] = 0
-			case tail != nil && tail[u], o.outside != nil && o.outside[u]:
-				o.w[t] = math.Pow(o.w[t], DefaultBudgetDemandPower)
-			case power != 1:
-				o.w[t] = math.Pow(o.w[t], power)
+		if priced {
+			for t := range o.w {
+				o.w[t] = math.Pow(o.w[t], budgetDemandPower)
 			}
 		}
 		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
@@ -175,51 +143,6 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	return o
 }
 
-// DefaultBudgetDemandPower is the demand power when demandPower is 0 (the
-// default) and the token budget admits at most a quarter of the pool
-// (kbar <= N/4). A target's demand is its relevance to this power: in a
-// pool wider than the query's topic (other topics' chunks, each a cluster
-// that covers itself), demand in proportion to the relevance lets covering
-// an off-topic cluster earn about as much as one more chunk on the query,
-// and the density greedy then spends the budget on it. Chosen on the
-// tuning halves of HotpotQA, MuSiQue and 2Wiki with both encoders
-// (docs/quality.md, "Precision"): 4 cuts the tokens spent on other
-// questions' paragraphs by a half to two thirds; 2 keeps more off-topic
-// picks, 6 and 8 gain nothing more. When the budget admits a larger share
-// of the pool, most of what is relevant fits anyway and the demand stays
-// the relevance: applied to budgets up to half the pool, the sharper
-// demand lost 1 point of HotpotQA both-gold at B = 900 and 0.7 of the
-// evidence cards' answer recall at B = 450 and 600 (pools of 10). Without
-// a budget (K alone) the demand is the relevance too: there the sharper
-// demand lost 5-6 points of Perspectrum cluster coverage.
-const DefaultBudgetDemandPower = 4.0
-
-// demandPower resolves the demandPower parameter for a problem whose
-// constraint admits kbar items on average.
-func demandPower(param, kbar float64, p *selectors.Problem) float64 {
-	switch {
-	case param > 0:
-		return param
-	case tightBudget(kbar, p):
-		return DefaultBudgetDemandPower
-	}
-	return 1
-}
-
-// belowFloor marks the candidates whose relevance is below floor times the
-// pool's largest.
-func belowFloor(rho []float64, floor float64) []bool {
-	var best float64
-	for _, r := range rho {
-		best = max(best, r)
-	}
-	out := make([]bool, len(rho))
-	for i, r := range rho {
-		out[i] = r < floor*best
-	}
-	return out
-}
-
 // parallelLinks is the pool size from which the title links are found on
 // another core, beside the query terms and the kernel. Below it the
 // hand-off costs more than it saves: on the 2-core development machine
@@ -240,7 +163,7 @@ func (o *objective) release() {
 // reset empties the selection state.
 func (o *objective) reset() {
 	o.cur = make([]float32, len(o.targets))
-	o.covered = make([]float64, len(o.qw))
+	o.covered = make([]bool, len(o.qw))
 	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
@@ -628,8 +551,8 @@ func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d])
 func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
-			if c := o.covered[t]; c < o.level(d) {
-				g += o.qw[t] * (o.level(d) - c)
+			if !o.covered[t] {
+				g += o.qw[t]
 			}
 		}
 	}
@@ -637,14 +560,6 @@ func (o *objective) gainBeyond(d int, g float64) float64 {
 		g += o.hopW
 	}
 	return g + o.parts.gain(d)
-}
-
-// level is termLevel[d], 1 without termFocus.
-func (o *objective) level(d int) float64 {
-	if o.termLevel == nil {
-		return 1
-	}
-	return o.termLevel[d]
 }
 
 // add puts d into the selection state.
@@ -657,7 +572,7 @@ func (o *objective) add(d int) {
 	}
 	if o.qw != nil {
 		for _, t := range o.terms[d] {
-			o.covered[t] = max(o.covered[t], o.level(d))
+			o.covered[t] = true
 		}
 	}
 	o.parts.add(d)

@@ -7,32 +7,41 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-// Precision options (issue 29, docs/quality.md "Precision"): in a pool
-// wider than the query's topic - other topics' chunks, each a cluster
-// that covers itself - the facility-location term lets covering an
-// off-topic cluster earn about as much as one more chunk on the query,
-// and the density greedy spends the end of the budget on it. Both options
-// act only under a budget that admits at most a quarter of the pool
-// (tightBudget): when more fits, most of what is relevant fits anyway.
+// The price of a token (issues 29 and 34, docs/quality.md "Precision"): in
+// a pool wider than the query's topic - other topics' chunks, each a
+// cluster that covers itself - demand in proportion to relevance lets
+// covering an off-topic cluster earn about as much as one more chunk on
+// the query, and a greedy that fills the budget spends its end on it.
+// Unless fill is on, under a budget that admits at most a quarter of the
+// pool (tightBudget: when more fits, most of what is relevant fits anyway),
+// two rules read from the pool's own relevance curve decide what a chunk
+// can pay for its tokens with:
 //
-//   - window: a candidate outside the most relevant ones whose tokens add
-//     up to window budgets, and below windowFloor of the best relevance,
-//     covers nothing (its kernel row is zero) and the fill leaves it: it is
-//     selected only for the query terms, parts or second hop it adds - a
-//     bridge paragraph linked to a selected chunk still is. With window 1
-//     the tokens on other questions' paragraphs fall below top-k's on the
-//     mixed pools of HotpotQA, MuSiQue and 2Wiki, both encoders; it is off
-//     by default because it costs one MuSiQue question at B = 450 and 600
-//     (USE-Lite answer in context), under the CI floors.
-//   - cliff: the targets past the largest drop of the relevance curve
-//     (SAGE's score cliff) have demand relevance^4, as demandPower's
-//     budget rule gives every target.
-
-// DefaultWindowFloor is windowFloor's default: chosen from {0.45, 0.5,
-// 0.55, 0.6, 0.65} on the tuning halves with both encoders (0.45 lets
-// HotpotQA's other-question tokens above top-k's at B = 600; 0.6 and up
-// lose recall on the question's own pools).
-const DefaultWindowFloor = 0.55
+//   - the demand: a target's demand is its relevance to budgetDemandPower,
+//     so the most relevant targets dominate and an off-topic cluster that
+//     covers itself earns little;
+//   - the window: a candidate after the most relevant ones whose tokens add
+//     up to windowBudgets budgets, and below windowFloor of the best
+//     relevance, covers nothing (its kernel row is zero): it pays only with
+//     the query terms, parts or second hop it adds - a bridge paragraph
+//     linked by title to a selected chunk still does.
+//
+// The greedy stops when no candidate left gains anything: the selection
+// may end under budget (Result.Stop "price").
+//
+// The constants were chosen on the tuning halves of HotpotQA, MuSiQue and
+// 2Wiki with two encoders (issues 29 and 34). budgetDemandPower: 4 cuts the
+// tokens on other questions' paragraphs by a half to two thirds, 2 keeps
+// more, 6 and 8 gain nothing more; applied to budgets up to half the pool
+// it lost HotpotQA both-gold at B = 900, and without a budget (K alone)
+// Perspectrum cluster coverage. windowFloor from {0.45, 0.5, 0.55, 0.6,
+// 0.65}: 0.45 lets HotpotQA's other-question tokens above top-k's at
+// B = 600, 0.6 and up lose recall on the question's own pools.
+const (
+	budgetDemandPower = 4.0
+	windowBudgets     = 1.0
+	windowFloor       = 0.55
+)
 
 // tightBudget reports whether the constraint is a token budget that admits
 // at most a quarter of the pool (kbar <= N/4).
@@ -55,27 +64,6 @@ func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64)
 			out[d] = true
 		}
 		sum += float64(c[d].Tokens)
-	}
-	return out
-}
-
-// pastCliff marks the candidates after the largest drop between
-// neighbours of the relevance-sorted pool (SAGE's score cliff, on the
-// hybrid relevance), when that drop is at least gap; nil otherwise.
-func pastCliff(rho []float64, gap float64) []bool {
-	order := byRho(rho)
-	at, best := 0, 0.0
-	for i := 1; i < len(order); i++ {
-		if g := rho[order[i-1]] - rho[order[i]]; g > best {
-			at, best = i, g
-		}
-	}
-	if at == 0 || best < gap {
-		return nil
-	}
-	out := make([]bool, len(rho))
-	for _, d := range order[at:] {
-		out[d] = true
 	}
 	return out
 }

@@ -8,27 +8,6 @@ import (
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
-func TestDemandPowerResolves(t *testing.T) {
-	tests := []struct {
-		name         string
-		param, kbar  float64
-		budget, pool int
-		want         float64
-	}{
-		{"auto, a budget for a quarter of the pool", 0, 2.5, 100, 10, DefaultBudgetDemandPower},
-		{"auto, a budget for more than a quarter", 0, 2.6, 100, 10, 1},
-		{"auto without a budget", 0, 10, 0, 10, 1},
-		{"explicit under a budget", 2, 5, 100, 10, 2},
-		{"explicit without a budget", 3, 10, 0, 10, 3},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := &selectors.Problem{Budget: tc.budget, Candidates: make([]selectors.Candidate, tc.pool)}
-			assert.Equal(t, tc.want, demandPower(tc.param, tc.kbar, p))
-		})
-	}
-}
-
 // offTopicPool: six chunks on the query's topic (three facets, each said
 // twice in partly other words: not near-copies), a cluster of six chunks on
 // another topic, less relevant and alike, that covers itself, and one
@@ -51,42 +30,40 @@ func offTopicPool() []selectors.Candidate {
 	}
 }
 
-// TestOffTopicClusterUnderBudget: demand in proportion to relevance
-// (demandPower 1, the default) takes a chunk of the other topic's cluster
-// first, since it covers five more; the budget rule (demandPower 0), the
-// relevance window and the cliff leave the cluster until the facets are
-// covered and spend less of the budget on it - all three only under a
+// TestOffTopicClusterUnderBudget: filling the budget with demand in
+// proportion to relevance (fill: true) takes a chunk of the other topic's
+// cluster first, since it covers five more; the default's price (the
+// sharper demand and the relevance window) takes none of it - only under a
 // budget that admits at most a quarter of the pool.
 func TestOffTopicClusterUnderBudget(t *testing.T) {
+	fill := map[string]any{"fill": true}
 	tests := []struct {
 		name     string
 		params   map[string]any
 		budget   int
+		picks    int
 		offTopic int
+		stop     selectors.StopReason
 	}{
-		{"budget rule, three chunks", map[string]any{"demandPower": 0.0}, 60, 0},
-		{"default (demand = relevance), three chunks", nil, 60, 1},
-		{"budget rule, a budget for more than a quarter: demand = relevance", map[string]any{"demandPower": 0.0}, 100, 2},
-		{"default (demand = relevance), five chunks", nil, 100, 2},
-		{"window, three chunks", map[string]any{"window": 1.0}, 60, 0},
-		{"window, a budget for more than a quarter: off", map[string]any{"window": 1.0}, 100, 2},
-		// The largest drop is before the chunk on neither topic, not
-		// between the topics: the cliff leaves the cluster's demand as it is.
-		{"cliff, three chunks", map[string]any{"cliff": 0.2}, 60, 1},
-		{"cliff, a budget for more than a quarter: off", map[string]any{"cliff": 0.2}, 100, 2},
+		{"fill, three chunks", fill, 60, 3, 1, selectors.StopBudget},
+		{"fill, five chunks", fill, 100, 5, 2, selectors.StopBudget},
+		{"default, three chunks", nil, 60, 3, 0, selectors.StopBudget},
+		{"default, a budget for more than a quarter: no price", nil, 100, 5, 2, selectors.StopBudget},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &selectors.Problem{Candidates: offTopicPool(), Budget: tc.budget}
-			sel := run(t, tc.params, p).Indices()
+			res := run(t, tc.params, p)
+			sel := res.Indices()
 			off := 0
 			for _, i := range sel {
 				if i >= 6 {
 					off++
 				}
 			}
-			assert.Len(t, sel, tc.budget/20)
+			assert.Len(t, sel, tc.picks)
 			assert.Equal(t, tc.offTopic, off, "selected %v", sel)
+			assert.Equal(t, tc.stop, res.Stop)
 		})
 	}
 }
@@ -115,25 +92,6 @@ func TestOutsideWindow(t *testing.T) {
 	}
 }
 
-func TestPastCliff(t *testing.T) {
-	tests := []struct {
-		name string
-		rho  []float64
-		gap  float64
-		want []bool
-	}{
-		{"the largest drop, after two", []float64{0.9, 1, 0.3, 0.2}, 0.2, []bool{false, false, true, true}},
-		{"a drop below gap: no cliff", []float64{1, 0.9, 0.8, 0.7}, 0.2, nil},
-		{"ties keep pool order", []float64{1, 0.4, 1, 0.4}, 0.5, []bool{false, true, false, true}},
-		{"one candidate", []float64{1}, 0.1, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, pastCliff(tc.rho, tc.gap))
-		})
-	}
-}
-
 func TestTightBudget(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -151,4 +109,27 @@ func TestTightBudget(t *testing.T) {
 			assert.Equal(t, tc.want, tightBudget(tc.kbar, p))
 		})
 	}
+}
+
+// TestStopsWhenNothingPays: two chunks on the query, one more relevant
+// chunk too long for what is left, and a tail of chunks far below the best
+// that fit: the default stops under budget (price), fill: true spends the
+// rest on the tail.
+func TestStopsWhenNothingPays(t *testing.T) {
+	c := []selectors.Candidate{
+		cand(0.90, 20, "", 1, 0, 0, 0.2),
+		cand(0.88, 20, "", 0, 1, 0, 0.2),
+		cand(0.60, 50, "", 0, 0, 1, 0.2),
+	}
+	for i := range 12 {
+		c = append(c, cand(0.30-0.001*float64(i), 20, "", 0, 0, float32(i%3)*0.3, 1))
+	}
+	p := &selectors.Problem{Candidates: c, Budget: 80}
+	res := run(t, nil, p)
+	assert.Equal(t, []int{0, 1}, res.Indices())
+	assert.Equal(t, selectors.StopPrice, res.Stop)
+	assert.Equal(t, 40, res.TokensLeft())
+	res = run(t, map[string]any{"fill": true}, p)
+	assert.Len(t, res.Indices(), 4)
+	assert.Equal(t, selectors.StopBudget, res.Stop)
 }

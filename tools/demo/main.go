@@ -42,13 +42,16 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
+		segment    = flag.String("segment", "", "import the corpus through the module's segment endpoint with this method (sage, percentile, packed, fixed): each demo chunk is cut again, each piece one object; sage and percentile need the glove or neural embedder (the encoder of a trained scorer)")
+		segTokens  = flag.Int("segment-max-tokens", 64, "with -segment: the longest chunk")
 		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
-		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme}
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme,
+		segment: *segment, segmentMaxTokens: *segTokens}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -102,6 +105,8 @@ type options struct {
 	embedder, python              string
 	gloveDir, dataDir, strategy   string
 	readme                        string // file whose demo block gets the first query's comparison
+	segment                       string // import through the segment endpoint with this method ("" = as written)
+	segmentMaxTokens              int
 	httpPort, grpcPort, embedPort int
 	budget, candidates            int
 	exit                          bool
@@ -112,6 +117,12 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	embedArgs, mode, err := embedderMode(o)
 	if err != nil {
 		return err
+	}
+	// The embedder is the segment endpoint's encoder, under the name of the
+	// scorer trained for its model.
+	env := map[string]string{}
+	if enc := segmentEncoders[embedArgs[1]]; enc != "" {
+		env["DIVERSE_SELECT_SEGMENT_ENCODERS"] = fmt.Sprintf("%s=http://127.0.0.1:%d", enc, o.embedPort)
 	}
 	absData, err := filepath.Abs(dataDir)
 	if err != nil {
@@ -129,7 +140,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
 	s, err := stack.Start(ctx, stack.Options{
 		DataDir: absData, EmbedderArgs: embedArgs, Log: logFile,
-		HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort,
+		HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort, Env: env,
 	})
 	if err != nil {
 		return err
@@ -144,7 +155,13 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	if err := importCorpus(ctx, w, client, budget); err != nil {
+	chunks := corpus.Chunks()
+	if o.segment != "" {
+		if chunks, err = segmentCorpus(ctx, w, s.HTTPURL, chunks, o.segment, o.segmentMaxTokens); err != nil {
+			return err
+		}
+	}
+	if err := importCorpus(ctx, w, client, budget, chunks); err != nil {
 		return err
 	}
 	var shown []string
@@ -172,7 +189,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 }
 
 // importCorpus (re)creates the demo class and imports every chunk.
-func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int) error {
+func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk) error {
 	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
 	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
 	class := &models.Class{
@@ -199,7 +216,6 @@ func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, bud
 	if err := client.Schema().ClassCreator().WithClass(class).Do(ctx); err != nil {
 		return fmt.Errorf("create class %s: %w", Class, err)
 	}
-	chunks := corpus.Chunks()
 	objs := make([]*models.Object, len(chunks))
 	for i, c := range chunks {
 		objs[i] = &models.Object{Class: Class, Properties: map[string]any{

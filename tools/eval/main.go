@@ -96,6 +96,7 @@ func main() {
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
+		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
@@ -152,6 +153,11 @@ func main() {
 		err = runCards(ctx, o, os.Stdout)
 	case "large":
 		err = runLarge(ctx, o, os.Stdout)
+	case "segment":
+		if !flagSet("doc") {
+			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
+		}
+		err = runSegment(ctx, o, os.Stdout, *neural)
 	case "vectors":
 		err = runVectors(o)
 	default:
@@ -192,6 +198,13 @@ func parsePools(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// flagSet reports whether the command line set the flag.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func fail(err error) {
@@ -284,19 +297,17 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 	return e, suites, nil
 }
 
-// precisionWindow is the relevance window with the cliff (issue 29): the
-// precision summary shows it beside the default; measured, not the default.
-const precisionWindow = "coverage:window=1,cliff=0.2"
+// fillBudget is the default before issue 34, which fills the budget: the
+// precision summary shows it beside the default.
+const fillBudget = "coverage:fill=true"
 
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
-// kept, the demand powers, relevance focus, relevance floors, relevance
-// windows and cliff of the precision work, the targets settings around the
-// default (the exact objective and fewer targets, on the library's own pools:
-// docs/performance.md, "What coverage's targets cost in quality") and the
-// AdaGReS fixes discussed
-// there.
+// kept, the fill of the budget (the default before issue 34), the targets
+// settings around the default (the exact objective and fewer targets, on
+// the library's own pools: docs/performance.md, "What coverage's targets
+// cost in quality") and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -306,7 +317,6 @@ var ablations = []string{
 	"coverage:lexicalWeight=0",
 	"coverage:lexicalWeight=0,queryCoverage=0",
 	"coverage:center=false",
-	"coverage:fill=false",
 	"coverage:hop=0",
 	"coverage:hop=2",
 	"coverage:hop=8",
@@ -316,19 +326,7 @@ var ablations = []string{
 	"coverage:minNovelty=0.05",
 	"coverage:minNovelty=0.1",
 	"coverage:minNovelty=0.2",
-	"coverage:demandPower=0",
-	"coverage:demandPower=2",
-	"coverage:demandPower=8",
-	"coverage:focus=1",
-	"coverage:focus=2",
-	"coverage:termFocus=1",
-	"coverage:relevanceFloor=0.3",
-	"coverage:relevanceFloor=0.5",
-	"coverage:window=1",
-	"coverage:window=1,windowFloor=0.5",
-	"coverage:window=1,windowFloor=0.6",
-	"coverage:cliff=0.2",
-	precisionWindow,
+	fillBudget,
 	"coverage:targets=0",
 	"coverage:targets=16",
 	"coverage:targets=8",

@@ -104,10 +104,14 @@ func otherAhead(sel []int, in *instance, c constraint) float64 {
 // answerIn is 1 when one of the instance's answers occurs in the selected
 // text (case folded, as a whole word sequence), 0 when none does, and NaN
 // (not counted in means) when no candidate of the pool holds an answer:
-// a yes/no answer or one the paragraphs phrase otherwise.
+// a yes/no answer or one the paragraphs phrase otherwise. On a mixed pool
+// only the question's own paragraphs count.
 func answerIn(sel []int, in *instance) float64 {
 	inPool := false
 	for i := range in.Cands {
+		if in.Other != nil && in.Other[i] {
+			continue
+		}
 		if answerOccurs(in.Cands[i].Text, in.Answers) {
 			inPool = true
 			break
@@ -117,7 +121,7 @@ func answerIn(sel []int, in *instance) float64 {
 		return math.NaN()
 	}
 	for _, i := range sel {
-		if answerOccurs(in.Cands[i].Text, in.Answers) {
+		if (in.Other == nil || !in.Other[i]) && answerOccurs(in.Cands[i].Text, in.Answers) {
 			return 1
 		}
 	}

@@ -85,11 +85,11 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	table(&b, []string{"subset", "target", "rule", "reference", "need", def, "margin", ""}, rows)
 
 	hp := r.suite("HotpotQA")
-	b.WriteString("### HotpotQA (distractor setting, 300 questions, 10 paragraphs each)\n\n")
+	fmt.Fprintf(&b, "### HotpotQA (distractor setting, %d questions, 10 paragraphs each)\n\n", len(hp.Insts))
 	b.WriteString("Both-gold: share of questions whose two supporting paragraphs are both selected; recall: share of " +
 		"supporting paragraphs selected. Token budgets in cl100k_base tokens; no limit on the number of items.\n\n")
 	b.WriteString(suiteTable(r, hp, nil, def))
-	b.WriteString("Held-out half (questions 151-300):\n\n")
+	fmt.Fprintf(&b, "Held-out half (questions %s):\n\n", heldOutRange(hp))
 	b.WriteString(suiteTable(r, hp, heldOut, def))
 	b.WriteString("![both-gold rate against token budget](" + plotName + ")\n\n")
 
@@ -100,7 +100,7 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 			"supporting paragraphs selected; answer in context: share of the questions whose answer occurs in some paragraph of " +
 			"the pool (as a whole word sequence, case folded; yes/no answers left out) that get it in a selected paragraph.\n\n")
 		b.WriteString(suiteTable(r, s, nil, def))
-		fmt.Fprintf(&b, "Held-out half (questions %d-%d):\n\n", len(s.Insts)/2+1, len(s.Insts))
+		fmt.Fprintf(&b, "Held-out half (questions %s):\n\n", heldOutRange(s))
 		b.WriteString(suiteTable(r, s, heldOut, def))
 	}
 
@@ -116,19 +116,19 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	}
 
 	ps := r.suite("Perspectrum")
-	b.WriteString("### Perspectrum (680 train and dev claims; all perspectives of the claim plus 15 of other claims)\n\n")
+	fmt.Fprintf(&b, "### Perspectrum (%d train and dev claims; all perspectives of the claim plus 15 of other claims)\n\n", len(ps.Insts))
 	b.WriteString("Cluster coverage: distinct perspective clusters among the K selected, out of min(K, clusters); " +
 		"distractors: selected perspectives of other claims (mean count); other-question tokens: the tokens of those; " +
 		"other-question pick ahead of own: share of claims where a distractor is selected while a perspective of the " +
 		"claim's own is left out. No token budget.\n\n")
 	b.WriteString(suiteTable(r, ps, nil, def))
-	b.WriteString("Held-out half (claims 341-680):\n\n")
+	fmt.Fprintf(&b, "Held-out half (claims %s):\n\n", heldOutRange(ps))
 	b.WriteString(suiteTable(r, ps, heldOut, def))
 
 	b.WriteString("### PIR (four tasks; per root query the top-50 of the task's corpus by cosine)\n\n")
 	b.WriteString("Share of the root query's perspectives (distinct perspective texts; a perspective is covered when one of its " +
 		"gold corpus items is selected) covered at K. Per task, the macro average (each task counts once) and the micro " +
-		"average over the 117 root queries.\n\n")
+		"average over the " + fmt.Sprint(len(r.suite("PIR").Insts)) + " root queries.\n\n")
 	b.WriteString(pirTable(r, def, 0))
 	b.WriteString("The same, counting perspectives with distinct text: perspectives of a root whose gold items include the same " +
 		"sentence (normalised) count as one perspective, covered when that sentence or another gold item of theirs is selected. " +
@@ -152,6 +152,35 @@ func libraryReport(r *results, def string, ablations []config, plotName string) 
 	return b.String()
 }
 
+// heldOutRange names the held-out half of a suite's instances, 1-based
+// ("151-300"): the instances after the tuning half.
+func heldOutRange(s *suite) string {
+	first := 0
+	for _, in := range s.Insts {
+		if tuning(in) {
+			first++
+		}
+	}
+	return fmt.Sprintf("%d-%d", first+1, len(s.Insts))
+}
+
+// instanceCounts says what the near-copy counts sum over, from the suites
+// that ran: "HotpotQA: 300 questions x 4 budgets; ...".
+func instanceCounts(r *results) string {
+	var parts []string
+	for _, s := range r.suites {
+		unit, per := "questions", "budgets"
+		switch s.Name {
+		case "Perspectrum":
+			unit, per = "claims", "K"
+		case "PIR":
+			unit, per = "roots", "K"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d %s x %d %s", s.Name, len(s.Insts), unit, len(s.Constraints), per))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // multiHopBlurb describes the pools of the multi-hop sets after HotpotQA.
 var multiHopBlurb = map[string]string{
 	"MuSiQue": "training questions, 20 paragraphs each, 2-4 supporting",
@@ -164,20 +193,23 @@ const precisionIntro = "Each question's pool is its own paragraphs plus every pa
 	"as a small collection or a broad query gives, in which each other question brings a cluster of paragraphs on a topic of " +
 	"its own. Other-question tokens: mean tokens per question spent on the other questions' paragraphs (less is better); " +
 	"other-question pick ahead of own: share of questions where a selected paragraph is another question's while one of " +
-	"the question's own paragraphs, left out, would fit the budget in its place (less is better); all-gold as in the tables " +
-	"above, on the mixed pool. Best-lambda MMR takes, for each column, the lambda that is best on that column (for the " +
-	"precision columns the lowest). The summary gives, per dataset and half, the default, the relevance window with the cliff " +
-	"(`" + precisionWindow + "`, measured, not the default), top-k and best-lambda MMR: " +
-	"all-gold on the question's own pool (recall) and on the mixed pool, and the two precision measures on the mixed pool.\n\n"
+	"the question's own paragraphs, left out, would fit the budget in its place (less is better); all-gold and answer in " +
+	"context as in the tables above, on the mixed pool (the answer counts in the question's own paragraphs only). Best-lambda " +
+	"MMR takes, for each column, the lambda that is best on that column (for the precision columns the lowest). The summary " +
+	"gives, per dataset and half, the default, the default before issue 34 that fills the budget (`" + fillBudget + "`), " +
+	"top-k and best-lambda MMR: all-gold and answer in context on the question's own pool and on the mixed pool, and the two " +
+	"precision measures on the mixed pool.\n\n"
 
-// precisionSummary is the closing table of issue 29: per multi-hop set and
-// half, the default (and the relevance window, when it ran), top-k and
-// best-lambda MMR, recall on the own pool and on the mixed pool, and both
-// precision measures on the mixed pool.
+// precisionSummary is the closing table of issues 29 and 34: per
+// multi-hop set and half, the default (and the fill of the budget, when it
+// ran), top-k and best-lambda MMR, all-gold and answer in context on the
+// own pool and on the mixed pool, and both precision measures on the mixed
+// pool.
 func precisionSummary(r *results, def string) string {
 	var b bytes.Buffer
 	head := []string{"dataset", "half", "strategy"}
-	for _, part := range []string{"all-gold own pool", "all-gold mixed pool", "other-question tokens", "other-question pick ahead"} {
+	for _, part := range []string{"all-gold own pool", "answer in context own pool", "all-gold mixed pool",
+		"answer in context mixed pool", "other-question tokens", "other-question pick ahead"} {
 		for _, bud := range mixedBudgets {
 			head = append(head, fmt.Sprintf("%s B=%d", part, bud))
 		}
@@ -191,8 +223,8 @@ func precisionSummary(r *results, def string) string {
 			keep func(*instance) bool
 		}{{"tuning", tuning}, {"held-out", heldOut}} {
 			labels := []string{def, "topk", "mmr"}
-			if _, ok := r.out[own.Name][precisionWindow]; ok {
-				labels = []string{def, precisionWindow, "topk", "mmr"}
+			if _, ok := r.out[own.Name][fillBudget]; ok {
+				labels = []string{def, fillBudget, "topk", "mmr"}
 			}
 			for _, label := range labels {
 				row := []string{set.Name, sub.name, "`" + label + "`"}
@@ -216,7 +248,7 @@ func precisionSummary(r *results, def string) string {
 				for _, x := range []struct {
 					s      *suite
 					metric string
-				}{{own, m}, {mixed, m}, {mixed, mOtherTok}, {mixed, mAhead}} {
+				}{{own, m}, {own, mAnswer}, {mixed, m}, {mixed, mAnswer}, {mixed, mOtherTok}, {mixed, mAhead}} {
 					for _, bud := range mixedBudgets {
 						row = append(row, cell(x.s, x.metric, bud))
 					}
@@ -495,8 +527,8 @@ func nearCopySummary(all []*results, def string) string {
 	var b bytes.Buffer
 	b.WriteString("### Near-copies selected\n\n")
 	b.WriteString("Pairs of selected items that are near-copies - a cosine of at least 0.95 on the evaluation's vectors, or the same " +
-		"text after folding case, punctuation and spacing - summed over every instance and constraint (HotpotQA: 300 questions x " +
-		"4 budgets; Perspectrum: 679 claims x 3 K; PIR: 117 roots x 2 K). `topk`, `relcost`, `cliff`, `facility` and `ngram` do " +
+		"text after folding case, punctuation and spacing - summed over every instance and constraint (" + instanceCounts(all[0]) +
+		"). `topk`, `relcost`, `cliff`, `facility` and `ngram` do " +
 		"nothing about near-copies by design (baselines and paper-faithful strategies); the default and `mmr`, `adagres`, `dpp`, " +
 		"`knapsack` never select one (selectors.CopyGuard).\n\n")
 	head := []string{"strategy"}

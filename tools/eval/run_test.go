@@ -85,3 +85,28 @@ func TestTargetFor(t *testing.T) {
 		assert.Equal(t, tc.want, got)
 	}
 }
+
+// TestTargetsOfSomeSuites: -suites runs some suites; the targets are those
+// of the suites that ran (it used to read the others and panic).
+func TestTargetsOfSomeSuites(t *testing.T) {
+	s := &suite{Name: "Perspectrum", Metrics: []string{mCover, mDistract, mOtherTok, mAhead}}
+	for _, k := range perspKs {
+		s.Constraints = append(s.Constraints, constraint{K: k})
+	}
+	s.Insts = []*instance{{ID: "0"}}
+	r := &results{suites: []*suite{s}, out: map[string]map[string]*outcome{"Perspectrum": {}}}
+	for _, label := range []string{"coverage", "topk", "facility"} {
+		r.cfgs = append(r.cfgs, config{Label: label})
+		vals := make([][][]float64, len(s.Constraints))
+		for ci := range vals {
+			vals[ci] = [][]float64{{0.8}, {1}, {10}, {0}}
+		}
+		r.out["Perspectrum"][label] = &outcome{vals: vals}
+	}
+	got := r.targets("coverage", nil)
+	require.Len(t, got, 4+len(perspKs)) // coverage at K = 5 (four rules), distractor tokens at every K
+	for _, tg := range got {
+		assert.Contains(t, tg.Name, "Perspectrum")
+	}
+	assert.Empty(t, (&results{}).targets("coverage", nil))
+}

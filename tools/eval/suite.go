@@ -95,9 +95,10 @@ func multiHopScore(in *instance, sel []int, c constraint) []float64 {
 	return append(hotpotScore(in, sel, c), answerIn(sel, in))
 }
 
-// mixedScore: all gold selected, and the two precision metrics.
+// mixedScore: all gold selected, the answer in the selected text of the
+// question's own paragraphs, and the two precision metrics.
 func mixedScore(in *instance, sel []int, c constraint) []float64 {
-	return []float64{allHit(sel, in.Labels, in.NLabels), float64(otherTokens(sel, in)), otherAhead(sel, in, c)}
+	return []float64{allHit(sel, in.Labels, in.NLabels), answerIn(sel, in), float64(otherTokens(sel, in)), otherAhead(sel, in, c)}
 }
 
 func perspScore(in *instance, sel []int, c constraint) []float64 {
@@ -364,13 +365,14 @@ const (
 // questions' paragraphs.
 func mixedSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite {
 	embedQuestions(e, qs)
-	s := &suite{Name: name + " mixed", Metrics: []string{allGoldMetric(name), mOtherTok, mAhead}, Score: mixedScore}
+	s := &suite{Name: name + " mixed", Metrics: []string{allGoldMetric(name), mAnswer, mOtherTok, mAhead}, Score: mixedScore}
 	for _, b := range budgets {
 		s.Constraints = append(s.Constraints, constraint{Budget: b})
 	}
+	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs)}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
 		own := map[string]bool{}
 		for pi, p := range q.Paras {
 			t := hotpotText(p)

@@ -13,12 +13,15 @@ import json
 import math
 import re
 from dataclasses import dataclass, fields as dc_fields
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 from ._generated import FIELDS, SPEC, Settings
 
+if TYPE_CHECKING:  # the client is needed only by rerank, and only there imported
+    from weaviate.classes.query import Rerank
+
 __all__ = ["Settings", "SettingsError", "Explanation", "rerank", "rerank_fields", "validate", "explain",
-           "from_wire", "VERSION", "MAX_SETTINGS_BYTES"]
+           "from_wire", "VERSION", "MAX_SETTINGS_BYTES", "segment", "SegmentError", "SEGMENT_PATH"]
 
 VERSION = SPEC["version"]
 """The settings form the server reads."""
@@ -145,9 +148,9 @@ def rerank_fields(prop: str, query: str, settings: Optional[Settings] = None) ->
     return {"prop": carried, "query": query}
 
 
-def rerank(prop: str, query: str, settings: Optional[Settings] = None):
+def rerank(prop: str, query: str, settings: Optional[Settings] = None) -> "Rerank":
     """The ``rerank=`` argument of a weaviate-client v4 query (weaviate.classes.query.Rerank)."""
-    from weaviate.classes.query import Rerank  # the client is needed only here
+    from weaviate.classes.query import Rerank
 
     return Rerank(**rerank_fields(prop, query, settings))
 
@@ -164,6 +167,8 @@ class Explanation:
     tokens: int
     tokens_used: int
     budget: int
+    stop_reason: str  # budget, price, maxResults or pool ("" from a server before it said)
+    tokens_left: int  # budget left unused (0 without a budget)
     strategy: str
     candidates: int
     selected: int
@@ -181,9 +186,60 @@ def explain(obj: Any) -> Optional[Explanation]:
     for line in text.split("\n"):
         if line.startswith(_EXPLAIN_PREFIX):
             e = json.loads(line[len(_EXPLAIN_PREFIX):])
-            return Explanation(rank=e["rank"], gain=e["gain"], relevance=e["relevance"],
-                               relevance_source=e["relevanceSource"], redundancy=e["redundancy"], tokens=e["tokens"],
-                               tokens_used=e["tokensUsed"], budget=e["budget"], strategy=e["strategy"],
-                               candidates=e["candidates"], selected=e["selected"], offset=e["offset"],
-                               exhausted=e.get("exhausted"))
+            # float(): JSON writes a whole float as an integer (a redundancy of 0 comes as 0).
+            return Explanation(rank=int(e["rank"]), gain=float(e["gain"]), relevance=float(e["relevance"]),
+                               relevance_source=str(e["relevanceSource"]), redundancy=float(e["redundancy"]),
+                               tokens=int(e["tokens"]), tokens_used=int(e["tokensUsed"]), budget=int(e["budget"]),
+                               stop_reason=str(e.get("stopReason", "")), tokens_left=int(e.get("tokensLeft", 0)),
+                               strategy=str(e["strategy"]), candidates=int(e["candidates"]),
+                               selected=int(e["selected"]), offset=int(e["offset"]), exhausted=e.get("exhausted"))
     return None
+
+
+# --- segmentation -----------------------------------------------------------
+
+SEGMENT_PATH = "/v1/modules/diverse-select/segment"
+"""The module's segmentation endpoint (docs/segmentation.md)."""
+
+
+class SegmentError(RuntimeError):
+    """The server refused a segment request; ``status`` is the HTTP status."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__("diverse-select: segment: status %d: %s" % (status, message))
+        self.status = status
+
+
+def segment(url: str, texts: Union[str, Sequence[str]], *, api_key: Optional[str] = None, method: Optional[str] = None,
+            encoder: Optional[str] = None, max_tokens: Optional[int] = None, threshold: Optional[float] = None,
+            percentile: Optional[float] = None, tokenizer: Optional[str] = None, collection: Optional[str] = None,
+            timeout: float = 120.0) -> Dict[str, Any]:
+    """Cuts ``texts`` (a string or a list of strings) into chunks on the server at ``url``
+    ("http://localhost:8080"). Returns the response: ``results`` holds, per text, its ``chunks``, each
+    with ``text``, ``start`` and ``end`` (UTF-8 byte offsets), ``tokens`` and ``sentences``. The other
+    arguments are the request's keys (None: the server's default); ``api_key`` is sent as a bearer
+    token. Standard library only."""
+    import urllib.error
+    import urllib.request
+
+    body: Dict[str, Any] = {"texts": [texts] if isinstance(texts, str) else list(texts)}
+    for key, value in (("method", method), ("encoder", encoder), ("maxTokens", max_tokens), ("threshold", threshold),
+                       ("percentile", percentile), ("tokenizer", tokenizer), ("collection", collection)):
+        if value is not None:
+            body[key] = value
+    req = urllib.request.Request(url.rstrip("/") + SEGMENT_PATH, data=json.dumps(body).encode("utf-8"), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    if api_key:
+        req.add_header("Authorization", "Bearer " + api_key)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            out: Dict[str, Any] = json.loads(res.read().decode("utf-8"))
+            return out
+    except urllib.error.HTTPError as e:
+        raw = e.read().decode("utf-8", "replace")
+        try:
+            doc = json.loads(raw)
+            msg = doc["error"][0]["message"] if doc.get("error") else doc.get("message", raw)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            msg = raw
+        raise SegmentError(e.code, msg) from None

@@ -237,16 +237,6 @@ SPEC = json.loads(r'''{
       ]
     },
     {
-      "name": "cliff",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "conceptPool",
       "kind": "int",
       "min": null,
@@ -272,16 +262,6 @@ SPEC = json.loads(r'''{
       ]
     },
     {
-      "name": "demandPower",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "enumerate",
       "kind": "int",
       "min": null,
@@ -296,7 +276,7 @@ SPEC = json.loads(r'''{
       "kind": "bool",
       "min": null,
       "max": null,
-      "doc": "coverage: after the gains run out, fill the remaining budget by relevance per token.",
+      "doc": "coverage: fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget).",
       "strategies": [
         "coverage"
       ]
@@ -313,16 +293,6 @@ SPEC = json.loads(r'''{
       "doc": "topk: what to do with an item that does not fit the remaining budget: skip it or stop.",
       "strategies": [
         "topk"
-      ]
-    },
-    {
-      "name": "focus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).",
-      "strategies": [
-        "coverage"
       ]
     },
     {
@@ -508,16 +478,6 @@ SPEC = json.loads(r'''{
       ]
     },
     {
-      "name": "relevanceFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "simMap",
       "kind": "string",
       "min": null,
@@ -572,16 +532,6 @@ SPEC = json.loads(r'''{
       ]
     },
     {
-      "name": "termFocus",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
       "name": "theta",
       "kind": "float",
       "min": null,
@@ -614,26 +564,6 @@ SPEC = json.loads(r'''{
       "doc": "facility: relevance weights q_i.",
       "strategies": [
         "facility"
-      ]
-    },
-    {
-      "name": "window",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).",
-      "strategies": [
-        "coverage"
-      ]
-    },
-    {
-      "name": "windowFloor",
-      "kind": "float",
-      "min": null,
-      "max": null,
-      "doc": "coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.",
-      "strategies": [
-        "coverage"
       ]
     }
   ],
@@ -739,7 +669,7 @@ SPEC = json.loads(r'''{
         "kind": "bool",
         "min": null,
         "max": null,
-        "doc": "after the gains run out, fill the remaining budget by relevance per token"
+        "doc": "fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget)"
       },
       {
         "name": "minNovelty",
@@ -761,55 +691,6 @@ SPEC = json.loads(r'''{
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
-      },
-      {
-        "name": "demandPower",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1)"
-      },
-      {
-        "name": "focus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone)"
-      },
-      {
-        "name": "termFocus",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "a chunk covers a query term it has by its dense relevance to this power (0 = fully)"
-      },
-      {
-        "name": "relevanceFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off)"
-      },
-      {
-        "name": "window",
-        "kind": "float",
-        "min": 0,
-        "max": 64,
-        "doc": "under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default)"
-      },
-      {
-        "name": "windowFloor",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "with window: a candidate outside the window is out only when its relevance is below this share of the pool's best"
-      },
-      {
-        "name": "cliff",
-        "kind": "float",
-        "min": 0,
-        "max": 1,
-        "doc": "under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default)"
       },
       {
         "name": "targets",
@@ -1051,14 +932,11 @@ FIELDS = {
     "beta_min": "betaMin",
     "bottom_weight": "bottomWeight",
     "center": "center",
-    "cliff": "cliff",
     "concept_pool": "conceptPool",
     "concepts": "concepts",
-    "demand_power": "demandPower",
     "enumerate": "enumerate",
     "fill": "fill",
     "fit": "fit",
-    "focus": "focus",
     "g": "g",
     "gamma": "gamma",
     "hop": "hop",
@@ -1076,18 +954,14 @@ FIELDS = {
     "power": "power",
     "power_iterations": "powerIterations",
     "query_coverage": "queryCoverage",
-    "relevance_floor": "relevanceFloor",
     "sim_map": "simMap",
     "similarity_power": "similarityPower",
     "squared": "squared",
     "stop_at_zero_gain": "stopAtZeroGain",
     "targets": "targets",
-    "term_focus": "termFocus",
     "theta": "theta",
     "w2": "w2",
     "weights": "weights",
-    "window": "window",
-    "window_floor": "windowFloor",
 }
 
 
@@ -1120,14 +994,11 @@ class Settings:
     beta_min: Strategy parameter (adagres). adagres: lower clip of the calibrated beta.
     bottom_weight: Strategy parameter (facility). facility: onehot: weight of the bottom 90% by relevance rank.
     center: Strategy parameter (coverage). coverage: compare candidates after subtracting the pool's mean vector (anisotropic embeddings).
-    cliff: Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, the targets past the largest drop of the relevance curve, when it is at least this large, have their relevance to the fourth power as demand (0 = off; measured, not the default).
     concept_pool: Strategy parameter (knapsack). knapsack: the concept universe comes from this many most relevant candidates.
     concepts: Strategy parameter (knapsack). knapsack: what a candidate covers: stemmed terms, terms plus bigrams, or its k-means cluster of vectors.; allowed: terms, ngrams, clusters
-    demand_power: Strategy parameter (coverage). coverage: a target's demand is its relevance to this power (larger = the most relevant targets dominate, fewer tokens on other topics; 0 = 4 under a token budget that admits at most a quarter of the pool, else 1).
     enumerate: Strategy parameter (knapsack). knapsack: 0 = fast greedy; 3 = partial enumeration (1-1/e guarantee), pools of at most 30.
-    fill: Strategy parameter (coverage). coverage: after the gains run out, fill the remaining budget by relevance per token.
+    fill: Strategy parameter (coverage). coverage: fill the token budget: no relevance window, and after the gains run out the remaining budget goes by relevance per token (false = stop when nothing left pays for its tokens; may end under budget).
     fit: Strategy parameter (topk). topk: what to do with an item that does not fit the remaining budget: skip it or stop.; allowed: skip, stop
-    focus: Strategy parameter (coverage). coverage: the greedy ranks a candidate's gain times its relevance to this power (0 = the gain alone).
     g: Strategy parameter (cliff). cliff: largest relative drop (s_prev - s) / s_prev that still continues the list.
     gamma: Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram: weight of source novelty 1/(1+items from the same host).
     hop: Strategy parameter (coverage). coverage: second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off).
@@ -1145,18 +1016,14 @@ class Settings:
     power: Strategy parameter (facility). facility: onehot: the next 5% get multiplier*power.
     power_iterations: Strategy parameter (facility). facility: decay: exponent of the top bin.
     query_coverage: Strategy parameter (coverage). coverage: weight of the query-term coverage term, in units of kbar.
-    relevance_floor: Strategy parameter (coverage). coverage: a candidate whose relevance is below this share of the pool's best is neither a target nor selected (0 = off).
     sim_map: Strategy parameter (mmr). mmr: similarity used for redundancy: cos, or half = (cos+1)/2.; allowed: cos, half
     similarity_power: Strategy parameter (coverage). coverage: how much a selected chunk covers another: centred cosine to this power (larger = only near-copies count).
     squared: Strategy parameter (facility). facility: onehot: the top 5% get (multiplier*power)^2 instead of (multiplier*power)*2.
     stop_at_zero_gain: Strategy parameter (adagres). adagres: stop when the best marginal gain is <= 0.
     targets: Strategy parameter (coverage). coverage: the facility-location term sums over this many most relevant candidates (0 = the whole pool).
-    term_focus: Strategy parameter (coverage). coverage: a chunk covers a query term it has by its dense relevance to this power (0 = fully).
     theta: Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
     w2: Strategy parameter (facility). facility: weight of the facility-location term; the relevance term gets 1-w2.
     weights: Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay
-    window: Strategy parameter (coverage). coverage: under a token budget that admits at most a quarter of the pool, a candidate outside the most relevant ones whose tokens add up to this many budgets, and below windowFloor, is selected only for the query terms, parts or second hop it adds (0 = off; measured, not the default).
-    window_floor: Strategy parameter (coverage). coverage: with window: a candidate outside the window is out only when its relevance is below this share of the pool's best.
     """
 
     strategy: Optional[Literal["adagres", "cliff", "coverage", "dpp", "facility", "knapsack", "mmr", "ngram", "relcost", "topk"]] = None
@@ -1183,14 +1050,11 @@ class Settings:
     beta_min: Optional[float] = None
     bottom_weight: Optional[float] = None
     center: Optional[bool] = None
-    cliff: Optional[float] = None
     concept_pool: Optional[int] = None
     concepts: Optional[Literal["terms", "ngrams", "clusters"]] = None
-    demand_power: Optional[float] = None
     enumerate: Optional[int] = None
     fill: Optional[bool] = None
     fit: Optional[Literal["skip", "stop"]] = None
-    focus: Optional[float] = None
     g: Optional[float] = None
     gamma: Optional[float] = None
     hop: Optional[float] = None
@@ -1208,15 +1072,11 @@ class Settings:
     power: Optional[float] = None
     power_iterations: Optional[int] = None
     query_coverage: Optional[float] = None
-    relevance_floor: Optional[float] = None
     sim_map: Optional[Literal["cos", "half"]] = None
     similarity_power: Optional[float] = None
     squared: Optional[bool] = None
     stop_at_zero_gain: Optional[bool] = None
     targets: Optional[int] = None
-    term_focus: Optional[float] = None
     theta: Optional[float] = None
     w2: Optional[float] = None
     weights: Optional[Literal["none", "onehot", "decay"]] = None
-    window: Optional[float] = None
-    window_floor: Optional[float] = None

@@ -1,26 +1,26 @@
 """The shared case table (clients/testdata/cases.json), as the TypeScript and
 Go helpers' tests read it: settings in, rerank fields out; explain score in,
-explanation out. The Weaviate Python client is not needed (rerank_fields)."""
+explanation out. The Weaviate Python client is not needed (rerank_fields).
+Run on the installed helper (pip install -e clients/python; make venv does)."""
 
 import json
 import os
-import sys
 import unittest
+from typing import Any, Dict
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
-import diverse_select as ds  # noqa: E402
+import diverse_select as ds
+from diverse_select._generated import FIELDS, SPEC
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "cases.json"), encoding="utf-8") as f:
-    CASES = json.load(f)
+    CASES: Dict[str, Any] = json.load(f)
 
 
-def expand(options):
+def expand(options: Dict[str, Any]) -> Dict[str, Any]:
     return {k: ("x" * 4096 if v == "LONG4096" else v) for k, v in options.items()}
 
 
 class EncodeCases(unittest.TestCase):
-    def test_encode(self):
+    def test_encode(self) -> None:
         for c in CASES["encode"]:
             with self.subTest(c["name"]):
                 if "error" in c:
@@ -31,18 +31,18 @@ class EncodeCases(unittest.TestCase):
                 got = ds.rerank_fields(c["property"], c["query"], ds.from_wire(expand(c["options"])))
                 self.assertEqual(got, {"prop": c["rerank"]["property"], "query": c["rerank"]["query"]})
 
-    def test_typed_names(self):
+    def test_typed_names(self) -> None:
         s = ds.Settings(strategy="mmr", token_budget=60, lambda_=0.7)
         self.assertEqual(ds.rerank_fields("body", "q", s)["prop"],
                          'body|diverseSelect.v1|{"lambda":0.7,"strategy":"mmr","tokenBudget":60}')
 
-    def test_bool_is_not_an_int(self):
+    def test_bool_is_not_an_int(self) -> None:
         with self.assertRaises(ds.SettingsError):
             ds.rerank_fields("body", "q", ds.Settings(token_budget=True))
 
 
 class ExplainCases(unittest.TestCase):
-    def test_explain(self):
+    def test_explain(self) -> None:
         for c in CASES["explain"]:
             with self.subTest(c["name"]):
                 got = ds.explain(c["explainScore"])
@@ -53,17 +53,20 @@ class ExplainCases(unittest.TestCase):
                 self.assertEqual(got, ds.Explanation(
                     rank=want["rank"], gain=want["gain"], relevance=want["relevance"],
                     relevance_source=want["relevanceSource"], redundancy=want["redundancy"], tokens=want["tokens"],
-                    tokens_used=want["tokensUsed"], budget=want["budget"], strategy=want["strategy"],
+                    tokens_used=want["tokensUsed"], budget=want["budget"], stop_reason=want["stopReason"],
+                    tokens_left=want["tokensLeft"], strategy=want["strategy"],
                     candidates=want["candidates"], selected=want["selected"], offset=want["offset"],
                     exhausted=want["exhausted"]))
+                for field in ("gain", "relevance", "redundancy"):  # 0 == 0.0: equality alone would not see an int
+                    self.assertIs(type(getattr(got, field)), float, field)
 
 
 class Generated(unittest.TestCase):
-    def test_every_option_is_a_field(self):
+    def test_every_option_is_a_field(self) -> None:
         names = {f for f in ds.Settings.__dataclass_fields__}
-        for o in ds.SPEC["keys"] + ds.SPEC["params"]:
-            self.assertIn(o["name"], ds.FIELDS.values())
-        self.assertEqual(names, set(ds.FIELDS))
+        for o in SPEC["keys"] + SPEC["params"]:
+            self.assertIn(o["name"], FIELDS.values())
+        self.assertEqual(names, set(FIELDS))
 
 
 if __name__ == "__main__":
