@@ -9,6 +9,7 @@ client got, for the Go test to compare with the module's answers)."""
 import json
 import os
 import sys
+from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "clients", "python"))
 
@@ -25,12 +26,16 @@ def main() -> None:
         grpc_host="127.0.0.1", grpc_port=int(os.environ["GATEWAY_GRPC_PORT"]), grpc_secure=False)
     try:
         eq = client.collections.get("GatewayEq")
-        out = {"selections": {}}
+        selections: Dict[str, List[Dict[str, Any]]] = {}
         for name, options in json.loads(os.environ["DIVERSE_SELECT_CASES"]).items():
             res = eq.query.near_text(query=question, limit=60, rerank=rerank("body", question, from_wire(options)),
                                      return_metadata=MetadataQuery(explain_score=True), return_properties=["body"])
-            out["selections"][name] = [{"id": str(o.uuid), "explain": o.metadata.explain_score,
-                                        "rank": explain(o).rank} for o in res.objects]
+            picks: List[Dict[str, Any]] = []
+            for o in res.objects:
+                why = explain(o)
+                picks.append({"id": str(o.uuid), "explain": o.metadata.explain_score, "rank": why.rank if why else 0})
+            selections[name] = picks
+        out: Dict[str, Any] = {"selections": selections}
         plain = eq.query.near_text(query=question, limit=7)
         out["plain"] = [str(o.uuid) for o in plain.objects]
         out["count"] = eq.aggregate.over_all(total_count=True).total_count
