@@ -7,9 +7,11 @@
 // command).
 //
 // Files by job: proxy.go (the pass-through), search.go (a selecting search),
-// upstream.go (the upstream searches and their results), reply.go (the reply
-// in Weaviate's shape), classes.go (the collections' schemas), config.go
-// (the file of per-collection defaults), generate.go (generative searches).
+// upstream.go (the upstream searches and their results), objects.go (the
+// objects read by id, kept by version), reply.go (the reply in Weaviate's
+// shape), classes.go (the collections' schemas, the upstream's readiness),
+// config.go (the file of per-collection defaults), generate.go and order.go
+// (generative searches over the selection, in its order).
 package gateway
 
 import (
