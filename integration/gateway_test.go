@@ -242,6 +242,10 @@ func TestGatewayEqualsModule(t *testing.T) {
 			r.Offset = 2
 		}},
 		tc{name: "widen", limit: 10, settings: map[string]any{"strategy": "coverage", "tokenBudget": 300, "widenTo": 40}},
+		tc{name: "vectors-and-times", limit: 30, settings: map[string]any{"strategy": "adagres", "tokenBudget": 100}, search: func(r *pb.SearchRequest) {
+			r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+			r.Metadata.Vector, r.Metadata.CreationTimeUnix, r.Metadata.LastUpdateTimeUnix, r.Metadata.Certainty = true, true, true, true
+		}},
 		tc{name: "all-properties", limit: 30, settings: map[string]any{"strategy": "mmr", "tokenBudget": 100}, search: func(r *pb.SearchRequest) {
 			r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 			r.Properties = nil
