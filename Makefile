@@ -19,8 +19,8 @@ GLOVE_DIR   ?= $(SHARED_DATA)/glove-6b-100d-top100k
 
 all: build
 
-## build: the patched Weaviate server with the module, the local embedder and the example selector plugin
-build: weaviate embedder plugins
+## build: the patched Weaviate server with the module, the local embedder, the gateway and the example selector plugin
+build: weaviate embedder gateway plugins
 
 ## weaviate: copy the pinned Weaviate source, patch it (no-op when up to date), build incrementally. -trimpath
 ## keeps the checkout's path out of the build cache keys, so another clone (CI, a worktree) reuses compiled Weaviate.
@@ -30,6 +30,11 @@ weaviate:
 
 embedder:
 	$(GO) build -o $(BIN)/embedder ./cmd/embedder
+
+## gateway: diverse-select in front of a stock Weaviate (cmd/gateway, docs/gateway.md)
+.PHONY: gateway
+gateway:
+	$(GO) build -trimpath -o $(BIN)/gateway ./cmd/gateway
 
 ## plugins: the example selector plugin (examples/plugins/recency) into bin/plugins/, the folder the README's
 ## "Bring your own selector" points DIVERSE_SELECT_PLUGIN_DIR at
@@ -67,6 +72,16 @@ weaviate-stock:
 	cd $(BUILD)/pristine && GOWORK=$(CURDIR)/$(BUILD)/pristine/go.work $(GO) build -trimpath \
 		-o $(CURDIR)/$(BIN)/weaviate-server-stock github.com/weaviate/weaviate/cmd/weaviate-server
 
+## weaviate-stock-old: stock Weaviate of an older minor release (WEAVIATE_OLD, served whole by the module proxy with its
+## sroar) into bin/weaviate-server-$(WEAVIATE_OLD), for the gateway's version tests (integration/gateway_versions_test.go);
+## built with its own go.mod, so its packages compile once (minutes on 2 cores) and come from the build cache after
+WEAVIATE_OLD ?= v1.36.12
+.PHONY: weaviate-stock-old
+weaviate-stock-old:
+	$(GO) run ./cmd/patch-weaviate -out $(BUILD) -pristine -version $(WEAVIATE_OLD)
+	cd $(BUILD)/pristine-$(WEAVIATE_OLD)/weaviate && GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" $(GO) build -trimpath \
+		-o $(CURDIR)/$(BIN)/weaviate-server-$(WEAVIATE_OLD) ./cmd/weaviate-server
+
 ## image-test: build docker/Dockerfile with podman and run it as docker/compose.yaml describes, checked as a user
 ## would (docker/image-test.sh; needs root and apt-get: installs podman, makes the base images when they cannot be pulled)
 .PHONY: image-test
@@ -98,7 +113,7 @@ cluster: build
 	$(GO) run ./tools/cluster
 
 ## test: unit tests and integration tests against the real server
-test: build weaviate-faults weaviate-stock venv vet ts-deps test-plugins test-clients
+test: build weaviate-faults weaviate-stock weaviate-stock-old venv vet ts-deps test-plugins test-clients
 	$(GO) test -count=1 $(PKGS)
 
 test-unit: venv vet test-clients
@@ -152,7 +167,7 @@ clients/typescript/node_modules/.package-lock.json: clients/typescript/package.j
 python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
-test-integration: build weaviate-faults weaviate-stock ts-deps venv test-plugins
+test-integration: build weaviate-faults weaviate-stock weaviate-stock-old ts-deps venv test-plugins
 	$(GO) test -count=1 -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
@@ -305,6 +320,12 @@ hostile: build ts-deps
 LOAD_FLAGS ?=
 load: build
 	$(GO) run ./tools/load $(LOAD_FLAGS)
+
+## load-gateway: the same load through the gateway in front of stock Weaviate (tools/load -gateway): gRPC searches with
+## the settings in the rerank property, writes through its REST pass-through, every answer against the library's
+.PHONY: load-gateway
+load-gateway: build weaviate-stock
+	$(GO) run ./tools/load -gateway -out $(BENCH_OUT)/load-gateway.txt $(LOAD_FLAGS)
 
 ## load-cold: 64 clients send two default queries each over a 2000-object pool (768 dims) right after the
 ## import, with the feature cache cold (-cold), then the same run warmed by a quiet pass; compare the latency lines

@@ -93,6 +93,17 @@ func orNone(names []string) string {
 // ValidateClass checks a class's moduleConfig["diverse-select"] completely:
 // keys, types, ranges, the strategy's parameters, and the schema references.
 func ValidateClass(raw map[string]any, m Module, s Schema) error {
+	return validateClass(raw, m, &s)
+}
+
+// ValidateClassKeys is ValidateClass before the class's schema is known
+// (the gateway's config file): every check but the properties' and
+// vectors' names, which the selection checks against the collection.
+func ValidateClassKeys(raw map[string]any, m Module) error {
+	return validateClass(raw, m, nil)
+}
+
+func validateClass(raw map[string]any, m Module, s *Schema) error {
 	o, err := Parse(raw, m.Limits)
 	if err != nil {
 		return err
@@ -102,8 +113,10 @@ func ValidateClass(raw map[string]any, m Module, s Schema) error {
 			return errf(k.Name, "is a query argument, not a class setting")
 		}
 	}
-	if err := CheckSchema(o, s); err != nil {
-		return err
+	if s != nil {
+		if err := CheckSchema(o, *s); err != nil {
+			return err
+		}
 	}
 	if _, err := ParsePolicy(raw, "moduleConfig"); err != nil {
 		return err

@@ -30,6 +30,10 @@ type facts struct {
 	weaviateEnv   map[string]bool // quoted upper-case names in Weaviate's source
 	weaviateFlags map[string]bool // weaviate-server's command-line flags
 	embedderFlags map[string]bool // cmd/embedder's flags
+	gatewayFlags  map[string]bool // cmd/gateway's flags
+	// stockImage is the official image of the pinned Weaviate version (the
+	// gateway profile's upstream).
+	stockImage string
 	modules       map[string]bool // Weaviate's modules and ours
 }
 
@@ -41,6 +45,7 @@ var (
 	reQuotedEnv   = regexp.MustCompile(`"([A-Z][A-Z0-9_]{2,})"`)
 	reLongFlag    = regexp.MustCompile("`long:\"([\\w-]+)\"")
 	reGoFlag      = regexp.MustCompile(`fs\.\w+Var\([^,]+, "([\w-]+)"`)
+	reStdFlag     = regexp.MustCompile(`flag\.\w+\((?:[^,()]+, )?"([\w-]+)"`)
 	reMakeCall    = regexp.MustCompile(`\bmake\s+([\w.-]+)`)
 	reCommentEnv  = regexp.MustCompile(`(?m)^\s*#\s+([A-Z][A-Z0-9_]{2,}):\s`)
 )
@@ -52,7 +57,7 @@ func loadFacts(t *testing.T) *facts {
 		t.Fatal(err)
 	}
 	f := &facts{root: root, makeTargets: map[string]bool{}, binaries: map[string]bool{}, moduleEnv: map[string]bool{},
-		weaviateEnv: map[string]bool{}, weaviateFlags: map[string]bool{}, embedderFlags: map[string]bool{},
+		weaviateEnv: map[string]bool{}, weaviateFlags: map[string]bool{}, embedderFlags: map[string]bool{}, gatewayFlags: map[string]bool{},
 		modules: map[string]bool{diverseselect.Name: true, diverseselect.RerankerName: true}}
 
 	gomod := read(t, filepath.Join(root, "go.mod"))
@@ -100,6 +105,15 @@ func loadFacts(t *testing.T) *facts {
 	for _, m := range reGoFlag.FindAllStringSubmatch(read(t, filepath.Join(root, "cmd/embedder/main.go")), -1) {
 		f.embedderFlags[m[1]] = true
 	}
+
+	for _, m := range reStdFlag.FindAllStringSubmatch(read(t, filepath.Join(root, "cmd/gateway/main.go")), -1) {
+		f.gatewayFlags[m[1]] = true
+	}
+	version, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/weaviate/weaviate").Output()
+	if err != nil {
+		t.Fatalf("the pinned Weaviate version: %v", err)
+	}
+	f.stockImage = "cr.weaviate.io/semitechnologies/weaviate:" + strings.TrimPrefix(strings.TrimSpace(string(version)), "v")
 
 	// The pinned Weaviate source, from the module cache.
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/weaviate/weaviate").Output()
@@ -354,14 +368,16 @@ func checkCompose(f *facts, text, dockerfile string) []error {
 	}
 	listen := map[string]string{} // service -> port its entry point listens on
 	for name, s := range c.Services {
-		if !built[s.Image] {
-			bad("service %s: image %q is not the one built here", name, s.Image)
+		if !built[s.Image] && s.Image != f.stockImage {
+			bad("service %s: image %q is neither the one built here nor stock Weaviate of the pinned version (%s)", name, s.Image, f.stockImage)
 		}
 		if len(s.Entrypoint) > 0 {
 			flags := f.weaviateFlags
 			switch s.Entrypoint[0] {
 			case "embedder":
 				flags = f.embedderFlags
+			case "gateway":
+				flags = f.gatewayFlags
 			case "weaviate-server":
 			default:
 				bad("service %s runs %s, which the image does not hold", name, s.Entrypoint[0])
@@ -391,6 +407,12 @@ func checkCompose(f *facts, text, dockerfile string) []error {
 		}
 		for _, v := range s.Volumes {
 			vol, target, _ := strings.Cut(v, ":")
+			if strings.HasPrefix(vol, "./") { // a file of the repository, bound in
+				if _, err := os.Stat(filepath.Join(f.root, "docker", vol)); err != nil {
+					bad("service %s binds %s, which is not in docker/", name, vol)
+				}
+				continue
+			}
 			if _, ok := c.Volumes[vol]; !ok {
 				bad("service %s mounts the undeclared volume %s", name, vol)
 			}
@@ -432,7 +454,7 @@ func TestDockerFiles(t *testing.T) {
 		name string
 	}{
 		{f.makeTargets, "build"}, {f.binaries, "weaviate-server"}, {f.binaries, "embedder"},
-		{f.weaviateFlags, "port"}, {f.embedderFlags, "addr"}, {f.moduleEnv, "DIVERSE_SELECT_STRATEGY"},
+		{f.weaviateFlags, "port"}, {f.embedderFlags, "addr"}, {f.gatewayFlags, "upstream-grpc"}, {f.moduleEnv, "DIVERSE_SELECT_STRATEGY"},
 		{f.weaviateEnv, "PROMETHEUS_MONITORING_ENABLED"}, {f.weaviateEnv, "TRANSFORMERS_INFERENCE_API"},
 		{f.modules, "text2vec-transformers"},
 	} {
@@ -468,6 +490,9 @@ func TestDockerFilesBad(t *testing.T) {
 		{"server flag", "Dockerfile", `"--scheme"`, `"--schema"`, "no such flag"},
 		{"root", "Dockerfile", "USER weaviate", "USER root", "runs as root"},
 		{"embedder flag", "compose.yaml", `"-mode", "hash"`, `"-model", "hash"`, "has no flag -model"},
+		{"gateway flag", "compose.yaml", `"--upstream-http"`, `"--upstream-rest"`, "has no flag --upstream-rest"},
+		{"stock image", "compose.yaml", "weaviate:1.38.14", "weaviate:1.37.0", "neither the one built here nor stock Weaviate"},
+		{"gateway config", "compose.yaml", "./gateway.yaml:", "./gateway.yml:", "binds ./gateway.yml"},
 		{"compose env", "compose.yaml", "LOG_LEVEL: info", "LOGLEVEL: info", "LOGLEVEL is not read by Weaviate"},
 		{"compose module env", "compose.yaml", "DIVERSE_SELECT_TOKEN_BUDGET:", "DIVERSE_SELECT_TOKENS:", "DIVERSE_SELECT_TOKENS is not read"},
 		{"inference url", "compose.yaml", "http://embedder:8090", "http://embedder:8080", "not a service's listening address"},

@@ -89,6 +89,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	runSuiteCleanups()
 	alive := srv.Alive()
 	srv.Stop()
 	logFile.Close()

@@ -246,10 +246,10 @@ func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result
 	if len(missing) == 0 {
 		return nil, nil
 	}
-	if e.multiGet == nil {
+	if p.read == nil {
 		return nil, fmt.Errorf("the search deferred the properties of %d candidates and no database is at hand to read them", len(missing))
 	}
-	got, err := e.readByID(ctx, in, missing, p.tenant)
+	got, err := readByID(ctx, p.read, in, missing, p.tenant)
 	if err != nil {
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
@@ -273,12 +273,12 @@ func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result
 // readByID reads the objects of in[idx] by id, in one batch, from tenant:
 // got[k] is in[idx[k]]'s whole object (properties and vectors: Weaviate's
 // MultiGet reads them all), or another id (the zero result) when it is gone.
-func (e *engine) readByID(ctx context.Context, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
+func readByID(ctx context.Context, read MultiGetFunc, in []search.Result, idx []int, tenant string) ([]search.Result, error) {
 	ids := make([]multi.Identifier, len(idx))
 	for k, i := range idx {
 		ids[k] = multi.Identifier{ID: in[i].ID.String(), ClassName: in[i].ClassName}
 	}
-	return e.multiGet(ctx, ids, additional.Properties{}, tenant)
+	return read(ctx, ids, additional.Properties{}, tenant)
 }
 
 // propertiesLoaded: a result loaded without properties holds only its id

@@ -8,7 +8,9 @@
 //   - the adapters Weaviate holds: module.go (diverse-select: the GraphQL
 //     argument and field) and reranker.go (reranker-diverse-select: the
 //     rerank field of gRPC and GraphQL), over one engine (engine.go: the
-//     defaults, caches, in-flight bound, metrics, plugins and reads by id);
+//     defaults, caches, in-flight bound, metrics, plugins and reads by id),
+//     and standalone.go, the same engine outside Weaviate for the gateway
+//     (package gateway: the stage over a stock Weaviate's gRPC API);
 //   - the stage (stage.go): Weaviate's explorer offers each query to
 //     SelectResults (the "selection-stage" patch, cmd/patch-weaviate); a
 //     query resolves once into a plan (query.go, plan.go, from the facts of
@@ -20,7 +22,8 @@
 //     route_cross_encoder.go, with the rerank settings' forms
 //     (rerank_settings.go, rerank_syntax.go);
 //   - guard.go, limits.go, inflight.go, metrics.go, meta.go, plugins.go:
-//     what keeps a query from harming the database, and what reports on it.
+//     what keeps a query from harming the database, and what reports on it;
+//     status.go, the gRPC status each error leaves with.
 //
 // Configuration is per class (moduleConfig["diverse-select"]), overridable
 // per query, with module defaults from the environment (package config).

@@ -49,6 +49,9 @@ type plan struct {
 	// filtered: the search has a filter, so an object changed since it ran
 	// is dropped when read again (versions.go).
 	filtered bool
+	// read reads objects by id for this query (the engine's multiGet, or
+	// the gateway's upstream reads); nil: none at hand, nothing deferred.
+	read MultiGetFunc
 }
 
 // settings are the merged configuration of one query on one class and the

@@ -87,6 +87,7 @@ func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.read = c.read
 	q := &query{plan: p, claim: c, pool: params, explain: params.AdditionalProperties.ExplainScore,
 		noProps: params.AdditionalProperties.NoProps}
 	for _, prop := range params.Properties {
@@ -280,7 +281,7 @@ func (e *engine) askVector(q *query) {
 // poolLoads).
 func (e *engine) poolDeferrable(q *query, class *models.Class) bool {
 	pool := q.pool
-	if e.features == nil || e.multiGet == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
+	if e.features == nil || q.plan.read == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
 		(pool.Boost != nil && pool.Boost.Weight > 0) || pool.Group != nil || !q.plan.readsOnlyText() ||
 		filtersExpiredOnProperty(class) {
 		return false

@@ -44,19 +44,37 @@ type claim struct {
 	// other reranker answer first (crossEncoder).
 	rerank       *rank.Params
 	crossEncoder bool
+	// read reads the query's objects by id (the engine's multiGet inside
+	// Weaviate; the gateway's upstream reads in front of it).
+	read MultiGetFunc
 }
 
 // selectResults is the stage's entry (the adapters' SelectResults, the
 // explorer's ResultSelector): selected is false for a query that does not
 // select with this module.
 func (e *engine) selectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) (out []search.Result, selected bool, err error) {
+	return e.selectWith(ctx, params, searchPool, source{read: e.multiGet})
+}
+
+// source is where a query's collection and its reads by id come from:
+// inside Weaviate its live schema and MultiGet, in the gateway the
+// caller's view of the upstream.
+type source struct {
+	class *models.Class // nil: the engine's classByName
+	read  MultiGetFunc  // nil: none, the pool's search then loads what the selection reads
+}
+
+// selectWith is selectResults with the query's source given. Its errors
+// carry their gRPC status (status.go).
+func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPool SearchPool, src source) (out []search.Result, selected bool, err error) {
 	var c claim
-	if err := guard(e.logger, "selection stage", func() error { c = e.claim(ctx, params); return nil }); err != nil {
-		return nil, true, named(ArgName, err)
+	if err := guard(e.logger, "selection stage", func() error { c = e.claim(ctx, params, src.class); return nil }); err != nil {
+		return nil, true, withStatus(named(ArgName, err))
 	}
 	if c.route == "" {
 		return nil, false, nil
 	}
+	c.read = src.read
 	err = guard(e.logger, "selection stage", func() error {
 		var serr error
 		out, serr = e.runStage(ctx, c, params, searchPool)
@@ -74,7 +92,7 @@ func (e *engine) selectResults(ctx context.Context, params dto.GetParams, search
 		err = named(ArgName, err)
 	}
 	e.metrics.failure(c.route, err)
-	return nil, true, err
+	return nil, true, withStatus(err)
 }
 
 // searchPool runs the pool's search, Weaviate's work: its error, or a panic
@@ -102,7 +120,7 @@ func (e *poolSearchError) Unwrap() error { return e.err }
 
 // claim tells whether and by which route the stage takes a query: only
 // reading, the query is resolved in runStage.
-func (e *engine) claim(ctx context.Context, params dto.GetParams) claim {
+func (e *engine) claim(ctx context.Context, params dto.GetParams, class *models.Class) claim {
 	addl := params.AdditionalProperties.ModuleParams
 	if r, ok := addl[ArgName].(*Request); ok && r != nil {
 		return claim{route: r.route(), req: r}
@@ -112,7 +130,9 @@ func (e *engine) claim(ctx context.Context, params dto.GetParams) claim {
 		return claim{}
 	}
 	rp = withRerankOptions(ctx, rp)
-	class := e.classByName(params.ClassName)
+	if class == nil {
+		class = e.classByName(params.ClassName)
+	}
 	switch {
 	case class == nil:
 		return claim{}

@@ -59,6 +59,8 @@ func main() {
 	test := flag.Bool("test", false, "after preparing, run Weaviate's tests of the patched and relied-on packages in the patched tree")
 	pristine := flag.Bool("pristine", false, "with -test: also run the same tests on an unpatched copy (out/pristine) and compare; "+
 		"alone: only prepare that copy (stock Weaviate of the pinned version)")
+	version := flag.String("version", "", "with -pristine alone: prepare this other Weaviate version (a release tag, fetched through "+
+		"the module proxy) unpatched in out/pristine-<version>, built on its own (GOWORK=off); default: the pinned one")
 	timeout := flag.String("test-timeout", "20m", "with -test: go test -timeout (per test binary)")
 	checkAnchors := flag.String("check-anchors", "", "apply the patch table to the files it patches in this other Weaviate "+
 		"version (a release tag, fetched through the module proxy) and report whether every anchor is found; builds nothing")
@@ -85,6 +87,13 @@ func main() {
 	}
 	if *checkAnchors != "" {
 		if err := checkAnchorsIn(*repo, *checkAnchors); err != nil {
+			fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *pristine && !*test && *version != "" { // another version, stock (make weaviate-stock-old)
+		if err := prepareVersion(*repo, filepath.Join(*out, "pristine-"+*version), *version); err != nil {
 			fmt.Fprintln(os.Stderr, "patch-weaviate:", err)
 			os.Exit(1)
 		}
@@ -144,6 +153,34 @@ func prepare(repo, out string, patches []Patch) error {
 		fmt.Printf("patch-weaviate: Weaviate %s copied to %s, %d patches applied\n", version, tree, len(patches))
 	}
 	return writeWorkspace(repo, out, tree)
+}
+
+// prepareVersion copies another Weaviate version's source, unpatched, to
+// out/weaviate: the stock server of an older release the gateway is tested
+// against. It is built with its own go.mod (GOWORK=off), not in our
+// workspace, whose requirements would move its dependencies.
+func prepareVersion(repo, out, version string) error {
+	dir, err := sourceOf(repo, version)
+	if err != nil {
+		return err
+	}
+	if err := checkLicence(dir); err != nil {
+		return fmt.Errorf("Weaviate %s: %w", version, err)
+	}
+	tree := filepath.Join(out, "weaviate")
+	stampFile := filepath.Join(tree, ".diverse-select-stamp")
+	if old, err := os.ReadFile(stampFile); err == nil && string(old) == version {
+		fmt.Printf("patch-weaviate: %s already prepared (%s)\n", tree, version)
+		return nil
+	}
+	if err := os.RemoveAll(tree); err != nil {
+		return err
+	}
+	if err := copyTree(dir, tree); err != nil {
+		return fmt.Errorf("copy Weaviate %s source: %w", version, err)
+	}
+	fmt.Printf("patch-weaviate: Weaviate %s copied to %s, unpatched\n", version, tree)
+	return os.WriteFile(stampFile, []byte(version), 0o644)
 }
 
 // checkAnchorsIn applies the patch table to a copy of the files it patches in

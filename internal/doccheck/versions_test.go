@@ -17,6 +17,8 @@ var (
 	reVersionNamed = regexp.MustCompile(`(?i)\bweaviate(?:-server` + "`" + `?| server)?\s+v?(1\.\d{2}(?:\.\d+)?)\b`)
 	// reOtherTools are lines that name another project's v1 release.
 	reOtherTools = regexp.MustCompile(`protoc-gen-go|PROTOC_GEN|gRPC-Go`)
+	// reWeaviateOld is the Makefile's older stock release for the gateway's tests.
+	reWeaviateOld = regexp.MustCompile(`(?m)^WEAVIATE_OLD \?= (v\d+\.\d+\.\d+)$`)
 )
 
 // versionsBlock is the version table of docs/deployment.md: the one place
@@ -24,8 +26,8 @@ var (
 const versionsBegin, versionsEnd = "<!-- BEGIN versions", "<!-- END versions -->"
 
 // otherVersions returns, as "file:line: version", every Weaviate version the
-// text names that is not pin (outside the versions block).
-func otherVersions(file, text, pin string) []string {
+// text names that is not one of allowed (outside the versions block).
+func otherVersions(file, text string, allowed ...string) []string {
 	var bad []string
 	inBlock := false
 	for i, l := range strings.Split(text, "\n") {
@@ -46,7 +48,11 @@ func otherVersions(file, text, pin string) []string {
 			}
 		}
 		for _, v := range found {
-			if strings.TrimPrefix(v, "v") != strings.TrimPrefix(pin, "v") {
+			ok := false
+			for _, a := range allowed {
+				ok = ok || strings.TrimPrefix(v, "v") == strings.TrimPrefix(a, "v")
+			}
+			if !ok {
 				bad = append(bad, file+":"+strconv.Itoa(i+1)+": "+v)
 			}
 		}
@@ -56,10 +62,17 @@ func otherVersions(file, text, pin string) []string {
 
 // TestWeaviateVersionNamed: every Weaviate version named in the repository's
 // tracked text (docs, Go sources and comments, Docker and Helm files,
-// scripts) is the one go.mod pins; other versions appear only in the
-// version table of docs/deployment.md, whose tested row names the pin.
+// scripts) is the one go.mod pins or the older release the gateway is
+// tested against (the Makefile's WEAVIATE_OLD); other versions appear only
+// in the version table of docs/deployment.md, whose tested row names the
+// pin and whose gateway row names that release.
 func TestWeaviateVersionNamed(t *testing.T) {
 	pin := pinnedWeaviate(t)
+	old := reWeaviateOld.FindStringSubmatch(read(t, "Makefile"))
+	if old == nil {
+		t.Fatal("the Makefile sets no WEAVIATE_OLD")
+	}
+	gatewayOld := old[1]
 	out, err := exec.Command("git", "-C", root, "ls-files").Output()
 	if err != nil {
 		t.Skipf("git ls-files: %v (not a git checkout)", err)
@@ -81,8 +94,8 @@ func TestWeaviateVersionNamed(t *testing.T) {
 			continue // the cases below name other versions on purpose
 		}
 		scanned++
-		for _, b := range otherVersions(f, read(t, f), pin) {
-			t.Errorf("%s names a Weaviate version other than go.mod's %s", b, pin)
+		for _, b := range otherVersions(f, read(t, f), pin, gatewayOld) {
+			t.Errorf("%s names a Weaviate version other than go.mod's %s and the gateway's oldest tested %s", b, pin, gatewayOld)
 		}
 	}
 	if scanned < 100 {
@@ -96,8 +109,15 @@ func TestWeaviateVersionNamed(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/deployment.md has no versions block")
 	}
-	tested := false
+	tested, gateway := false, false
 	for _, l := range strings.Split(block, "\n") {
+		if strings.HasPrefix(l, "| gateway tested") {
+			gateway = true
+			if !strings.Contains(l, gatewayOld) {
+				t.Errorf("the gateway row of the version table does not name WEAVIATE_OLD %s: %s", gatewayOld, l)
+			}
+			continue
+		}
 		if strings.HasPrefix(l, "| tested") {
 			tested = true
 			if !strings.Contains(l, pin) || len(reVersionV.FindAllString(l, -1)) != 1 {
@@ -109,6 +129,9 @@ func TestWeaviateVersionNamed(t *testing.T) {
 	}
 	if !tested {
 		t.Error("the version table has no tested row")
+	}
+	if !gateway {
+		t.Error("the version table has no gateway tested row")
 	}
 }
 

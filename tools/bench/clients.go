@@ -30,6 +30,8 @@ type clients struct {
 	http *http.Client
 	conn *grpc.ClientConn
 	grpc pb.WeaviateClient
+	// gw is the gateway in front of the same server (nil: not timed).
+	gw pb.WeaviateClient
 }
 
 func newClients(httpURL, grpcAddr string) (*clients, error) {

@@ -16,6 +16,9 @@
 //     pool, MMR limit 10, balance 0.5);
 //   - when the server has reranker-diverse-select (the gRPC route), the
 //     default strategy and adagres through the gRPC rerank field;
+//   - the same rerank through the gateway (bin/gateway, cmd/gateway) in
+//     front of the same server, which answers the gateway's plain searches
+//     as a stock Weaviate of its version does;
 //   - the plain query with limit 10 (top-k with the output size of the
 //     selections) on both protocols.
 //
@@ -53,6 +56,8 @@ func main() {
 
 type options struct {
 	pools   []int
+	// gateway: time the gateway in front of the server too.
+	gateway bool
 	n       int
 	warmup  int
 	docs    int
@@ -94,6 +99,7 @@ func parseFlags() (options, error) {
 	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
 	flag.StringVar(&o.profileOut, "profile-out", "", "also write the raw CPU profile to this file (for go tool pprof)")
 	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), or MMR (Weaviate's, for comparison)")
+	flag.BoolVar(&o.gateway, "gateway", true, "also time bin/gateway in front of the same server (the gRPC rerank through the gateway)")
 	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
 	if *short {
@@ -164,6 +170,14 @@ func run() error {
 		return err
 	}
 	defer c.close()
+	if o.gateway {
+		gw, err := startGateway(ctx, httpURL, grpcAddr, logw)
+		if err != nil {
+			return err
+		}
+		defer gw.stop()
+		c.gw = gw.client()
+	}
 	meta, err := c.meta(ctx)
 	if err != nil {
 		return err
@@ -212,6 +226,11 @@ func run() error {
 		if err := docblock.Splice(o.doc, "server-summary", sum); err != nil {
 			return err
 		}
+		if o.gateway {
+			if err := docblock.Splice(o.doc, "gateway-summary", gatewaySummary(tables)); err != nil {
+				return err
+			}
+		}
 		if prof != "" {
 			if err := docblock.Splice(o.doc, "server-profile", prof); err != nil {
 				return err
@@ -222,8 +241,8 @@ func run() error {
 		}
 		return nil
 	case o.out != "":
-		return os.WriteFile(o.out, []byte(sum+"\n"+md+"\n"+prof), 0o644)
+		return os.WriteFile(o.out, []byte(sum+"\n"+gatewaySummary(tables)+"\n"+md+"\n"+prof), 0o644)
 	}
-	fmt.Print(sum + "\n" + md + "\n" + prof)
+	fmt.Print(sum + "\n" + gatewaySummary(tables) + "\n" + md + "\n" + prof)
 	return nil
 }

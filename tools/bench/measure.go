@@ -84,6 +84,22 @@ func (c *clients) variants(pool int, strategies []string, rerank bool) []variant
 				r.Rerank = &pb.Rerank{Property: "body", Query: &q}
 			})})
 	}
+	if rerank && c.gw != nil {
+		// The gateway (cmd/gateway) in front of the same server: the same
+		// rerank, the class's config from the gateway's file.
+		out = append(out, variant{name: "diverseSelect default (" + defaultStrategy + ") via the gateway (rerank)", protocol: "gRPC",
+			series: seriesGateway, run: func(ctx context.Context, q string) (time.Duration, error) {
+				req := grpcReq(q, pool)
+				req.Rerank = &pb.Rerank{Property: "body"}
+				start := time.Now()
+				reply, err := c.gw.Search(ctx, req)
+				took := time.Since(start)
+				if err == nil && len(reply.Results) == 0 {
+					err = fmt.Errorf("the gateway selected nothing")
+				}
+				return took, err
+			}})
+	}
 	for _, s := range strategies {
 		if s == defaultStrategy {
 			continue // timed above, without naming it
@@ -100,6 +116,7 @@ const (
 	seriesPlainTop  = "plain nearText, limit 10"
 	seriesMMR       = "Weaviate MMR"
 	seriesDefault   = "diverseSelect default"
+	seriesGateway   = "diverseSelect default via the gateway"
 )
 
 // defaultStrategy is the module's default strategy, which the default

@@ -21,9 +21,9 @@ func plotLatency(file string, tables []table) error {
 	p.Add(plotter.NewGrid())
 	type line struct{ series, protocol string }
 	lines := []line{{seriesPlainTop, "gRPC"}, {seriesPlainTop, "GraphQL"}, {seriesPlainPool, "gRPC"}, {seriesPlainPool, "GraphQL"},
-		{seriesMMR, "gRPC"}, {seriesDefault, "gRPC"}, {seriesDefault, "GraphQL"}}
+		{seriesMMR, "gRPC"}, {seriesDefault, "gRPC"}, {seriesDefault, "GraphQL"}, {seriesGateway, "gRPC"}}
 	colors := []color.RGBA{{150, 150, 150, 255}, {90, 90, 90, 255}, {120, 170, 220, 255}, {40, 90, 160, 255},
-		{220, 120, 30, 255}, {30, 150, 60, 255}, {10, 90, 30, 255}}
+		{220, 120, 30, 255}, {30, 150, 60, 255}, {10, 90, 30, 255}, {170, 40, 160, 255}}
 	var ticks []plot.Tick
 	for _, t := range tables {
 		ticks = append(ticks, plot.Tick{Value: float64(t.pool), Label: fmt.Sprint(t.pool)})

@@ -67,3 +67,26 @@ func readmeSummary(tables []table) string {
 	return "- End to end (`make bench-server`, medians of one interleaved run, nearText, budget 1500, 10 results): " +
 		strings.Join(parts, "; ") + ". Per pool against the targets: [docs/performance.md](docs/performance.md#end-to-end).\n"
 }
+
+// gatewaySummary is the gateway against the module's rerank route and
+// Weaviate's MMR per pool, in the terms of its targets: at most 1.3 x the
+// module's median, and at most Weaviate MMR's median from pool 500.
+func gatewaySummary(tables []table) string {
+	var b strings.Builder
+	b.WriteString("Medians of the same interleaved run, over gRPC: the default strategy through the gateway (bin/gateway in " +
+		"front of the same server, the class's config in the gateway's file), through the module's rerank route, " +
+		"Weaviate's MMR and the plain top-10. Targets: the gateway at most 1.3 x the module, and at most Weaviate MMR " +
+		"from pool 500.\n\n")
+	b.WriteString("| pool | gateway | module (rerank) | gateway / module | <= 1.3 x module | Weaviate MMR | gateway / MMR | <= MMR | plain top-10 |\n")
+	b.WriteString("|---:|---:|---:|---:|---|---:|---:|---|---:|\n")
+	for _, t := range tables {
+		gw, mod, mmr := seriesMedian(t, seriesGateway, "gRPC"), seriesMedian(t, seriesDefault, "gRPC"), seriesMedian(t, seriesMMR, "gRPC")
+		atMostMMR := verdict(gw, mmr)
+		if t.pool < 500 {
+			atMostMMR = "(not a target)"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.pool, ms(gw), ms(mod), ratio(gw, mod),
+			verdict(gw, mod*13/10), ms(mmr), ratio(gw, mmr), atMostMMR, ms(seriesMedian(t, seriesPlainTop, "gRPC")))
+	}
+	return b.String()
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -15,6 +17,9 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
 	"github.com/weaviate/weaviate/entities/models"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/diverse-select/diverse-select/integration/expect"
 	"github.com/diverse-select/diverse-select/integration/stack"
@@ -70,8 +75,9 @@ var specs = []spec{
 
 // query is one distinct request and the answer computed offline.
 type query struct {
-	text string   // GraphQL
-	want []string // ids in the expected order
+	text string            // GraphQL
+	req  *pb.SearchRequest // or a gRPC search through the gateway
+	want []string          // ids in the expected order
 }
 
 type doc struct {
@@ -83,6 +89,7 @@ type doc struct {
 
 type load struct {
 	s       *stack.Stack
+	gw      pb.WeaviateClient // the gateway (nil: GraphQL to the server)
 	o       options
 	shape   shape
 	client  *weaviate.Client
@@ -92,13 +99,26 @@ type load struct {
 	dumps   []string // goroutine profiles, before and after
 }
 
-func newLoad(s *stack.Stack, o options) (*load, error) {
-	c, err := weaviate.NewClient(weaviate.Config{Host: fmt.Sprintf("127.0.0.1:%d", s.HTTPPort), Scheme: "http"})
+func newLoad(s *stack.Stack, gw *stack.Gateway, o options) (*load, error) {
+	host := fmt.Sprintf("127.0.0.1:%d", s.HTTPPort)
+	if gw != nil {
+		host = strings.TrimPrefix(gw.HTTPURL, "http://") // writes through the gateway's pass-through
+	}
+	c, err := weaviate.NewClient(weaviate.Config{Host: host, Scheme: "http"})
 	if err != nil {
 		return nil, err
 	}
 	tr := &http.Transport{MaxIdleConnsPerHost: 2 * o.concurrency, MaxConnsPerHost: 0}
-	return &load{s: s, o: o, shape: shapes[o.shape], client: c, httpc: &http.Client{Transport: tr, Timeout: time.Minute}}, nil
+	l := &load{s: s, o: o, shape: shapes[o.shape], client: c, httpc: &http.Client{Transport: tr, Timeout: time.Minute}}
+	if gw != nil {
+		conn, err := grpc.NewClient(gw.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		if err != nil {
+			return nil, err
+		}
+		l.gw = pb.NewWeaviateClient(conn)
+	}
+	return l, nil
 }
 
 // corpus makes docs in topics: the docs of a topic share words and lie
@@ -211,6 +231,14 @@ func (l *load) prepare(ctx context.Context) error {
 			return err
 		}
 		for _, sp := range l.shape.specs {
+			if l.gw != nil {
+				want, err := sel.Select(ctx, cands, expect.Query{Args: sp.raw}) // the rerank route: the limit is the pool
+				if err != nil {
+					return fmt.Errorf("%s: %w", sp.args, err)
+				}
+				l.queries = append(l.queries, query{req: rerankRequest(qv, pool, sp.raw), want: want})
+				continue
+			}
 			q := expect.Query{Args: sp.raw}
 			if !sp.field {
 				q.Limit = sp.limit
@@ -239,8 +267,40 @@ func (l *load) graphql(ctx context.Context, q string, out any) error {
 	return stack.QueryGetWith(ctx, l.httpc, l.s.HTTPURL, queried, q, out)
 }
 
+// rerankRequest is the gRPC search of the gateway mode: nearVector qv, the
+// pool as its limit, the settings in the rerank property (the helpers'
+// form, property|diverseSelect.v1|{json}).
+func rerankRequest(qv []float32, pool int, settings map[string]any) *pb.SearchRequest {
+	b, _ := json.Marshal(settings)
+	vec := make([]byte, 4*len(qv))
+	for i, x := range qv {
+		binary.LittleEndian.PutUint32(vec[4*i:], math.Float32bits(x))
+	}
+	return &pb.SearchRequest{Collection: queried, Limit: uint32(pool),
+		NearVector:  &pb.NearVector{VectorBytes: vec},
+		Rerank:      &pb.Rerank{Property: "body|diverseSelect.v1|" + string(b)},
+		Metadata:    &pb.MetadataRequest{Uuid: true},
+		Properties:  &pb.PropertiesRequest{},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true}
+}
+
 // ask runs query q and compares the answer with the offline selection.
 func (l *load) ask(ctx context.Context, q query) (wrong bool, err error) {
+	if q.req != nil {
+		reply, err := l.gw.Search(ctx, q.req)
+		if err != nil {
+			return false, err
+		}
+		if len(reply.Results) != len(q.want) {
+			return true, nil
+		}
+		for i, r := range reply.Results {
+			if r.GetMetadata().GetId() != q.want[i] {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
 	var got []struct {
 		Additional struct{ ID string } `json:"_additional"`
 	}
@@ -267,7 +327,11 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
-	sum := &summary{requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs, shape: l.shape}
+	via := "over GraphQL to the module"
+	if l.gw != nil {
+		via = "over gRPC through the gateway in front of stock Weaviate"
+	}
+	sum := &summary{via: via, requests: l.o.requests, concurrency: l.o.concurrency, distinct: len(l.queries), docs: l.o.docs, shape: l.shape}
 	// Quiet pass: each distinct query once, alone; it also warms the server
 	// (not with -cold: the load meets the cache as the import left it).
 	for _, q := range l.queries {
@@ -276,7 +340,7 @@ func (l *load) run(ctx context.Context) (*summary, error) {
 		}
 		wrong, err := l.ask(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("quiet pass: %w\nquery: %.300s", err, q.text)
+			return nil, fmt.Errorf("quiet pass: %w\nquery: %.300s%v", err, q.text, q.req)
 		}
 		if wrong {
 			sum.quietWrong++

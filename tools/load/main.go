@@ -23,6 +23,12 @@
 // the candidates and their features are not changed. LoadWrites is deleted
 // before the memory is measured (its data is the user's, not the module's).
 //
+// With -gateway the same load goes through the gateway (cmd/gateway) in
+// front of stock Weaviate: the queries as gRPC searches whose rerank
+// property carries the settings (the helpers' form, the rerank route's pool
+// = the query limit), the writes through its REST pass-through; the
+// answers are checked against the library's as before.
+//
 // Bounded in count (-requests) and time (-timeout); loopback only.
 package main
 
@@ -48,6 +54,8 @@ func main() {
 	flag.IntVar(&o.writers, "writers", 2, "concurrent importers (new objects) and as many re-putters (queried objects)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "bound on the whole run")
 	flag.DurationVar(&o.settle, "settle", 10*time.Second, "wait after the run before goroutines and heap are measured")
+	flag.BoolVar(&o.gateway, "gateway", false, "query through the gateway (bin/gateway) in front of stock Weaviate "+
+		"(bin/weaviate-server-stock): gRPC searches with the settings in the rerank property, writes through its REST pass-through")
 	flag.BoolVar(&o.cold, "cold", false, "no quiet pass before the load: its first queries meet a cold feature cache, right after the import")
 	flag.IntVar(&o.goroutineSlack, "goroutine-slack", 30, "goroutines allowed above the baseline after the run")
 	flag.Float64Var(&o.heapSlackMiB, "heap-slack-mib", 64, "heap in use (MiB) allowed above the baseline after the run")
@@ -63,7 +71,7 @@ func main() {
 type options struct {
 	requests, concurrency, docs, writers int
 	timeout, settle                      time.Duration
-	cold                                 bool
+	cold, gateway                        bool
 	goroutineSlack                       int
 	heapSlackMiB                         float64
 	logPath, out, shape, server          string
@@ -89,12 +97,26 @@ func run(o options) error {
 	}
 	defer logFile.Close()
 	// DEBUG_ENDPOINTS_ENABLED opens the pprof handlers on GO_PROFILING_PORT.
-	s, err := stack.Start(ctx, stack.Options{Log: logFile, Server: o.server, Env: map[string]string{"DEBUG_ENDPOINTS_ENABLED": "true"}})
+	env := map[string]string{"DEBUG_ENDPOINTS_ENABLED": "true"}
+	if o.gateway {
+		if o.server == "weaviate-server" {
+			o.server = "weaviate-server-stock"
+		}
+		env["ENABLE_MODULES"] = "text2vec-transformers"
+	}
+	s, err := stack.Start(ctx, stack.Options{Log: logFile, Server: o.server, Env: env})
 	if err != nil {
 		return fmt.Errorf("start the stack: %w (log: %s)", err, o.logPath)
 	}
 	defer s.Stop()
-	l, err := newLoad(s, o)
+	var gw *stack.Gateway
+	if o.gateway {
+		if gw, err = stack.StartGateway(ctx, stack.GatewayOptions{UpstreamGRPC: s.GRPCAddr, UpstreamHTTP: s.HTTPURL, Log: logFile}); err != nil {
+			return fmt.Errorf("start the gateway: %w (log: %s)", err, o.logPath)
+		}
+		defer gw.Stop()
+	}
+	l, err := newLoad(s, gw, o)
 	if err != nil {
 		return err
 	}
@@ -104,6 +126,9 @@ func run(o options) error {
 	}
 	if !s.Alive() {
 		return fmt.Errorf("the server exited (log: %s)", o.logPath)
+	}
+	if gw != nil && !gw.Alive() {
+		return fmt.Errorf("the gateway exited (log: %s)", o.logPath)
 	}
 	text := sum.String()
 	fmt.Print(text)

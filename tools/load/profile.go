@@ -61,6 +61,8 @@ func (l *load) pprof(ctx context.Context, path string) (string, error) {
 
 // summary is a run's figures.
 type summary struct {
+	// via says how the queries went: GraphQL to the module, or gRPC through the gateway.
+	via                                   string
 	requests, concurrency, distinct, docs int
 	elapsed                               time.Duration
 	errors, wrong                         int64
@@ -79,8 +81,8 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 func (s *summary) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "load: %d diverseSelect queries (shape %s: %d distinct, %d query vectors x %d strategy/form shapes, pool %d of %d objects of %d dimensions), concurrency %d, in %s (%.0f queries/s)\n",
-		s.requests, s.shape.name, s.distinct, s.shape.queryVectors, len(s.shape.specs), s.shape.pool, s.docs, s.shape.dims,
+	fmt.Fprintf(&b, "load: %d diverseSelect queries %s (shape %s: %d distinct, %d query vectors x %d strategy/form shapes, pool %d of %d objects of %d dimensions), concurrency %d, in %s (%.0f queries/s)\n",
+		s.requests, s.via, s.shape.name, s.distinct, s.shape.queryVectors, len(s.shape.specs), s.shape.pool, s.docs, s.shape.dims,
 		s.concurrency, s.elapsed.Round(time.Millisecond), float64(s.requests)/s.elapsed.Seconds())
 	fmt.Fprintf(&b, "load: during the run: %d objects imported into %s, %d queried objects re-put unchanged, %d write errors\n",
 		s.imported, written, s.reput, s.writeErrors)

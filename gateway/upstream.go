@@ -1,0 +1,347 @@
+package gateway
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/multi"
+	"github.com/weaviate/weaviate/entities/search"
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+	"google.golang.org/protobuf/proto"
+)
+
+// The upstream searches of one selecting query, and their results. The
+// stage asks for its pool (SearchPool) as Weaviate's parsed params; the
+// gateway sends the caller's own request with what the stage changed - the
+// window, what is loaded, the reranker that scores the pool - and reads the
+// results into Weaviate's result type, keeping each object's properties as
+// Weaviate sent them for the reply.
+
+const searchMethod = "/weaviate.v1.Weaviate/Search"
+
+// upstreamQuery is one selecting query's view of the upstream: the
+// caller's request and every object read, by id.
+type upstreamQuery struct {
+	g   *Gateway
+	req *pb.SearchRequest
+	// the collection's name as the upstream spells it
+	class string
+
+	mu sync.Mutex
+	// pool is each object's result from the pool's search (its metadata:
+	// distance, score, explanation), props its properties from the last
+	// read that loaded them.
+	pool  map[strfmt.UUID]*pb.SearchResult
+	props map[strfmt.UUID]*pb.PropertiesResult
+	// order is the selection's ids, in the reply's order.
+	order []string
+	// metric is the distance of the collection's legacy vector ("": named
+	// vectors, whose target the generative ordering does not know).
+	metric string
+}
+
+func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *upstreamQuery {
+	metric := ""
+	if len(class.VectorConfig) == 0 {
+		metric = "cosine" // Weaviate's default
+		if cfg, ok := class.VectorIndexConfig.(map[string]any); ok {
+			if d, ok := cfg["distance"].(string); ok && d != "" {
+				metric = d
+			}
+		}
+	}
+	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric,
+		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}}
+}
+
+// search runs a search upstream with the caller's credentials.
+func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.SearchReply, error) {
+	reply := &pb.SearchReply{}
+	ctx, cancel := context.WithTimeout(ctx, u.g.opts.UpstreamTimeout)
+	defer cancel()
+	if err := u.g.conn.Invoke(outgoing(ctx), searchMethod, req, reply); err != nil {
+		return nil, u.g.classes.unlessStarting(ctx, upstreamStatus(err))
+	}
+	return reply, nil
+}
+
+// searchPool is the stage's SearchPool: the caller's search with the pool's
+// window, loads and hooks.
+func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]search.Result, error) {
+	req := poolRequest(u.req, pool)
+	reply, err := u.search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]search.Result, 0, len(reply.Results))
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, r := range reply.Results {
+		res := u.result(r)
+		u.pool[res.ID] = r
+		if !pool.AdditionalProperties.NoProps || len(pool.Properties) > 0 {
+			u.props[res.ID] = r.Properties
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// poolRequest is req with the pool's window, properties, metadata and
+// reranker (pool: the stage's params of the pool's search).
+func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
+	r := proto.CloneOf(req)
+	r.Generative = nil // generate runs on the selection (generate.go)
+	r.Rerank = nil
+	if rp, ok := pool.AdditionalProperties.ModuleParams["rerank"].(*rank.Params); ok && rp != nil {
+		r.Rerank = &pb.Rerank{Property: rp.GetProperty(), Query: rp.Query}
+	}
+	if pg := pool.Pagination; pg != nil {
+		r.Limit, r.Offset = uint32(pg.Limit), uint32(pg.Offset)
+		if pg.Autocut > 0 {
+			r.Autocut = uint32(pg.Autocut)
+		}
+	}
+	addl := pool.AdditionalProperties
+	switch {
+	case addl.NoProps && len(pool.Properties) == 0:
+		r.Properties = &pb.PropertiesRequest{} // ids and scores only
+	case r.Properties != nil:
+		r.Properties = proto.CloneOf(r.Properties)
+		for _, p := range pool.Properties {
+			if p.IsPrimitive && !r.Properties.ReturnAllNonrefProperties && !slices.Contains(r.Properties.NonRefProperties, p.Name) {
+				r.Properties.NonRefProperties = append(r.Properties.NonRefProperties, p.Name)
+			}
+		}
+	}
+	m := &pb.MetadataRequest{}
+	if req.Metadata != nil {
+		m = proto.CloneOf(req.Metadata)
+	}
+	m.Uuid, m.LastUpdateTimeUnix, m.Distance, m.Score = true, true, true, true
+	m.Vector = m.Vector || addl.Vector
+	for _, v := range addl.Vectors {
+		if !slices.Contains(m.Vectors, v) {
+			m.Vectors = append(m.Vectors, v)
+		}
+	}
+	r.Metadata = m
+	return r
+}
+
+// read is the stage's MultiGetFunc: the objects by id, each with its
+// properties and vectors - from the gateway's object cache when it holds the
+// version the pool's search returned, the others in one search filtered to
+// their ids; got[k] is ids[k]'s object or the zero result when it is gone.
+func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ additional.Properties, tenant string) ([]search.Result, error) {
+	out := make([]search.Result, len(ids))
+	var missing []string
+	at := map[string]int{}
+	u.mu.Lock()
+	for i, id := range ids {
+		k := objectKey{class: u.class, tenant: tenant, id: strfmt.UUID(id.ID),
+			updated: u.pool[strfmt.UUID(id.ID)].GetMetadata().GetLastUpdateTimeUnix()}
+		if r := u.g.objects.get(k); r != nil && k.updated > 0 {
+			out[i] = u.result(r)
+			u.props[k.id] = r.Properties
+			continue
+		}
+		missing = append(missing, id.ID)
+		at[id.ID] = i
+	}
+	u.mu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	req := &pb.SearchRequest{
+		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
+		Limit:       uint32(len(missing)),
+		Filters:     idFilter(missing),
+		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
+		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
+		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
+	}
+	reply, err := u.search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, r := range reply.Results {
+		res := u.result(r)
+		i, ok := at[string(res.ID)]
+		if !ok {
+			continue
+		}
+		out[i] = res // the others stay zero: gone
+		u.props[res.ID] = r.Properties
+		u.g.objects.put(objectKey{class: u.class, tenant: tenant, id: res.ID, updated: res.Updated}, r)
+	}
+	return out, nil
+}
+
+// idFilter matches the objects with the given ids.
+func idFilter(ids []string) *pb.Filters {
+	return &pb.Filters{
+		Operator:  pb.Filters_OPERATOR_CONTAINS_ANY,
+		On:        []string{"_id"},
+		TestValue: &pb.Filters_ValueTextArray{ValueTextArray: &pb.TextArray{Values: ids}},
+	}
+}
+
+// result reads one upstream result into Weaviate's result type, as the
+// stage sees candidates inside Weaviate.
+func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
+	m := r.GetMetadata()
+	res := search.Result{
+		ID:           strfmt.UUID(m.GetId()),
+		ClassName:    u.class,
+		Dist:         m.GetDistance(),
+		Certainty:    m.GetCertainty(),
+		Score:        m.GetScore(),
+		ExplainScore: m.GetExplainScore(),
+		Created:      m.GetCreationTimeUnix(),
+		Updated:      m.GetLastUpdateTimeUnix(),
+		Tenant:       u.req.GetTenant(),
+		IsConsistent: m.GetIsConsistent(),
+	}
+	if len(m.GetVectorBytes()) > 0 {
+		res.Vector = floats(m.GetVectorBytes())
+	} else if len(m.GetVector()) > 0 {
+		res.Vector = m.GetVector()
+	}
+	if vs := m.GetVectors(); len(vs) > 0 {
+		res.Vectors = models.Vectors{}
+		for _, v := range vs {
+			if v.GetType() == pb.Vectors_VECTOR_TYPE_MULTI_FP32 {
+				res.Vectors[v.GetName()] = multiFloats(v.GetVectorBytes())
+			} else {
+				res.Vectors[v.GetName()] = floats(v.GetVectorBytes())
+			}
+		}
+	}
+	if m.GetRerankScorePresent() {
+		s := m.GetRerankScore()
+		res.AdditionalProperties = models.AdditionalProperties{"rerank": []*rankmodels.RankResult{{Score: &s}}}
+	}
+	if fields := r.GetProperties().GetNonRefProps().GetFields(); len(fields) > 0 {
+		props := make(map[string]any, len(fields))
+		for k, v := range fields {
+			props[k] = value(v)
+		}
+		res.Schema = props
+	}
+	return res
+}
+
+// floats decodes Weaviate's little-endian float32 vector bytes.
+func floats(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// multiFloats decodes a multi-vector: the dimension as a little-endian
+// uint16, then the vectors' float32s.
+func multiFloats(b []byte) [][]float32 {
+	if len(b) < 2 {
+		return nil
+	}
+	dim := int(binary.LittleEndian.Uint16(b))
+	flat := floats(b[2:])
+	if dim == 0 {
+		return nil
+	}
+	out := make([][]float32, 0, len(flat)/dim)
+	for i := 0; i+dim <= len(flat); i += dim {
+		out = append(out, flat[i:i+dim])
+	}
+	return out
+}
+
+// value is a property value as Weaviate's results hold it: what the
+// selection reads (text, text arrays, numbers for a token count, anything a
+// source property holds as its printed form).
+func value(v *pb.Value) any {
+	switch k := v.GetKind().(type) {
+	case *pb.Value_TextValue:
+		return k.TextValue
+	case *pb.Value_NumberValue:
+		return k.NumberValue
+	case *pb.Value_IntValue:
+		return float64(k.IntValue)
+	case *pb.Value_BoolValue:
+		return k.BoolValue
+	case *pb.Value_DateValue:
+		return k.DateValue
+	case *pb.Value_UuidValue:
+		return k.UuidValue
+	case *pb.Value_BlobValue:
+		return k.BlobValue
+	case *pb.Value_ListValue:
+		return listValue(k.ListValue)
+	case *pb.Value_ObjectValue:
+		out := map[string]any{}
+		for name, f := range k.ObjectValue.GetFields() {
+			out[name] = value(f)
+		}
+		return out
+	case *pb.Value_GeoValue:
+		return map[string]any{"latitude": k.GeoValue.GetLatitude(), "longitude": k.GeoValue.GetLongitude()}
+	case *pb.Value_PhoneValue:
+		return map[string]any{"input": k.PhoneValue.GetInput(), "internationalFormatted": k.PhoneValue.GetInternationalFormatted()}
+	}
+	return nil
+}
+
+func listValue(l *pb.ListValue) any {
+	switch k := l.GetKind().(type) {
+	case *pb.ListValue_TextValues:
+		return slices.Clone(k.TextValues.GetValues())
+	case *pb.ListValue_DateValues:
+		return slices.Clone(k.DateValues.GetValues())
+	case *pb.ListValue_UuidValues:
+		return slices.Clone(k.UuidValues.GetValues())
+	case *pb.ListValue_BoolValues:
+		return slices.Clone(k.BoolValues.GetValues())
+	case *pb.ListValue_NumberValues:
+		return floats64(k.NumberValues.GetValues())
+	case *pb.ListValue_IntValues:
+		b := k.IntValues.GetValues()
+		out := make([]float64, len(b)/8)
+		for i := range out {
+			out[i] = float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+		return out
+	case *pb.ListValue_ObjectValues:
+		var out []any
+		for _, o := range k.ObjectValues.GetValues() {
+			m := map[string]any{}
+			for name, f := range o.GetFields() {
+				m[name] = value(f)
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	return nil
+}
+
+func floats64(b []byte) []float64 {
+	out := make([]float64, len(b)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return out
+}
