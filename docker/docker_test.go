@@ -34,7 +34,7 @@ type facts struct {
 	// stockImage is the official image of the pinned Weaviate version (the
 	// gateway profile's upstream).
 	stockImage string
-	modules       map[string]bool // Weaviate's modules and ours
+	modules    map[string]bool // Weaviate's modules and ours
 }
 
 var (

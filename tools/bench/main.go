@@ -55,7 +55,7 @@ func main() {
 }
 
 type options struct {
-	pools   []int
+	pools []int
 	// gateway: time the gateway in front of the server too.
 	gateway bool
 	n       int
