@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 	"github.com/weaviate/weaviate/entities/search"
@@ -123,20 +124,17 @@ func TestMetricsRecord(t *testing.T) {
 // histogramSum is the sum of the one series of histogram name.
 func histogramSum(t *testing.T, g prometheus.Gatherer, name string) float64 {
 	t.Helper()
-	mfs, err := g.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetHistogram().GetSampleSum()
-		}
-	}
-	t.Fatalf("%s not gathered", name)
-	return 0
+	return onlyMetric(t, g, name).GetHistogram().GetSampleSum()
 }
 
+// gatheredValue is the value of the one series of counter name.
 func gatheredValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
+	t.Helper()
+	return onlyMetric(t, g, name).GetCounter().GetValue()
+}
+
+// onlyMetric is the one series of the metric family name.
+func onlyMetric(t *testing.T, g prometheus.Gatherer, name string) *dto.Metric {
 	t.Helper()
 	mfs, err := g.Gather()
 	if err != nil {
@@ -144,11 +142,11 @@ func gatheredValue(t *testing.T, g prometheus.Gatherer, name string) float64 {
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetCounter().GetValue()
+			return mf.GetMetric()[0]
 		}
 	}
 	t.Fatalf("%s not gathered", name)
-	return 0
+	return nil
 }
 
 // TestObserveSelection: one debug line per selection with its figures, and a
