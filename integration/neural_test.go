@@ -23,8 +23,8 @@ func TestNeuralEmbedder(t *testing.T) {
 	}
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	emb, err := stack.StartEmbedder(c, filepath.Join(root, "bin"),
-		[]string{"-mode", "neural", "-python", filepath.Join(root, ".venv", "bin", "python")}, nil)
+	emb, err := stack.StartEmbedder(c, stack.Options{BinDir: filepath.Join(root, "bin"),
+		EmbedderArgs: []string{"-mode", "neural", "-python", filepath.Join(root, ".venv", "bin", "python")}})
 	if err != nil {
 		t.Fatalf("start the neural embedder: %v (make test runs `make venv` first)", err)
 	}

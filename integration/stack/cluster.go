@@ -64,13 +64,9 @@ func StartCluster(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 		o.ReadyTimeout = 3 * time.Minute
 	}
 	c := &Cluster{}
-	embPort, err := FreePort()
-	if err != nil {
-		return nil, err
-	}
-	c.embedder = &Stack{EmbedderURL: fmt.Sprintf("http://127.0.0.1:%d", embPort)}
-	if err := c.embedder.startEmbedder(ctx, Options{BinDir: o.BinDir, EmbedderPort: embPort,
-		EmbedderArgs: o.EmbedderArgs, Log: o.Log, ReadyTimeout: o.ReadyTimeout}); err != nil {
+	var err error
+	if c.embedder, err = StartEmbedder(ctx, Options{BinDir: o.BinDir, EmbedderArgs: o.EmbedderArgs, Log: o.Log,
+		ReadyTimeout: o.ReadyTimeout}); err != nil {
 		return nil, err
 	}
 	c.EmbedderURL = c.embedder.EmbedderURL

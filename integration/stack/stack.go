@@ -323,20 +323,24 @@ func (s *Stack) startEmbedder(ctx context.Context, o Options) error {
 	return nil
 }
 
-// StartEmbedder starts only an embedder (bin/embedder with args, on a free
-// port), for a collection whose inferenceUrl points at a second mode; Stop
-// ends it.
-func StartEmbedder(ctx context.Context, binDir string, args []string, log io.Writer) (*Stack, error) {
-	if log == nil {
-		log = io.Discard
+// StartEmbedder starts only an embedder (o.BinDir's embedder with
+// o.EmbedderArgs, on a free port; o.Log and o.ReadyTimeout as in Start,
+// 3 minutes by default), for cluster nodes that share one or a collection
+// whose inferenceUrl points at a second mode; Stop ends it.
+func StartEmbedder(ctx context.Context, o Options) (*Stack, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.ReadyTimeout == 0 {
+		o.ReadyTimeout = 3 * time.Minute
 	}
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
+	o.EmbedderPort = port
 	s := &Stack{EmbedderURL: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	if err := s.startEmbedder(ctx, Options{BinDir: binDir, EmbedderPort: port, EmbedderArgs: args, Log: log,
-		ReadyTimeout: 3 * time.Minute}); err != nil {
+	if err := s.startEmbedder(ctx, o); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -127,7 +127,7 @@ func run(doc, data, python string, queries, passages int, print bool) error {
 func measure(bin string, args, qs, ps []string) (row, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	s, err := stack.StartEmbedder(ctx, bin, args, nil)
+	s, err := stack.StartEmbedder(ctx, stack.Options{BinDir: bin, EmbedderArgs: args})
 	if err != nil {
 		return row{}, err
 	}

@@ -164,7 +164,8 @@ func runServer(ctx context.Context, o options, w io.Writer) error {
 	for i := range routes {
 		if routes[i].neural {
 			fmt.Fprintf(os.Stderr, "eval: starting a second embedder (neural) for %s\n", routes[i].class)
-			n, err := stack.StartEmbedder(ctx, filepath.Join(root, "bin"), []string{"-mode", "neural", "-python", o.python}, logFile)
+			n, err := stack.StartEmbedder(ctx, stack.Options{BinDir: filepath.Join(root, "bin"),
+				EmbedderArgs: []string{"-mode", "neural", "-python", o.python}, Log: logFile})
 			if err != nil {
 				return err
 			}
