@@ -1,0 +1,109 @@
+package diverseselect
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate/entities/dto"
+	"github.com/weaviate/weaviate/entities/filters"
+	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/search"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
+	"github.com/weaviate/weaviate/usecases/modulecomponents/arguments/nearText"
+
+	"github.com/diverse-select/diverse-select/internal/corpus"
+)
+
+// BenchmarkRerankStage is the module's share of a gRPC rerank query as
+// tools/bench sends it (the default strategy, tokenBudget 1500, maxResults
+// 10 in the class's reranker config, nearText, properties title and body),
+// without the search: the pool's search is a list read as ids and scores,
+// the reads by id come from a map, the feature cache is warm. The pool is
+// made like the server bench's corpus: a topic's title and 4 to 14 of its
+// sentences, vectors of 768 dimensions near their topic's.
+func BenchmarkRerankStage(b *testing.B) {
+	for _, n := range []int{100, 500, 1000, 2000} {
+		pool := benchPool(n)
+		class := &models.Class{Class: "Doc", Properties: []*models.Property{
+			{Name: "title", DataType: []string{"text"}}, {Name: "body", DataType: []string{"text"}}},
+			ModuleConfig: map[string]any{RerankerName: map[string]any{"textProperty": "body", "tokenBudget": 1500, "maxResults": 10}}}
+		m := New(func(string) *models.Class { return class })
+		m.multiGet = newStore(pool).multiGet
+		searchPool := func(_ context.Context, p dto.GetParams) ([]search.Result, error) {
+			out := make([]search.Result, min(len(pool), p.Pagination.Limit))
+			for i := range out {
+				out[i] = pool[i]
+				out[i].Schema, out[i].Vector = map[string]any{"id": pool[i].ID}, nil
+			}
+			return out, nil
+		}
+		property := "body"
+		params := dto.GetParams{ClassName: "Doc", Pagination: &filters.Pagination{Limit: n},
+			ModuleParams: map[string]any{"nearText": &nearText.NearTextParams{
+				Values: []string{"What side effects can statins cause, and how are they managed?"}}},
+			Properties: search.SelectProperties{{Name: "title", IsPrimitive: true}, {Name: "body", IsPrimitive: true}},
+			AdditionalProperties: additionalWith(rerankProperty, &rank.Params{Property: &property})}
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				out, selected, err := m.selectResults(context.Background(), params, searchPool)
+				if err != nil || !selected || len(out) == 0 {
+					b.Fatal(err, selected, len(out))
+				}
+			}
+		})
+	}
+}
+
+// benchPool is n search results made like tools/bench's corpus, in order of
+// distance, updated long ago (so the feature cache takes them).
+func benchPool(n int) []search.Result {
+	type topic struct {
+		title     string
+		sentences []string
+		centre    []float32
+	}
+	const dims = 768
+	rng := rand.New(rand.NewPCG(0xbe7c4, uint64(n)))
+	topics := map[string]*topic{}
+	var order []string
+	for _, c := range corpus.Chunks() {
+		t := topics[c.Topic]
+		if t == nil {
+			t = &topic{title: c.Title, centre: make([]float32, dims)}
+			for j := range t.centre {
+				t.centre[j] = float32(rng.NormFloat64())
+			}
+			topics[c.Topic] = t
+			order = append(order, c.Topic)
+		}
+		t.sentences = append(t.sentences, strings.SplitAfter(c.Body, ". ")...)
+	}
+	out := make([]search.Result, n)
+	for i := range out {
+		t := topics[order[i%len(order)]]
+		parts := make([]string, 4+rng.IntN(11))
+		for j := range parts {
+			parts[j] = strings.TrimSpace(t.sentences[rng.IntN(len(t.sentences))])
+		}
+		v := make([]float32, dims)
+		var norm float64
+		for j := range v {
+			v[j] = t.centre[j] + 0.8*float32(rng.NormFloat64())
+			norm += float64(v[j]) * float64(v[j])
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(norm))
+		}
+		docID := uint64(i)
+		out[i] = search.Result{ID: strfmt.UUID(fmt.Sprintf("00000000-0000-4000-8000-%012d", i)), ClassName: "Doc",
+			Dist: 0.2 + 0.6*float32(i)/float32(n), Vector: v, Updated: 1000, DocID: &docID,
+			Schema: map[string]any{"title": t.title, "body": strings.Join(parts, " ")}}
+	}
+	return out
+}
