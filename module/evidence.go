@@ -79,7 +79,7 @@ func applyCards(ctx context.Context, p *plan, prob *selectors.Problem, in []sear
 			c.Terms, c.TermHashes = analysed[i].Terms([]string{}, card.Sentences), nil
 		}
 		if c.Text != "" {
-			c.Text = card.Text
+			c.Text, c.WordPairs = card.Text, nil // the guard compares the card's word pairs
 		}
 	}
 	return cards, nil
@@ -119,6 +119,9 @@ func (f *featureSource) analysed(t *lazyText) *evidence.Analysed {
 		next := &simcache.Features{Evidence: x, Text: t.get(), HasText: true}
 		if c := t.cached; c != nil {
 			next.Tokens, next.Terms, next.TermHashes, next.Vector = c.Tokens, c.Terms, c.TermHashes, c.Vector
+			if c.Text == next.Text {
+				next.WordPairs = c.WordPairs
+			}
 		}
 		f.cache.Put(t.key, next)
 		t.cached = next

@@ -7,6 +7,7 @@ import (
 
 	"github.com/weaviate/weaviate/entities/search"
 
+	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -83,8 +84,16 @@ func (f *featureSource) loadOrStore(t *lazyText, needTokens bool, vector []float
 		}
 	}
 	newVector := f.vectors && vector != nil && (c == nil || c.Vector == nil)
-	if t.keyed && (computed || c == nil || !c.HasText || newVector) {
+	if t.keyed && (computed || c == nil || !c.HasText || c.WordPairs == nil || newVector) {
 		next := &simcache.Features{Tokens: n, Terms: terms, TermHashes: hashes, Text: t.get(), HasText: true}
+		// The near-copy guard's word pairs, once per object version (about
+		// 2 us a chunk, then 8 bytes a pair): the guard of every diversity
+		// strategy asks for those of the candidates it is about to select.
+		if c != nil && c.WordPairs != nil && c.Text == next.Text {
+			next.WordPairs = c.WordPairs
+		} else {
+			next.WordPairs = selectors.WordPairs(next.Text)
+		}
 		if newVector {
 			next.Vector = slices.Clone(vector) // not the search's slice: the response may carry it on
 		}

@@ -101,7 +101,11 @@ func (g *CopyGuard) pair(s, d int) bool {
 
 func (g *CopyGuard) shingle(d int) []uint64 {
 	if !g.done[d] {
-		g.shingles[d], g.done[d] = WordPairs(g.p.Candidates[d].Text), true
+		c := &g.p.Candidates[d]
+		if g.shingles[d] = c.WordPairs; c.WordPairs == nil {
+			g.shingles[d] = WordPairs(c.Text)
+		}
+		g.done[d] = true
 	}
 	return g.shingles[d]
 }

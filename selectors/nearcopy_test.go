@@ -1,6 +1,7 @@
 package selectors
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -36,14 +37,29 @@ func TestCopyGuardPairs(t *testing.T) {
 		{"one-word texts", "Yes.", "yes", []float32{1, 0}, []float32{0, 1}, true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := &Problem{Candidates: []Candidate{{Text: tc.a, Vector: tc.va}, {Text: tc.b, Vector: tc.vb}}}
-			g := NewCopyGuard(p)
-			assert.Equal(t, tc.copy, g.CopyOf([]int{0}, 1))
-			assert.Equal(t, tc.copy, g.CopyOf([]int{1}, 0), "symmetric")
-			assert.False(t, g.CopyOf([]int{1}, 1), "an item is not its own copy")
-		})
+		for _, given := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/word pairs given %v", tc.name, given), func(t *testing.T) {
+				p := &Problem{Candidates: []Candidate{{Text: tc.a, Vector: tc.va}, {Text: tc.b, Vector: tc.vb}}}
+				if given { // as a caller's cache gives them
+					p.Candidates[0].WordPairs, p.Candidates[1].WordPairs = WordPairs(tc.a), WordPairs(tc.b)
+				}
+				g := NewCopyGuard(p)
+				assert.Equal(t, tc.copy, g.CopyOf([]int{0}, 1))
+				assert.Equal(t, tc.copy, g.CopyOf([]int{1}, 0), "symmetric")
+				assert.False(t, g.CopyOf([]int{1}, 1), "an item is not its own copy")
+			})
+		}
 	}
+}
+
+// TestCopyGuardReadsGivenWordPairs: the guard compares the word pairs a
+// candidate comes with instead of its text's.
+func TestCopyGuardReadsGivenWordPairs(t *testing.T) {
+	pairs := WordPairs("coffee beans keep their flavour longest in an airtight container")
+	p := &Problem{Candidates: []Candidate{{Text: "alpha beta gamma delta", WordPairs: pairs}, {Text: "epsilon zeta eta theta", WordPairs: pairs}}}
+	assert.True(t, NewCopyGuard(p).CopyOf([]int{0}, 1))
+	p.Candidates[1].WordPairs = nil
+	assert.False(t, NewCopyGuard(p).CopyOf([]int{0}, 1), "the second text's own pairs")
 }
 
 func TestCopyGuardWithoutVectors(t *testing.T) {

@@ -50,6 +50,12 @@ type Candidate struct {
 	// A caller keeps them with the Terms (simcache.Features). Nil means
 	// "not given": the strategy hashes the terms itself, to the same result.
 	TermHashes []uint32
+	// WordPairs optionally holds WordPairs(Text), the word pairs the
+	// near-copy guard (CopyGuard) compares: a caller that keeps them per
+	// object (simcache.Features) saves hashing and sorting every text the
+	// guard is asked about on every query. Nil means "compute them from
+	// Text"; they must be Text's.
+	WordPairs []uint64
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
 	// Properties holds the object properties named by the strategy's

@@ -41,6 +41,9 @@ type Features struct {
 	// TermHashes), so that a query does not hash every term again; nil =
 	// not cached.
 	TermHashes []uint32
+	// WordPairs are selectors.WordPairs of Text (selectors.Candidate's
+	// WordPairs), which the near-copy guard compares; nil = not cached.
+	WordPairs []uint64
 	// Evidence is the object's text split into sentences with their token
 	// counts and terms, for evidence cards; nil = not cached.
 	Evidence *evidence.Analysed
@@ -55,14 +58,15 @@ type Features struct {
 }
 
 // bytes estimates the memory an entry holds: the key's strings and header,
-// the value, every term's header, bytes and hash, and the cache's own
+// the value, every term's header, bytes and hash, the word pairs, and the cache's own
 // per-entry bookkeeping (a node, an index slot and frequency sketch
 // counters, about 96 bytes in otter v2).
 func (k FeatureKey) bytes(f *Features) uint32 {
 	const entryOverhead = 96
 	n := uint64(unsafe.Sizeof(k)) + uint64(len(k.Class)+len(k.Tenant)+len(k.ID)+len(k.Spec)+len(f.Text)) +
 		uint64(unsafe.Sizeof(*f)) + entryOverhead
-	n += uint64(len(f.Terms))*uint64(unsafe.Sizeof("")) + uint64(len(f.TermHashes))*4 + uint64(len(f.Vector))*4
+	n += uint64(len(f.Terms))*uint64(unsafe.Sizeof("")) + uint64(len(f.TermHashes))*4 + uint64(len(f.WordPairs))*8 +
+		uint64(len(f.Vector))*4
 	if f.Evidence != nil {
 		n += uint64(f.Evidence.Bytes())
 	}
