@@ -19,7 +19,7 @@ import (
 // (docs/performance.md) - while the selection reads only their vectors and
 // what the feature cache holds per object version (token counts, terms and
 // the text itself), and returns a few of them. When the selection is the
-// only reader of the pool's properties, the stage (query.go, setSearchLoads)
+// only reader of the pool's properties, the stage (search.go, setSearchLoads)
 // reads the pool without them (Weaviate's own NoProps): the selection takes
 // each candidate's text from the feature cache and reads the candidates the
 // cache does not hold by id, in one batch, and the selected objects'

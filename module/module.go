@@ -1,35 +1,3 @@
-// Package diverseselect is the Weaviate module "diverse-select": after
-// retrieval, it replaces a top-k result list by the best set of chunks for a
-// language model's context - relevant, non-redundant, within a token budget -
-// using the strategies of the selectors package.
-//
-// Files by job:
-//
-//   - the adapters Weaviate holds: module.go (diverse-select: the GraphQL
-//     argument and field) and reranker.go (reranker-diverse-select: the
-//     rerank field of gRPC and GraphQL), over one engine (engine.go: the
-//     defaults, caches, in-flight bound, metrics, plugins and reads by id),
-//     and standalone.go, the same engine outside Weaviate for the gateway
-//     (package gateway: the stage over a stock Weaviate's gRPC API);
-//   - the stage (stage.go): Weaviate's explorer offers each query to
-//     SelectResults (the "selection-stage" patch, cmd/patch-weaviate); a
-//     query resolves once into a plan (query.go, plan.go, from the facts of
-//     its search in search.go), its pool is searched, selected
-//     (select.go, relevance.go, evidence.go, multivector.go), widened
-//     (widen.go), and its selected objects read (deferred.go, versions.go);
-//   - the routes, where a query's settings come from: route_argument.go and
-//     route_field.go (through route_graphql.go), route_rerank.go and
-//     route_cross_encoder.go, with the rerank settings' forms
-//     (rerank_settings.go, rerank_syntax.go);
-//   - guard.go, limits.go, inflight.go, metrics.go, meta.go, plugins.go:
-//     what keeps a query from harming the database, and what reports on it;
-//     status.go, the gRPC status each error leaves with.
-//
-// Configuration is per class (moduleConfig["diverse-select"]), overridable
-// per query, with module defaults from the environment (package config).
-// Weaviate is reached through typed accessors its registration glue hands
-// over (Weaviate), and capabilities.go asserts every capability the modules
-// implement.
 package diverseselect
 
 import (

@@ -8,7 +8,7 @@ import (
 )
 
 // plan is everything one query's selection needs, resolved once by the
-// stage (stage.go, resolve) before the search runs and never changed after.
+// stage (query.go, resolve) before the search runs and never changed after.
 // The routes differ only in where the query's settings come from.
 type plan struct {
 	route     route
@@ -89,7 +89,7 @@ func (s *settings) needsVectors() bool {
 func (p *plan) cachesVectors() bool { return p.needsVectors() && !p.multiVector }
 
 // propertiesToExtract names the properties the selection reads: the pool's
-// search loads them when it loads properties (query.go, setSearchLoads).
+// search loads them when it loads properties (search.go, setSearchLoads).
 func (s *settings) propertiesToExtract() []string {
 	props := append([]string{}, s.textProps...)
 	if s.eff.TokenProperty != "" {

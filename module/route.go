@@ -1,10 +1,10 @@
 package diverseselect
 
 // route is how a query reaches the selection stage. What differs between
-// the routes is one row of routes; each route has one entry point in its
-// route_*.go file, which resolve calls. Adding a route is a constant, its
-// row, its entry point with its case in resolve, and the case of arrivalOf
-// (stage.go) that recognises the query.
+// the routes is one row of routes; each route has one entry point in a
+// route_*.go file, which route.resolve (query.go) calls. Adding a route is a
+// constant, its row, its entry point with its case in route.resolve, and the
+// case of arrivalOf (stage.go) that recognises the query.
 type route uint8
 
 const (
