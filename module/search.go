@@ -95,7 +95,7 @@ func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error 
 		return candidateCapError(pool, e.defaults.MaxCandidates) // before the search runs
 	}
 	if !routes[p.route].candidatesArePool {
-		if err := checkPoolPolicy(class, p.route, pool); err != nil {
+		if err := checkPoolPolicy(class, routes[p.route].config, pool); err != nil {
 			return err
 		}
 	}
