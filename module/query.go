@@ -87,7 +87,7 @@ func (q *query) decorate(out []search.Result) {
 // planFrom builds the plan from the settings merged for class.
 func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
 	var err error
-	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
+	p := &plan{routeLabel: route.String(), ownRerank: routes[route].ownsRerank, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
