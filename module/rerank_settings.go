@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
@@ -160,7 +161,7 @@ func (e *engine) rerankRequest(class *models.Class, property, rerankQuery string
 
 // classPolicy is the query policy in class's moduleConfig[name].
 func classPolicy(class *models.Class, name string) (config.Policy, error) {
-	setting := fmt.Sprintf("moduleConfig[%q]", name)
+	setting := "moduleConfig[" + strconv.Quote(name) + "]" // as %q, without fmt: three times a query
 	raw := classConfig(class, name)
 	if raw == nil {
 		return config.Policy{Setting: setting}, nil
