@@ -61,15 +61,12 @@ func (e *engine) rerankSettings(class *models.Class, property, rerankQuery strin
 
 // giveRerankScores gives each selected object the rerank score gRPC replies
 // need: 1 for the first down to 1/n for the last, in the selection's order.
+// The objects' _additional maps are the stage's own (selectedObjects made
+// them), so the scores go in place.
 func giveRerankScores(out []search.Result) {
 	for i := range out {
 		s := float64(len(out)-i) / float64(len(out))
-		ap := models.AdditionalProperties{}
-		for k, v := range out[i].AdditionalProperties {
-			ap[k] = v
-		}
-		ap[rerankProperty] = []*rankmodels.RankResult{{Score: &s}}
-		out[i].AdditionalProperties = ap
+		out[i].AdditionalProperties[rerankProperty] = []*rankmodels.RankResult{{Score: &s}}
 	}
 }
 

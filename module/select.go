@@ -137,7 +137,7 @@ func (e *engine) selectedObjects(ctx context.Context, p *plan, s *poolSelection)
 			card = s.cards[it.Index].Text
 			o.Schema = withCard(o.Schema, p.textProps, s.cards[it.Index].Text)
 		}
-		ap := models.AdditionalProperties{}
+		ap := make(models.AdditionalProperties, len(o.AdditionalProperties)+2) // + the explanation and a rerank score
 		for key, v := range o.AdditionalProperties {
 			ap[key] = v
 		}
