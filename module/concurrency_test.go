@@ -48,7 +48,7 @@ func TestStageConcurrent(t *testing.T) {
 			defer wg.Done()
 			for k := 0; k < rounds; k++ {
 				i := (g + k) % len(queries)
-				r := &Request{e: m.engine, form: formArgument}
+				r := &Request{e: m.engine, route: routeArgument}
 				if r.query, r.err = config.Parse(queries[i], m.defaults.Limits); r.err != nil {
 					errs <- r.err
 					return
@@ -79,7 +79,7 @@ func TestStageConcurrent(t *testing.T) {
 func TestSelectionCancelled(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
-	r := &Request{e: m.engine, form: formArgument}
+	r := &Request{e: m.engine, route: routeArgument}
 	var err error
 	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestSelectionCancelled(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 
 	m.defaults.MaxSelectTime = 1 // 1 ns: expired before the first check
-	r = &Request{e: m.engine, form: formArgument}
+	r = &Request{e: m.engine, route: routeArgument}
 	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
 	_, err = m.selectStage(context.Background(), results(40, 1), r)

@@ -37,7 +37,7 @@ func BenchmarkEvidenceCards(b *testing.B) {
 	m := New(func(string) *models.Class { return class })
 	for _, mode := range []string{"off", "cards", "auto"} {
 		args := map[string]any{"tokenBudget": 150, "query": "statin side effects muscle pain", "evidence": mode}
-		r := &Request{e: m.engine, form: formArgument}
+		r := &Request{e: m.engine, route: routeArgument}
 		var err error
 		if r.query, err = config.Parse(args, m.defaults.Limits); err != nil {
 			b.Fatal(err)

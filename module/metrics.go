@@ -16,13 +16,6 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// Routes a selection arrives by: the metrics' and the log line's "route".
-const (
-	routeArgument = "argument" // Get { C(diverseSelect: {...}) }
-	routeField    = "field"    // _additional { diverseSelect(...) }
-	routeRerank   = "rerank"   // gRPC SearchRequest.rerank, GraphQL _additional { rerank }
-)
-
 // Error kinds of diverse_select_errors_total.
 const (
 	kindInvalidArgument = "invalid_argument" // a query or class setting refused (config.Error)
@@ -241,7 +234,7 @@ func (e *engine) initMetrics(params moduletools.ModuleInitParams) error {
 // The log fields are built only when a line is written: at the usual info
 // level a selection costs no map or entry here.
 func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
-	route := p.route
+	route := p.route.String()
 	e.metrics.selection(res.Strategy, route, candidates, res, took)
 	fields := func() logrus.Fields {
 		return logrus.Fields{
@@ -274,7 +267,7 @@ func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
 }
 
 // countingErrors wraps a result hook so that its errors are counted by kind.
-func (e *engine) countingErrors(route string, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
+func (e *engine) countingErrors(route route, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
 	return func(ctx context.Context, in []search.Result, params any, limit *int,
 		args map[string]any, cfg moduletools.ClassConfig,
 	) ([]search.Result, error) {
@@ -282,9 +275,9 @@ func (e *engine) countingErrors(route string, hook modulecapabilities.Additional
 		if err != nil {
 			at := route
 			if r, ok := params.(*Request); ok && r != nil {
-				at = r.route()
+				at = r.route
 			}
-			e.metrics.failure(at, err)
+			e.metrics.failure(at.String(), err)
 		}
 		return out, err
 	}

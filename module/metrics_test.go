@@ -57,11 +57,11 @@ func TestMetricsRecord(t *testing.T) {
 	}
 	res := &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 4), TokensUsed: 300, Budget: 400,
 		Stop: selectors.StopPrice}
-	m.selection("mmr", routeArgument, 50, res, 2*time.Millisecond)
-	m.selection("mmr", routeArgument, 50, &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 2),
+	m.selection("mmr", "argument", 50, res, 2*time.Millisecond)
+	m.selection("mmr", "argument", 50, &selectors.Result{Strategy: "mmr", Items: make([]selectors.Item, 2),
 		Stop: selectors.StopMaxResults}, time.Millisecond)
-	m.failure(routeRerank, candidateCapError(5, 1))
-	m.failure(routeRerank, nil)
+	m.failure("rerank", candidateCapError(5, 1))
+	m.failure("rerank", nil)
 	m.degradedPath("refetch")
 
 	if n := testutil.CollectAndCount(m.duration); n != 1 {
@@ -75,7 +75,7 @@ func TestMetricsRecord(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	if got := testutil.ToFloat64(m.errors.WithLabelValues(kindCapExceeded, routeRerank)); got != 1 {
+	if got := testutil.ToFloat64(m.errors.WithLabelValues(kindCapExceeded, "rerank")); got != 1 {
 		t.Errorf("cap_exceeded errors = %v, want 1", got)
 	}
 	if got := testutil.ToFloat64(m.degraded.WithLabelValues("refetch")); got != 1 {
@@ -116,8 +116,8 @@ func TestMetricsRecord(t *testing.T) {
 	}
 	// A nil *metrics (monitoring off) records nothing and does not panic.
 	var off *metrics
-	off.selection("mmr", routeField, 1, res, time.Millisecond)
-	off.failure(routeField, errPanic)
+	off.selection("mmr", "field", 1, res, time.Millisecond)
+	off.failure("field", errPanic)
 	off.degradedPath("refetch")
 }
 
@@ -168,9 +168,9 @@ func TestObserveSelection(t *testing.T) {
 		route    string
 		warnings int
 	}{
-		{"argument", &plan{route: routeArgument, className: "Doc"}, map[string]float64{}, routeArgument, 0},
-		{"field, fallback", &plan{route: routeField, className: "Doc"}, map[string]float64{"singleGuard": 1}, routeField, 1},
-		{"rerank", &plan{route: routeRerank, className: "Doc"}, nil, routeRerank, 0},
+		{"argument", &plan{route: routeArgument, className: "Doc"}, map[string]float64{}, "argument", 0},
+		{"field, fallback", &plan{route: routeField, className: "Doc"}, map[string]float64{"singleGuard": 1}, "field", 1},
+		{"rerank", &plan{route: routeRerank, className: "Doc"}, nil, "rerank", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hook.Reset()

@@ -264,7 +264,7 @@ func (m *Module) MetaInfo() (info map[string]any, err error) {
 func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
 	var r *Request
 	if err := guard(m.logger, "argument parsing", func() error { r = m.parseArgument(raw); return nil }); err != nil {
-		r = &Request{e: m.engine, form: formArgument, err: err}
+		r = &Request{e: m.engine, route: routeArgument, err: err}
 	}
 	return r, nil, nil
 }
@@ -274,7 +274,7 @@ func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombinatio
 func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
 	var r *Request
 	if err := guard(m.logger, "argument parsing", func() error { r = m.parseField(args, class); return nil }); err != nil {
-		r = &Request{e: m.engine, form: formField, hasArgs: len(args) > 0, err: err}
+		r = &Request{e: m.engine, route: routeField, hasArgs: len(args) > 0, err: err}
 	}
 	return r
 }

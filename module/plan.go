@@ -17,7 +17,7 @@ import (
 // stage (stage.go, resolve) before the search runs and never changed after.
 // The routes differ only in where the query's settings come from.
 type plan struct {
-	route     string // routeArgument, routeField or routeRerank
+	route     route
 	className string
 	tenant    string
 	settings
@@ -78,16 +78,8 @@ type searchFacts struct {
 	paged  bool
 }
 
-// configName is the moduleConfig key each route reads the class config from.
-func configName(route string) string {
-	if route == routeRerank {
-		return RerankerName
-	}
-	return Name
-}
-
 // planFrom builds the plan from the settings merged for class.
-func planFrom(class *models.Class, route string, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
+func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
 	var err error
 	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
@@ -114,9 +106,9 @@ func planFrom(class *models.Class, route string, query *config.Overrides, st *se
 
 // settingsFor merges module defaults, class config and query, and picks the
 // text properties.
-func (e *engine) settingsFor(class *models.Class, route string, query *config.Overrides) (*settings, error) {
+func (e *engine) settingsFor(class *models.Class, route route, query *config.Overrides) (*settings, error) {
 	e.resolutions.Add(1)
-	name := configName(route)
+	name := routes[route].config
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {
 		var err error

@@ -28,7 +28,7 @@ type query struct {
 	// and generate get what they get without the module.
 	reads   []string
 	noProps bool
-	claim   claim
+	entry   entry
 	// explain: the query asks for explainScore, where the rerank routes
 	// put each object's explanation.
 	explain bool
@@ -36,7 +36,7 @@ type query struct {
 
 // resolve builds the query's plan, exactly once per query, and the params
 // of its pool's search.
-func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
+func (e *engine) resolve(c entry, params dto.GetParams) (*query, error) {
 	if params.Selection != nil && params.Selection.MMR != nil {
 		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with Weaviate's own MMR selection: choose one")}
 	}
@@ -52,34 +52,7 @@ func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
 	}
 	s := searchFromParams(params)
 	window := queryWindow(params)
-	var overrides *config.Overrides
-	var st *settings
-	var err error
-	switch {
-	case c.route == routeRerank:
-		if err := e.otherRerankers(class); err != nil { // a class created without validation
-			return nil, err
-		}
-		overrides, st, err = e.rerankSettings(class, c.rerank.GetProperty(), c.rerank.GetQuery())
-		s.offset, s.paged = window.offset, window.offset > 0
-	case c.crossEncoder:
-		c.req, err = e.crossEncoderRequest(class, c.rerank)
-		if err == nil {
-			overrides, st = c.req.query, c.req.settings
-		}
-		s.offset, s.paged = window.offset, window.offset > 0
-	default:
-		r := c.req
-		if r.err != nil {
-			return nil, r.err
-		}
-		overrides = r.query
-		st, err = e.settingsFor(class, r.route(), overrides)
-		s.offset, s.paged = window.offset, r.offsetGiven
-		if r.form == formArgument && r.limitGiven && window.limit > 0 {
-			s.limit = window.limit // the top-level form: the query limit caps the output
-		}
-	}
+	overrides, st, err := c.route.resolve(e, &c, class, window, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +61,7 @@ func (e *engine) resolve(c claim, params dto.GetParams) (*query, error) {
 		return nil, err
 	}
 	p.read = c.read
-	q := &query{plan: p, claim: c, pool: params, explain: params.AdditionalProperties.ExplainScore,
+	q := &query{plan: p, entry: c, pool: params, explain: params.AdditionalProperties.ExplainScore,
 		noProps: params.AdditionalProperties.NoProps}
 	for _, prop := range params.Properties {
 		q.reads = append(q.reads, prop.Name)
@@ -124,13 +97,13 @@ func queryWindow(params dto.GetParams) window {
 func (e *engine) poolWindow(q *query, class *models.Class, w window) error {
 	p := q.plan
 	pool := w.limit
-	if p.route == routeArgument {
+	if routes[p.route].candidatesArePool {
 		pool = p.eff.Candidates
 	}
 	if pool > e.defaults.MaxCandidates {
 		return candidateCapError(pool, e.defaults.MaxCandidates) // before the search runs
 	}
-	if p.route != routeArgument {
+	if !routes[p.route].candidatesArePool {
 		if err := checkPoolPolicy(class, p.route, pool); err != nil {
 			return err
 		}
@@ -179,12 +152,12 @@ func (q *query) setPool(limit int) {
 // The explorer's stage runs every other hook after the selection. Settings
 // given in two places are refused.
 func poolHooks(q *query, class *models.Class) error {
-	c := q.claim
+	c := q.entry
 	hooks := map[string]any{}
 	switch rp, reranks := q.pool.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
-	case c.crossEncoder:
+	case routes[c.route].reranksFirst:
 		hooks[rerankProperty] = plainRerank(c.rerank)
-	case c.route == routeRerank || !reranks || rp == nil:
+	case routes[c.route].ownsRerank || !reranks || rp == nil:
 	case classConfig(class, RerankerName) != nil:
 		return &markedError{mark: errRefused, err: fmt.Errorf("both select on this collection: its reranker is %s and the query "+
 			"asks for diverseSelect too; give the selection once (the rerank field, or diverseSelect)", RerankerName)}
@@ -306,11 +279,12 @@ func withProperty(props []search.SelectProperty, name string) []search.SelectPro
 // decorate finishes the selected objects for the route's reply: the rerank
 // route's scores, and a gRPC search's explanations in explainScore.
 func (q *query) decorate(out []search.Result) {
-	if q.claim.route == routeRerank {
+	row := routes[q.entry.route]
+	if row.rerankScores {
 		giveRerankScores(out)
 	}
 	// Weaviate replies with explainScore only when the query asks for it.
-	if q.explain && (q.claim.route == routeRerank || q.claim.crossEncoder) {
+	if q.explain && row.explainsInScore {
 		explainInScore(out)
 	}
 }

@@ -92,7 +92,7 @@ func (rr *Reranker) validateClass(class *models.Class) error {
 		return nil
 	}
 	if err := rr.e.otherRerankers(class); err != nil {
-		return err
+		return named(RerankerName, err)
 	}
 	return named(ArgName, config.ValidateClass(raw, rr.e.defaults, schemaOf(class)))
 }
@@ -108,6 +108,7 @@ func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, sea
 }
 
 // otherRerankers refuses a class whose moduleConfig names another reranker.
+// Its error names no module: the caller's entry point does, once.
 func (e *engine) otherRerankers(class *models.Class) error {
 	all, _ := class.ModuleConfig.(map[string]any)
 	var others []string
@@ -120,8 +121,8 @@ func (e *engine) otherRerankers(class *models.Class) error {
 		return nil
 	}
 	sort.Strings(others)
-	return fmt.Errorf("%s: class %s also configures the reranker %s; Weaviate would give each query's rerank "+
-		"to one of them at random: configure one reranker per collection", RerankerName, class.Class, strings.Join(others, ", "))
+	return fmt.Errorf("class %s also configures the reranker %s; Weaviate would give each query's rerank "+
+		"to one of them at random: configure one reranker per collection", class.Class, strings.Join(others, ", "))
 }
 
 // Close implements modulecapabilities.ModuleWithClose: it ends the engine's

@@ -9,6 +9,7 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
@@ -196,4 +197,34 @@ func TestRerankStageAsksTheSearch(t *testing.T) {
 			t.Errorf("error %v, want a refusal asking to configure it", err)
 		}
 	})
+}
+
+// TestOtherRerankersMessage: the refusal of a class with two rerankers names
+// the module once, on class validation and on a query alike (a class created
+// without validation reaches the stage).
+func TestOtherRerankersMessage(t *testing.T) {
+	class := rerankClass(map[string]any{"strategy": "topk"}, "reranker-cohere")
+	const cause = "class Doc also configures the reranker reranker-cohere; Weaviate would give each query's rerank " +
+		"to one of them at random: configure one reranker per collection"
+	m := New(func(string) *models.Class { return class })
+	rr := NewReranker(m, false, Weaviate{})
+	for _, tc := range []struct {
+		name, want string
+		err        func() error
+	}{
+		{"class validation", RerankerName + ": " + cause, func() error {
+			return rr.ValidateClass(context.Background(), class, nil)
+		}},
+		{"query", RerankerName + ": rerank: " + cause, func() error {
+			_, _, err := m.SelectResults(context.Background(), rerankParams(10, 0, "body", "q"),
+				func(context.Context, dto.GetParams) ([]search.Result, error) { return results(10, 1), nil })
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.err(); err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
 }

@@ -11,7 +11,7 @@ import "github.com/diverse-select/diverse-select/config"
 // parseArgument parses the top-level argument (GraphQL variables are
 // already resolved into values here).
 func (e *engine) parseArgument(raw map[string]any) *Request {
-	r := &Request{e: e, form: formArgument}
+	r := &Request{e: e, route: routeArgument}
 	r.query, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }

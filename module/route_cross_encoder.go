@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -21,24 +20,27 @@ import (
 // moduleConfig["diverse-select"] and its query policy, as the field's
 // arguments are.
 
-// crossEncoderRequest reads the settings a rerank property carries for
-// another reranker as the field form's arguments, with the property as
-// textProperty and the rerank query as the query text.
-func (e *engine) crossEncoderRequest(class *models.Class, rp *rank.Params) (*Request, error) {
-	r := &Request{e: e, form: formField, hasArgs: true}
-	property, raw, err := parseRerankProperty(rp.GetProperty())
+// resolveCrossEncoder is the cross-encoder route's entry point: the
+// settings the rerank property carries for another reranker, read as the
+// field form's arguments with the property as textProperty and the rerank
+// query as the query text; an offset above 0 pages.
+func resolveCrossEncoder(e *engine, c *entry, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+	s.offset, s.paged = w.offset, w.offset > 0
+	property, raw, err := parseRerankProperty(c.rerank.GetProperty())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw[config.KeyTextProperty] = property
-	if q := rp.GetQuery(); strings.TrimSpace(q) != "" {
+	if q := c.rerank.GetQuery(); strings.TrimSpace(q) != "" {
 		raw[config.KeyQuery] = q // plain text, as on the rerank route
 	}
-	if r.query, err = config.Parse(raw, e.defaults.Limits); err != nil {
-		return nil, err
+	query, err := config.Parse(raw, e.defaults.Limits)
+	if err != nil {
+		return nil, nil, err
 	}
-	if r.settings, err = e.settingsFor(class, routeField, r.query); err != nil {
-		return nil, err
+	st, err := e.settingsFor(class, c.route, query)
+	if err != nil {
+		return nil, nil, err
 	}
-	return r, nil
+	return query, st, nil
 }

@@ -16,7 +16,7 @@ import (
 
 // parseField parses _additional { diverseSelect(...) } from the raw AST.
 func (e *engine) parseField(args []*ast.Argument, class *models.Class) *Request {
-	r := &Request{e: e, form: formField, hasArgs: len(args) > 0}
+	r := &Request{e: e, route: routeField, hasArgs: len(args) > 0}
 	raw := map[string]any{}
 	for _, a := range args {
 		v, err := astValue(a.Name.Value, a.Value)

@@ -16,6 +16,17 @@ import (
 // selection, and each selected object gets the rerank score gRPC replies
 // carry and its explanation in explainScore.
 
+// resolveRerank is the rerank route's entry point: the rerank call's
+// settings (rerankSettings) on a class that configures no other reranker;
+// an offset above 0 pages.
+func resolveRerank(e *engine, c *entry, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+	s.offset, s.paged = w.offset, w.offset > 0
+	if err := e.otherRerankers(class); err != nil { // a class created without validation
+		return nil, nil, err
+	}
+	return e.rerankSettings(class, c.rerank.GetProperty(), c.rerank.GetQuery())
+}
+
 // rerankSettings reads a rerank call's settings: those the rerank property
 // carries (or, on a collection that opts in, those the rerank query starts
 // with: rerank_settings.go), the property's name as textProperty and the

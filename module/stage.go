@@ -33,17 +33,16 @@ import (
 // callback): fusion, thresholds, autocut, boost and the rerankers.
 type SearchPool = func(context.Context, dto.GetParams) ([]search.Result, error)
 
-// claim is how a query reaches the stage.
-type claim struct {
-	route string // routeArgument, routeField or routeRerank; "" = not ours
-	class *models.Class
-	// req is a GraphQL form's parsed arguments (also built for a gRPC rerank
-	// by another module whose property carries settings: crossEncoder).
+// entry is how a query enters the stage: its route and what the route
+// carries.
+type entry struct {
+	route route
+	class *models.Class // nil: the engine's classByName
+	// req is a GraphQL form's parsed arguments.
 	req *Request
 	// rerank is the rerank call the route answers (routeRerank) or lets the
-	// other reranker answer first (crossEncoder).
-	rerank       *rank.Params
-	crossEncoder bool
+	// other reranker answer first (routeCrossEncoder).
+	rerank *rank.Params
 	// read reads the query's objects by id (the engine's multiGet inside
 	// Weaviate; the gateway's upstream reads in front of it).
 	read MultiGetFunc
@@ -67,11 +66,11 @@ type source struct {
 // selectWith is selectResults with the query's source given. Its errors
 // carry their gRPC status (status.go).
 func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPool SearchPool, src source) (out []search.Result, selected bool, err error) {
-	var c claim
-	if err := guard(e.logger, "selection stage", func() error { c = e.claim(ctx, params, src.class); return nil }); err != nil {
+	var c entry
+	if err := guard(e.logger, "selection stage", func() error { c = e.entryOf(ctx, params, src.class); return nil }); err != nil {
 		return nil, true, withStatus(named(ArgName, err))
 	}
-	if c.route == "" {
+	if c.route == routeNone {
 		return nil, false, nil
 	}
 	c.read = src.read
@@ -86,12 +85,9 @@ func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPoo
 		return out, true, nil
 	case errors.As(err, &searchErr):
 		return nil, true, searchErr.err // Weaviate's own, as without the module
-	case c.route == routeRerank:
-		err = fmt.Errorf("%s: rerank: %w", RerankerName, err)
-	default:
-		err = named(ArgName, err)
 	}
-	e.metrics.failure(c.route, err)
+	err = named(routes[c.route].errPrefix, err)
+	e.metrics.failure(c.route.String(), err)
 	return nil, true, withStatus(err)
 }
 
@@ -118,16 +114,16 @@ type poolSearchError struct{ err error }
 func (e *poolSearchError) Error() string { return e.err.Error() }
 func (e *poolSearchError) Unwrap() error { return e.err }
 
-// claim tells whether and by which route the stage takes a query: only
+// entryOf tells whether and by which route the stage takes a query: only
 // reading, the query is resolved in runStage.
-func (e *engine) claim(ctx context.Context, params dto.GetParams, class *models.Class) claim {
+func (e *engine) entryOf(ctx context.Context, params dto.GetParams, class *models.Class) entry {
 	addl := params.AdditionalProperties.ModuleParams
 	if r, ok := addl[ArgName].(*Request); ok && r != nil {
-		return claim{route: r.route(), req: r}
+		return entry{route: r.route, req: r}
 	}
 	rp, ok := addl[rerankProperty].(*rank.Params)
 	if !ok || rp == nil {
-		return claim{}
+		return entry{}
 	}
 	rp = withRerankOptions(ctx, rp)
 	if class == nil {
@@ -135,13 +131,13 @@ func (e *engine) claim(ctx context.Context, params dto.GetParams, class *models.
 	}
 	switch {
 	case class == nil:
-		return claim{}
+		return entry{}
 	case classConfig(class, RerankerName) != nil:
-		return claim{route: routeRerank, class: class, rerank: rp}
+		return entry{route: routeRerank, class: class, rerank: rp}
 	case strings.Contains(rp.GetProperty(), RerankSettingsSeparator):
-		return claim{route: routeField, class: class, rerank: rp, crossEncoder: true}
+		return entry{route: routeCrossEncoder, class: class, rerank: rp}
 	}
-	return claim{}
+	return entry{}
 }
 
 // withRerankOptions is the rerank call with its whole property: a gRPC
@@ -164,9 +160,9 @@ func withRerankOptions(ctx context.Context, rp *rank.Params) *rank.Params {
 // (RerankPropertyOptionsMetadata in Weaviate's gRPC handler).
 const rerankOptionsMetadata = "weaviate-rerank-property-options"
 
-// runStage is one query's selection from its claim: resolve, search the
+// runStage is one query's selection from its entry: resolve, search the
 // pool, select, widen at most once, and return the selected objects.
-func (e *engine) runStage(ctx context.Context, c claim, params dto.GetParams, searchPool SearchPool) ([]search.Result, error) {
+func (e *engine) runStage(ctx context.Context, c entry, params dto.GetParams, searchPool SearchPool) ([]search.Result, error) {
 	q, err := e.resolve(c, params)
 	if err != nil {
 		return nil, err

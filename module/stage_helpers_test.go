@@ -89,7 +89,7 @@ func argumentParams(t *testing.T, m *Module, args map[string]any) dto.GetParams 
 // _additional { diverseSelect(args) }.
 func fieldParams(t *testing.T, m *Module, limit int, args map[string]any) dto.GetParams {
 	t.Helper()
-	r := &Request{e: m.engine, form: formField, hasArgs: len(args) > 0}
+	r := &Request{e: m.engine, route: routeField, hasArgs: len(args) > 0}
 	var err error
 	r.query, err = config.Parse(args, m.defaults.Limits)
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func withCandidates(args map[string]any, n int) map[string]any {
 }
 
 // newPlan builds a plan as the stage does, from facts given directly.
-func (m *Module) newPlan(class *models.Class, route string, query *config.Overrides, s searchFacts) (*plan, error) {
+func (m *Module) newPlan(class *models.Class, route route, query *config.Overrides, s searchFacts) (*plan, error) {
 	st, err := m.settingsFor(class, route, query)
 	if err != nil {
 		return nil, err

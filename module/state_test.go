@@ -12,7 +12,7 @@ import (
 // readOnlyTables are the package-level variables that are tables built once
 // and only read: a query's state lives in its query value, the module's in
 // the engine.
-var readOnlyTables = map[string]bool{"commonArgs": true, "errorKinds": true, "explainFields": true}
+var readOnlyTables = map[string]bool{"commonArgs": true, "errorKinds": true, "explainFields": true, "routes": true}
 
 // TestNoPackageState: the module keeps no package-level variable but
 // sentinel errors, interface assertions and read-only tables - nothing a
