@@ -19,7 +19,7 @@ func keyRows() []string {
 		if k.QueryOnly {
 			name += " (query only)"
 		}
-		def := k.Default
+		def := k.DefaultDoc
 		if k.Env != "" {
 			for _, e := range Env {
 				if e.Name == k.Env {
@@ -49,7 +49,7 @@ func envRows() []string {
 func policyRows() []string {
 	var rows []string
 	for _, k := range PolicyKeys {
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", k.Name, k.Allowed, k.Default, k.Doc))
+		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %s |", k.Name, k.Allowed, k.DefaultDoc, k.Doc))
 	}
 	return rows
 }
@@ -102,7 +102,7 @@ func TestConfigDocTables(t *testing.T) {
 func TestKeysTable(t *testing.T) {
 	seen := map[string]bool{}
 	for _, k := range Keys {
-		if seen[k.Name] || k.field == nil || k.Kind == "" || k.Allowed == "" || k.Doc == "" || (k.Env == "") == (k.Default == "") {
+		if seen[k.Name] || k.field == nil || k.Kind == "" || k.Allowed == "" || k.Doc == "" || (k.Env == "") == (k.DefaultDoc == "") {
 			t.Errorf("key %q: duplicate, or missing field, kind, allowed, doc, or exactly one of Env and Default", k.Name)
 		}
 		seen[k.Name] = true

@@ -19,7 +19,7 @@ import (
 // (docs/performance.md) - while the selection reads only their vectors and
 // what the feature cache holds per object version (token counts, terms and
 // the text itself), and returns a few of them. When the selection is the
-// only reader of the pool's properties, the stage (query.go, poolLoads)
+// only reader of the pool's properties, the stage (query.go, setSearchLoads)
 // reads the pool without them (Weaviate's own NoProps): the selection takes
 // each candidate's text from the feature cache and reads the candidates the
 // cache does not hold by id, in one batch, and the selected objects'
@@ -153,7 +153,8 @@ func uncached(p *plan, features *featureSource, in []search.Result, entries []*s
 // holds: the candidate has its text, and its vector when the search
 // deferred it, from its cache entry or the search.
 func holds(p *plan, features *featureSource, res search.Result, entry *simcache.Features) bool {
-	noText := (entry == nil || !entry.HasText) && !hasAnyText(res, p.textProps)
+	props, _ := res.Schema.(map[string]any)
+	noText := (entry == nil || !entry.HasText) && !hasAnyText(props, p.textProps)
 	noVector := p.deferred.vectors && features.vectors && (entry == nil || entry.Vector == nil) && !hasVector(res, p.target)
 	return !noText && !noVector
 }
@@ -193,7 +194,7 @@ func (e *engine) readFeatures(ctx context.Context, p *plan, features *featureSou
 		if features.vectors {
 			v, _ = vectorOf(in[i], p.target, nil)
 		}
-		features.get(text, true, v)
+		features.loadOrStore(text, true, v)
 		entries[i] = text.cached
 	}
 	return nil
@@ -240,7 +241,7 @@ func (e *engine) loadSelected(ctx context.Context, p *plan, in []search.Result, 
 // puts them in place, with the vector named by vector ("" the legacy one)
 // when it is not nil and the search did not load it. It reports the
 // candidates whose object is gone, or changed since a filtered search
-// (usableRead); the version read replaces the search's, so the cache keys
+// (takeVersion); the version read replaces the search's, so the cache keys
 // what was read.
 func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result, missing []int, vector *string) (gone map[int]bool, err error) {
 	if len(missing) == 0 {
@@ -254,7 +255,7 @@ func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result
 		return nil, fmt.Errorf("load the properties of %d candidates: %w", len(missing), err)
 	}
 	for k, i := range missing {
-		if k >= len(got) || !usableRead(p.filtered, &in[i], got[k]) {
+		if k >= len(got) || !takeVersion(p.filtered, &in[i], got[k]) {
 			// Deleted, or changed since a filtered search (versions.go).
 			if gone == nil {
 				gone = map[int]bool{}
@@ -293,8 +294,9 @@ func propertiesLoaded(r search.Result) bool {
 	return false
 }
 
-func hasAnyText(r search.Result, names []string) bool {
-	props, _ := r.Schema.(map[string]any)
+// hasAnyText reports whether props hold any of the text properties names
+// (not so when the search deferred them).
+func hasAnyText(props map[string]any, names []string) bool {
 	for _, n := range names {
 		if _, ok := props[n]; ok {
 			return true

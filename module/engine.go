@@ -97,5 +97,16 @@ func (e *engine) init(params moduletools.ModuleInitParams) error {
 	return e.initMetrics(params)
 }
 
+// connect gives the engine what Weaviate provides: reads by id (the
+// deferred properties), the reranker modules' names, and authentication and
+// authorization for the segmentation endpoint.
+func (e *engine) connect(w Weaviate) {
+	e.multiGet = w.MultiGet
+	if w.IsReranker != nil {
+		e.isReranker = w.IsReranker
+	}
+	e.authenticator, e.authorize = w.Authenticate, w.Authorize
+}
+
 // close ends the plugin processes.
 func (e *engine) close() { e.plugins.Close() }

@@ -17,7 +17,7 @@ func TestErrorsNameTheModuleOnce(t *testing.T) {
 	class := docClass()
 	class.ModuleConfig = map[string]any{Name: bad, RerankerName: bad}
 	m := New(func(string) *models.Class { return class })
-	rr := NewReranker(m, true, Weaviate{})
+	rr := NewReranker(m, true)
 	ctx := context.Background()
 
 	arg, _, _ := m.extractArgument(map[string]any{"tokenBudget": -1})

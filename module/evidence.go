@@ -44,8 +44,8 @@ func cardOptions(eff *config.Effective, cands []selectors.Candidate) (evidence.O
 // asks for them, and returns the cards (nil = whole chunks). Each
 // candidate's sentence analysis comes from the feature cache.
 // It stops with ctx's error when the query's context ends.
-func applyCards(ctx context.Context, pl *plan, p *selectors.Problem, in []search.Result, features *featureSource, txt *lazyText) ([]evidence.Card, error) {
-	opts, ok := cardOptions(pl.eff, p.Candidates)
+func applyCards(ctx context.Context, p *plan, prob *selectors.Problem, in []search.Result, features *featureSource, txt *lazyText) ([]evidence.Card, error) {
+	opts, ok := cardOptions(p.eff, prob.Candidates)
 	if !ok {
 		return nil, nil
 	}
@@ -57,14 +57,14 @@ func applyCards(ctx context.Context, pl *plan, p *selectors.Problem, in []search
 		txt.reset(&in[i])
 		analysed[i] = features.analysed(txt)
 	}
-	queryTerms := features.analyzer().Terms(nil, pl.queryText)
+	queryTerms := features.analyzer().Terms(nil, p.queryText)
 	if len(queryTerms) == 0 {
 		// No query text to score sentences by (nearVector without the query
 		// argument): a card is the chunk's leading sentences, not the lead alone.
 		opts.Lead = false
 	}
 	q := evidence.NewQuery(queryTerms, analysed)
-	wantTerms := pl.eff.Selector.UsesTerms()
+	wantTerms := p.eff.Selector.UsesTerms()
 	cards := make([]evidence.Card, len(in))
 	for i := range in {
 		if i%checkEvery == 0 && ctx.Err() != nil {
@@ -72,7 +72,7 @@ func applyCards(ctx context.Context, pl *plan, p *selectors.Problem, in []search
 		}
 		card := q.Card(i, opts)
 		cards[i] = card
-		c := &p.Candidates[i]
+		c := &prob.Candidates[i]
 		c.Tokens = max(card.Tokens, 1)
 		if wantTerms {
 			// The card's terms; the chunk's hashes are not theirs.

@@ -34,30 +34,30 @@ type featureSource struct {
 	settled int64
 }
 
-func (e *engine) featureSource(r *plan, counter tokens.Counter) *featureSource {
+func (e *engine) featureSource(p *plan, counter tokens.Counter) *featureSource {
 	return &featureSource{
 		cache:   e.features,
 		counter: counter,
 		// \x1f, \x1e and \x1d cannot occur in property, tokenizer or
 		// vector names.
-		spec:        strings.Join(r.textProps, "\x1f") + "\x1e" + r.eff.Tokenizer + "\x1d" + r.target,
-		tenant:      r.tenant,
-		cacheTokens: r.eff.Tokenizer != tokens.Chars,
-		wantTerms:   r.eff.Selector.UsesTerms(),
-		vectors:     r.cachesVectors(),
-		target:      r.target,
+		spec:        strings.Join(p.textProps, "\x1f") + "\x1e" + p.eff.Tokenizer + "\x1d" + p.target,
+		tenant:      p.tenant,
+		cacheTokens: p.eff.Tokenizer != tokens.Chars,
+		wantTerms:   p.eff.Selector.UsesTerms(),
+		vectors:     p.cachesVectors(),
+		target:      p.target,
 		settled:     time.Now().Add(-e.defaults.FeatureCacheSettle).UnixMilli(),
 	}
 }
 
-// get returns the candidate's token count (when needTokens) and its terms
-// with their hashes (when the strategy uses the terms; nil otherwise), from
-// the cache entry t looked up or computed from its text; what it computes
-// goes into the cache with the text and the candidate's vector (the one the
-// search loaded, when the entry lacks it), so that the next query can defer
-// the candidate's properties and vector and need not analyse or hash its
-// text again.
-func (f *featureSource) get(t *lazyText, needTokens bool, vector []float32) (n int, terms []string, hashes []uint32) {
+// loadOrStore returns the candidate's token count (when needTokens) and its
+// terms with their hashes (when the strategy uses the terms; nil
+// otherwise), loaded from the cache entry t looked up or computed from its
+// text; what it computes it stores in the cache, with the text and the
+// candidate's vector (the one the search loaded, when the entry lacks it),
+// so that the next query can defer the candidate's properties and vector
+// and need not analyse or hash its text again.
+func (f *featureSource) loadOrStore(t *lazyText, needTokens bool, vector []float32) (n int, terms []string, hashes []uint32) {
 	c := t.cached
 	computed := false
 	if needTokens {

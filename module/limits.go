@@ -28,14 +28,14 @@ func (e *engine) capTime(ctx context.Context) (context.Context, context.CancelFu
 // stopped is the error of work that ctx (from capTime) ended, or nil while
 // ctx runs: the time cap's error naming the variable, or the client's
 // cancellation.
-func (e *engine) stopped(ctx context.Context, r *plan, n int, stage string) error {
+func (e *engine) stopped(ctx context.Context, p *plan, n int, stage string) error {
 	if ctx.Err() == nil {
 		return nil
 	}
 	if errors.Is(context.Cause(ctx), errTimeCap) {
 		return &markedError{mark: context.DeadlineExceeded, err: fmt.Errorf("strategy %q on %d candidates "+
 			"ran longer than the module's cap of %s (DIVERSE_SELECT_MAX_SELECT_TIME) and was stopped while %s; use fewer candidates "+
-			"or a faster strategy (topk, mmr, adagres)", r.eff.Strategy, n, e.defaults.MaxSelectTime, stage)}
+			"or a faster strategy (topk, mmr, adagres)", p.eff.Strategy, n, e.defaults.MaxSelectTime, stage)}
 	}
 	return fmt.Errorf("selection cancelled while %s: %w", stage, ctx.Err())
 }
@@ -43,8 +43,8 @@ func (e *engine) stopped(ctx context.Context, r *plan, n int, stage string) erro
 // runSelection runs the strategy under ctx (capTime's); the strategies
 // check the context in their loops. A cancelled selection is logged, so the
 // stop is observable.
-func (e *engine) runSelection(ctx context.Context, r *plan, p *selectors.Problem) (*selectors.Page, error) {
-	res, err := r.eff.Selector.RunPage(ctx, p, r.offset, r.paged)
+func (e *engine) runSelection(ctx context.Context, p *plan, prob *selectors.Problem) (*selectors.Page, error) {
+	res, err := p.eff.Selector.RunPage(ctx, prob, p.offset, p.paged)
 	if err == nil {
 		return res, nil
 	}
@@ -56,11 +56,11 @@ func (e *engine) runSelection(ctx context.Context, r *plan, p *selectors.Problem
 	}
 	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
 	e.logger.WithFields(map[string]any{
-		"class": r.className, "strategy": r.eff.Strategy, "candidates": len(p.Candidates),
+		"class": p.className, "strategy": p.eff.Strategy, "candidates": len(prob.Candidates),
 		"reason": ctx.Err().Error(), "timeCap": capHit,
 	}).Warn("diverse-select: selection cancelled")
 	if capHit {
-		return nil, e.stopped(ctx, r, len(p.Candidates), "selecting")
+		return nil, e.stopped(ctx, p, len(prob.Candidates), "selecting")
 	}
 	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }

@@ -119,16 +119,12 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 	}
 	var out []modulecapabilities.Module
 	m := New(w.ClassByName)
-	m.multiGet = w.MultiGet
-	if w.IsReranker != nil {
-		m.isReranker = w.IsReranker
-	}
-	m.authenticator, m.authorize = w.Authenticate, w.Authorize
+	m.connect(w)
 	if enabled[Name] {
 		out = append(out, m)
 	}
 	if enabled[RerankerName] {
-		out = append(out, NewReranker(m, !enabled[Name], w))
+		out = append(out, NewReranker(m, !enabled[Name]))
 	}
 	return out
 }

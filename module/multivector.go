@@ -74,9 +74,9 @@ func multiVectorShape(in []search.Result, target string) (counts []int, dim int)
 // multiVectorBytes is the memory the comparison of in's multi-vectors holds
 // beyond the strategy's matrices: the packed vectors (maxsim) or the pooled
 // ones (mean).
-func multiVectorBytes(pl *plan, in []search.Result) int64 {
-	counts, dim := multiVectorShape(in, pl.target)
-	if pl.eff.MultiVector == config.MultiVectorMean {
+func multiVectorBytes(p *plan, in []search.Result) int64 {
+	counts, dim := multiVectorShape(in, p.target)
+	if p.eff.MultiVector == config.MultiVectorMean {
 		return simcache.PackedBytes(len(in), dim)
 	}
 	return simcache.MultiPackedBytes(counts, dim)
@@ -88,22 +88,22 @@ func multiVectorBytes(pl *plan, in []search.Result) int64 {
 // (DIVERSE_SELECT_MAX_MATRIX_MB) with the strategy's N x N matrices: they
 // are the similarity's working set, typically tens of vectors per
 // candidate.
-func (e *engine) setMultiVectors(pl *plan, in []search.Result, p *selectors.Problem) error {
+func (e *engine) setMultiVectors(p *plan, in []search.Result, prob *selectors.Problem) error {
 	sets := make([][][]float32, len(in))
 	for i := range in {
-		v, err := multiVectorOf(in[i], pl.target)
+		v, err := multiVectorOf(in[i], p.target)
 		if err != nil {
 			return err
 		}
 		sets[i] = v
 	}
-	if pl.eff.MultiVector == config.MultiVectorMean {
+	if p.eff.MultiVector == config.MultiVectorMean {
 		pooled := make([][]float32, len(sets))
 		for i, s := range sets {
 			pooled[i] = simcache.MeanPool(s)
-			p.Candidates[i].Vector = pooled[i]
+			prob.Candidates[i].Vector = pooled[i]
 		}
-		p.Similarities = simcache.New(pooled)
+		prob.Similarities = simcache.New(pooled)
 		return nil
 	}
 	if limit := e.defaults.MaxMatrixBytes(); limit > 0 {
@@ -112,19 +112,19 @@ func (e *engine) setMultiVectors(pl *plan, in []search.Result, p *selectors.Prob
 			counts[i] = len(s)
 			total += len(s)
 		}
-		vectors, matrices := simcache.MultiPackedBytes(counts, dim), pl.eff.Selector.MatrixBytes(len(in))
+		vectors, matrices := simcache.MultiPackedBytes(counts, dim), p.eff.Selector.MatrixBytes(len(in))
 		if vectors+matrices > limit {
 			return &markedError{mark: selectors.ErrMatrixTooLarge, err: fmt.Errorf("strategy %q on the multi-vector %q needs %s "+
 				"for %d candidates (%s for their %d vectors of %d dimensions, %s of N x N matrices), above the module's cap of %s "+
 				"(DIVERSE_SELECT_MAX_MATRIX_MB); use fewer candidates, %s: %q (one pooled vector per candidate), "+
-				"or raise DIVERSE_SELECT_MAX_MATRIX_MB", pl.eff.Strategy, pl.target, mibText(vectors+matrices), len(in),
+				"or raise DIVERSE_SELECT_MAX_MATRIX_MB", p.eff.Strategy, p.target, mibText(vectors+matrices), len(in),
 				mibText(vectors), total, dim, mibText(matrices), mibText(limit), config.KeyMultiVector, config.MultiVectorMean)}
 		}
 	}
 	multi := simcache.NewMulti(sets)
-	for i := range p.Candidates {
-		p.Candidates[i].Vector = multi.Unit(i)
+	for i := range prob.Candidates {
+		prob.Candidates[i].Vector = multi.Unit(i)
 	}
-	p.Similarities = multi
+	prob.Similarities = multi
 	return nil
 }

@@ -40,9 +40,9 @@ type plan struct {
 	// pool is spent (exhausted).
 	offset int
 	paged  bool
-	// pool is the pool the search was asked for (0 = unknown): widening
-	// helps only when the search returned all of it.
-	pool int
+	// poolSize is the pool the search was asked for (0 = unknown):
+	// widening helps only when the search returned all of it.
+	poolSize int
 	// deferred: the pool's search reads ids and scores only (deferred.go);
 	// nil when it loads what the selection reads.
 	deferred *deferral
@@ -161,7 +161,7 @@ func (s *settings) needsVectors() bool {
 func (p *plan) cachesVectors() bool { return p.needsVectors() && !p.multiVector }
 
 // propertiesToExtract names the properties the selection reads: the pool's
-// search loads them when it loads properties (query.go, poolLoads).
+// search loads them when it loads properties (query.go, setSearchLoads).
 func (s *settings) propertiesToExtract() []string {
 	props := append([]string{}, s.textProps...)
 	if s.eff.TokenProperty != "" {

@@ -133,7 +133,7 @@ func TestPlainListRelevance(t *testing.T) {
 			return m.selectStage(context.Background(), plainList(), m.extractField(topk, class))
 		},
 		"rerank": func() ([]search.Result, error) {
-			return NewReranker(m, false, Weaviate{}).rerankStage(context.Background(), plainList(), &rank.Params{Property: &prop})
+			return NewReranker(m, false).rerankStage(context.Background(), plainList(), &rank.Params{Property: &prop})
 		},
 	}
 	for name, run := range routes {

@@ -16,12 +16,12 @@ import (
 )
 
 // query is one query in the stage: its plan, resolved once from the query's
-// params, and the params of its pool's search - the window (from the first
-// result, the offset paging the selection), what the search loads, and the
-// hooks that run on the pool.
+// params, and search, the params of the search that fetches its pool - the
+// window (from the first result, the offset paging the selection), what the
+// search loads, and the hooks that run on the pool.
 type query struct {
-	plan *plan
-	pool dto.GetParams
+	plan   *plan
+	search dto.GetParams
 	// reads and noProps are what the query itself loads for the objects it
 	// returns: the properties it names (none named: all), or none at all.
 	// The selected objects are cut to them, on every path, so the response
@@ -61,18 +61,18 @@ func (e *engine) resolve(c entry, params dto.GetParams) (*query, error) {
 		return nil, err
 	}
 	p.read = c.read
-	q := &query{plan: p, entry: c, pool: params, explain: params.AdditionalProperties.ExplainScore,
+	q := &query{plan: p, entry: c, search: params, explain: params.AdditionalProperties.ExplainScore,
 		noProps: params.AdditionalProperties.NoProps}
 	for _, prop := range params.Properties {
 		q.reads = append(q.reads, prop.Name)
 	}
-	if err := e.poolWindow(q, class, window); err != nil {
+	if err := e.setSearchWindow(q, class, window); err != nil {
 		return nil, err
 	}
-	if err := poolHooks(q, class); err != nil {
+	if err := setSearchHooks(q, class); err != nil {
 		return nil, err
 	}
-	e.poolLoads(q, class)
+	e.setSearchLoads(q, class)
 	return q, nil
 }
 
@@ -90,11 +90,11 @@ func queryWindow(params dto.GetParams) window {
 	return window{offset: params.Pagination.Offset, limit: params.Pagination.Limit}
 }
 
-// poolWindow sets the pool's search to the pool from its first result: the
+// setSearchWindow sets the pool's search to the pool from its first result: the
 // offset pages the selection ((*selectors.Selector).RunPage), never the search, so every
 // page selects from the same retrieval. The top-level form's pool is
 // candidates; the field form's and the rerank route's, the query limit.
-func (e *engine) poolWindow(q *query, class *models.Class, w window) error {
+func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error {
 	p := q.plan
 	pool := w.limit
 	if routes[p.route].candidatesArePool {
@@ -113,48 +113,48 @@ func (e *engine) poolWindow(q *query, class *models.Class, w window) error {
 			"is %d, not above the pool of %d (candidates, or the query limit on the other routes): it widens to a larger pool", p.eff.WidenTo, pool)}
 	}
 	if pool > 0 {
-		p.pool = pool
-		q.setPool(pool)
+		p.poolSize = pool
+		q.setSearchLimit(pool)
 	} else {
 		// A search by distance (certainty or distance without a limit): the
 		// threshold sizes the pool, which the search fetches at most one
 		// beyond the module's cap, so that a larger one is refused after
 		// reading no more than that (readPool).
-		q.setPool(e.defaults.MaxCandidates + 1)
+		q.setSearchLimit(e.defaults.MaxCandidates + 1)
 	}
 	return nil
 }
 
-// setPool makes the pool's search fetch limit results from its first one
+// setSearchLimit makes the pool's search fetch limit results from its first one
 // (autocut kept); under boost, boost re-ranks at least that deep and keeps
 // them all.
-func (q *query) setPool(limit int) {
+func (q *query) setSearchLimit(limit int) {
 	pg := filters.Pagination{Limit: limit}
-	if q.pool.Pagination != nil {
-		pg = *q.pool.Pagination
+	if q.search.Pagination != nil {
+		pg = *q.search.Pagination
 		pg.Offset, pg.Limit = 0, limit
 	}
-	if b := q.pool.Boost; b != nil && b.Weight > 0 {
+	if b := q.search.Boost; b != nil && b.Weight > 0 {
 		boost := *b
 		boost.OriginalOffset, boost.OriginalLimit = 0, limit
-		q.pool.Boost = &boost
-		if q.pool.Pagination != nil && q.pool.Pagination.Limit > limit {
-			pg.Limit = q.pool.Pagination.Limit // boost's own depth
+		q.search.Boost = &boost
+		if q.search.Pagination != nil && q.search.Pagination.Limit > limit {
+			pg.Limit = q.search.Pagination.Limit // boost's own depth
 		}
 	}
-	q.pool.Pagination = &pg
+	q.search.Pagination = &pg
 }
 
-// poolHooks sets the hooks that run on the pool: only a reranker that is
+// setSearchHooks sets the hooks that run on the pool: only a reranker that is
 // not this module - the cross-encoder of a gRPC rerank whose property
 // carries settings, by its plain property name, or the `_additional {
 // rerank }` of a GraphQL selection on a collection with another reranker.
 // The explorer's stage runs every other hook after the selection. Settings
 // given in two places are refused.
-func poolHooks(q *query, class *models.Class) error {
+func setSearchHooks(q *query, class *models.Class) error {
 	c := q.entry
 	hooks := map[string]any{}
-	switch rp, reranks := q.pool.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
+	switch rp, reranks := q.search.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
 	case routes[c.route].reranksFirst:
 		hooks[rerankProperty] = plainRerank(c.rerank)
 	case routes[c.route].ownsRerank || !reranks || rp == nil:
@@ -167,7 +167,7 @@ func poolHooks(q *query, class *models.Class) error {
 	default:
 		hooks[rerankProperty] = rp // another reranker scores the pool first
 	}
-	q.pool.AdditionalProperties.ModuleParams = hooks
+	q.search.AdditionalProperties.ModuleParams = hooks
 	return nil
 }
 
@@ -180,7 +180,7 @@ func plainRerank(rp *rank.Params) *rank.Params {
 	return &out
 }
 
-// poolLoads decides what the pool's search loads. The selection reads each
+// setSearchLoads decides what the pool's search loads. The selection reads each
 // candidate's vector and text; when it is the only reader of the pool (no
 // reranker reads it first) and reads nothing but its text properties, the
 // pool is read as ids, scores and, when the query asks for them, vectors:
@@ -189,17 +189,17 @@ func plainRerank(rp *rank.Params) *rank.Params {
 // and the selected objects' properties by id (selectedObjects). Otherwise
 // the pool's search loads what the selection reads with what the query asks
 // for.
-func (e *engine) poolLoads(q *query, class *models.Class) {
+func (e *engine) setSearchLoads(q *query, class *models.Class) {
 	p := q.plan
 	// A rerank property that carries settings is loaded by its plain name.
 	q.reads = plainNames(q.reads)
-	q.pool.Properties = plainProperties(q.pool.Properties)
-	if rp, ok := q.pool.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); ok {
-		q.pool.Properties = withProperty(q.pool.Properties, rp.GetProperty())
+	q.search.Properties = plainProperties(q.search.Properties)
+	if rp, ok := q.search.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); ok {
+		q.search.Properties = withProperty(q.search.Properties, rp.GetProperty())
 	}
-	if e.poolDeferrable(q, class) {
-		q.pool.Properties = nil
-		q.pool.AdditionalProperties.NoProps = true
+	if e.searchDeferrable(q, class) {
+		q.search.Properties = nil
+		q.search.AdditionalProperties.NoProps = true
 		p.deferred = &deferral{}
 		if !hasMultiVector(class) {
 			p.deferred.vectors = true
@@ -209,10 +209,10 @@ func (e *engine) poolLoads(q *query, class *models.Class) {
 		return
 	}
 	for _, name := range p.propertiesToExtract() {
-		q.pool.Properties = withProperty(q.pool.Properties, name)
+		q.search.Properties = withProperty(q.search.Properties, name)
 	}
-	if len(q.pool.Properties) > 0 {
-		q.pool.AdditionalProperties.NoProps = false
+	if len(q.search.Properties) > 0 {
+		q.search.AdditionalProperties.NoProps = false
 	}
 	e.askVector(q)
 }
@@ -240,7 +240,7 @@ func (q *query) cut(schema any) any {
 
 // askVector asks the pool's search for the vector the selection compares.
 func (e *engine) askVector(q *query) {
-	p, addl := q.plan, &q.pool.AdditionalProperties
+	p, addl := q.plan, &q.search.AdditionalProperties
 	switch {
 	case !p.needsVectors():
 	case p.target == "":
@@ -250,10 +250,10 @@ func (e *engine) askVector(q *query) {
 	}
 }
 
-// poolDeferrable: the selection may read the pool as ids and scores (see
-// poolLoads).
-func (e *engine) poolDeferrable(q *query, class *models.Class) bool {
-	pool := q.pool
+// searchDeferrable: the selection may read the pool as ids and scores (see
+// setSearchLoads).
+func (e *engine) searchDeferrable(q *query, class *models.Class) bool {
+	pool := q.search
 	if e.features == nil || q.plan.read == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
 		(pool.Boost != nil && pool.Boost.Weight > 0) || pool.Group != nil || !q.plan.readsOnlyText() ||
 		filtersExpiredOnProperty(class) {

@@ -5,7 +5,7 @@ import "fmt"
 // Pages on the gRPC rerank route. A gRPC search's offset would make the
 // database hand the selection a pool that starts after it; the stage runs
 // the search from its first result, as on page 1, and pages the selection
-// (stage.go, poolWindow).
+// (stage.go, setSearchWindow).
 
 // explainPage is what a gRPC reply's explainScore says of a selected
 // result, the rerank route's only per-object text: the rank in the whole

@@ -99,7 +99,7 @@ func TestRerankQueryIsText(t *testing.T) {
 			}
 			class.ModuleConfig = map[string]any{RerankerName: cfg}
 			m := New(func(string) *models.Class { return class })
-			rr := NewReranker(m, false, Weaviate{})
+			rr := NewReranker(m, false)
 			prop, q := "body", tc.query
 			out, err := rr.rerankStage(context.Background(), results(8, 1), &rank.Params{Property: &prop, Query: &q})
 			if tc.selected < 0 {
@@ -160,7 +160,7 @@ func TestQueryPolicy(t *testing.T) {
 			}
 			class.ModuleConfig = map[string]any{RerankerName: cfg, Name: cfg}
 			m := New(func(string) *models.Class { return class })
-			rr := NewReranker(m, false, Weaviate{})
+			rr := NewReranker(m, false)
 			pool := tc.pool
 			if pool == 0 {
 				pool = 5
@@ -191,7 +191,7 @@ func TestRerankExplanation(t *testing.T) {
 	class := docClass()
 	class.ModuleConfig = map[string]any{RerankerName: map[string]any{"strategy": "mmr", "tokenBudget": 200}}
 	m := New(func(string) *models.Class { return class })
-	rr := NewReranker(m, false, Weaviate{})
+	rr := NewReranker(m, false)
 	prop, q := "body", "statins"
 	out, err := rr.rerankStage(context.Background(), results(6, 1), &rank.Params{Property: &prop, Query: &q})
 	if err != nil || len(out) == 0 {

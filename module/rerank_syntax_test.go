@@ -80,7 +80,7 @@ func TestRerankSettingsErrorsAsGraphQL(t *testing.T) {
 	// The in-text form is the collection's opt-in (rerankQuerySyntax).
 	class.ModuleConfig = map[string]any{Name: cfg, RerankerName: map[string]any{"strategy": "topk", "rerankQuerySyntax": true}}
 	m := New(func(string) *models.Class { return class })
-	rr := NewReranker(m, false, Weaviate{})
+	rr := NewReranker(m, false)
 	prop := "body"
 	for _, tc := range []struct{ setting, json string }{
 		{`strategy: "nope"`, `{"strategy":"nope"}`},

@@ -46,14 +46,8 @@ type Reranker struct {
 }
 
 // NewReranker returns the reranker module over the engine m (New(...) for a
-// standalone one), reading objects and the module registry through w.
-func NewReranker(m *Module, ownsEngine bool, w Weaviate) *Reranker {
-	if w.MultiGet != nil {
-		m.multiGet = w.MultiGet // the engine's reads by id (deferred properties)
-	}
-	if w.IsReranker != nil {
-		m.isReranker = w.IsReranker
-	}
+// standalone one).
+func NewReranker(m *Module, ownsEngine bool) *Reranker {
 	return &Reranker{e: m.engine, ownsEngine: ownsEngine}
 }
 

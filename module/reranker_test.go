@@ -65,7 +65,7 @@ func rerankClass(cfg map[string]any, others ...string) *models.Class {
 }
 
 func TestRerankerValidateClass(t *testing.T) {
-	rr := NewReranker(New(nil), true, Weaviate{})
+	rr := NewReranker(New(nil), true)
 	for _, tc := range []struct {
 		name    string
 		class   *models.Class
@@ -188,7 +188,7 @@ func TestRerankStageAsksTheSearch(t *testing.T) {
 	t.Run("a class that does not configure it", func(t *testing.T) {
 		bare := *class
 		bare.ModuleConfig = nil
-		rr := NewReranker(New(func(string) *models.Class { return &bare }), true, Weaviate{})
+		rr := NewReranker(New(func(string) *models.Class { return &bare }), true)
 		prop := "body"
 		if _, err := rr.rerankStage(context.Background(), stored, &rank.Params{Property: &prop}); err != errNotSelected {
 			t.Errorf("the stage took it: %v", err)
@@ -207,7 +207,7 @@ func TestOtherRerankersMessage(t *testing.T) {
 	const cause = "class Doc also configures the reranker reranker-cohere; Weaviate would give each query's rerank " +
 		"to one of them at random: configure one reranker per collection"
 	m := New(func(string) *models.Class { return class })
-	rr := NewReranker(m, false, Weaviate{})
+	rr := NewReranker(m, false)
 	for _, tc := range []struct {
 		name, want string
 		err        func() error

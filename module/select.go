@@ -16,10 +16,10 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// candidatePool is one pool as the selection reads it: the candidates
+// pool is one pool as the selection reads it: the candidates
 // within the plan's threshold, with what the pool's search deferred read by
 // id or taken from the feature cache.
-type candidatePool struct {
+type pool struct {
 	in       []search.Result
 	entries  []*simcache.Features // the candidates' cache entries (nil: not deferred)
 	uncached int                  // deferred candidates read by id for their text
@@ -28,12 +28,12 @@ type candidatePool struct {
 // readPool applies the plan's threshold and the candidate cap to a pool the
 // search returned, and reads what its search deferred and the feature cache
 // does not hold (deferred.go).
-func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*candidatePool, error) {
+func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*pool, error) {
 	in = p.threshold.filter(in)
 	if len(in) > e.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), e.defaults.MaxCandidates)
 	}
-	out := &candidatePool{in: in}
+	out := &pool{in: in}
 	if p.deferred != nil {
 		var err error
 		if out.in, out.entries, out.uncached, err = e.loadUncached(ctx, p, in); err != nil {
@@ -43,10 +43,10 @@ func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*ca
 	return out, nil
 }
 
-// poolSelection is one selection over a pool: the selection and what its
+// selection is one selection over a pool: the selection and what its
 // explanation needs. release frees its share of the in-flight bound.
-type poolSelection struct {
-	*candidatePool
+type selection struct {
+	*pool
 	page    *selectors.Page
 	problem *selectors.Problem
 	source  relevanceSource
@@ -60,8 +60,8 @@ type poolSelection struct {
 // selectPool selects from a pool: it builds the problem and runs the
 // strategy under the in-flight bound (the caller holds the time cap). widen
 // is set when the selection asks for a wider pool (widenedFrom 0 only).
-func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, widenedFrom int) (_ *poolSelection, err error) {
-	s := &poolSelection{candidatePool: pool, release: func() {}, widened: widenedFrom}
+func (e *engine) selectPool(ctx context.Context, p *plan, pool *pool, widenedFrom int) (_ *selection, err error) {
+	s := &selection{pool: pool, release: func() {}, widened: widenedFrom}
 	if len(s.in) == 0 {
 		return s, nil
 	}
@@ -94,7 +94,7 @@ func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, w
 // properties the pool's search deferred are read whole by id first (and
 // cut to what the query loads), and one deleted since the search is left
 // out.
-func (e *engine) selectedObjects(ctx context.Context, q *query, s *poolSelection) ([]search.Result, error) {
+func (e *engine) selectedObjects(ctx context.Context, q *query, s *selection) ([]search.Result, error) {
 	if s.page == nil {
 		return nil, nil // an empty pool
 	}
@@ -180,31 +180,31 @@ func candidateCapError(n, limit int) error {
 // where the candidates' relevance came from; with evidence cards it returns
 // every candidate's card (see applyCards). entries are the candidates'
 // feature cache entries when already looked up (nil: look them up).
-func (e *engine) problem(ctx context.Context, pl *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
-	counter, err := e.counter(pl.eff.Tokenizer)
+func (e *engine) problem(ctx context.Context, p *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
+	counter, err := e.counter(p.eff.Tokenizer)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	needVectors := pl.needsVectors()
-	p := &selectors.Problem{
+	needVectors := p.needsVectors()
+	prob := &selectors.Problem{
 		Candidates:     make([]selectors.Candidate, len(in)),
-		Budget:         pl.eff.TokenBudget,
-		MaxResults:     pl.eff.MaxResults,
-		Query:          pl.queryText,
-		Order:          pl.eff.Order,
-		DedupThreshold: pl.eff.DedupThreshold,
+		Budget:         p.eff.TokenBudget,
+		MaxResults:     p.eff.MaxResults,
+		Query:          p.queryText,
+		Order:          p.eff.Order,
+		DedupThreshold: p.eff.DedupThreshold,
 		MaxMatrixBytes: e.defaults.MaxMatrixBytes(),
 	}
-	if pl.maxOut > 0 && (p.MaxResults == 0 || pl.maxOut < p.MaxResults) {
-		p.MaxResults = pl.maxOut
+	if p.maxOut > 0 && (prob.MaxResults == 0 || p.maxOut < prob.MaxResults) {
+		prob.MaxResults = p.maxOut
 	}
-	propNames := propertyParams(pl.eff)
-	relevance, source := relevances(pl, in)
-	features := e.featureSource(pl, counter)
-	text := &lazyText{names: pl.textProps, features: features}
+	propNames := propertyParams(p.eff)
+	relevance, source := relevances(p, in)
+	features := e.featureSource(p, counter)
+	text := &lazyText{names: p.textProps, features: features}
 	for i := range in {
 		if i%checkEvery == 0 {
-			if err := e.stopped(ctx, pl, len(in), "building the problem"); err != nil {
+			if err := e.stopped(ctx, p, len(in), "building the problem"); err != nil {
 				return nil, 0, nil, err
 			}
 		}
@@ -216,48 +216,48 @@ func (e *engine) problem(ctx context.Context, pl *plan, in []search.Result, entr
 			text.reset(res)
 		}
 		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
-		if needVectors && !pl.multiVector {
-			v, err := vectorOf(*res, pl.target, text.cached)
+		if needVectors && !p.multiVector {
+			v, err := vectorOf(*res, p.target, text.cached)
 			if err != nil {
 				return nil, 0, nil, err
 			}
 			c.Vector = v
 		}
-		c.Tokens = tokenCount(props, pl.eff.TokenProperty)
+		c.Tokens = tokenCount(props, p.eff.TokenProperty)
 		var n int
-		n, c.Terms, c.TermHashes = features.get(text, c.Tokens == 0, c.Vector)
+		n, c.Terms, c.TermHashes = features.loadOrStore(text, c.Tokens == 0, c.Vector)
 		if c.Tokens == 0 {
 			c.Tokens = n
 		}
-		if pl.eff.Selector.Def.NeedsText {
+		if p.eff.Selector.Def.NeedsText {
 			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
 		}
-		if pl.readsSources() {
-			c.Source = fmt.Sprint(valueOr(props[pl.eff.SourceProperty], ""))
+		if p.readsSources() {
+			c.Source = fmt.Sprint(valueOr(props[p.eff.SourceProperty], ""))
 		}
 		if len(propNames) > 0 {
 			c.Properties = pickProperties(props, propNames)
 		}
-		p.Candidates[i] = c
+		prob.Candidates[i] = c
 	}
-	if needVectors && pl.multiVector {
-		if err := e.setMultiVectors(pl, in, p); err != nil {
+	if needVectors && p.multiVector {
+		if err := e.setMultiVectors(p, in, prob); err != nil {
 			return nil, 0, nil, err
 		}
 	} else if needVectors {
 		// The SIMD engine, its buffers pooled across queries; mismatched or
 		// non-finite vectors are still refused by the problem's validation.
-		vecs := make([][]float32, len(p.Candidates))
-		for i := range p.Candidates {
-			vecs[i] = p.Candidates[i].Vector
+		vecs := make([][]float32, len(prob.Candidates))
+		for i := range prob.Candidates {
+			vecs[i] = prob.Candidates[i].Vector
 		}
-		p.Similarities = simcache.New(vecs)
+		prob.Similarities = simcache.New(vecs)
 	}
-	cards, err := applyCards(ctx, pl, p, in, features, text)
+	cards, err := applyCards(ctx, p, prob, in, features, text)
 	if err != nil {
-		return nil, 0, nil, errors.Join(e.stopped(ctx, pl, len(in), "making evidence cards"), err)
+		return nil, 0, nil, errors.Join(e.stopped(ctx, p, len(in), "making evidence cards"), err)
 	}
-	return p, source, cards, nil
+	return prob, source, cards, nil
 }
 
 // vectorOf is the vector of res the strategy compares (target: a named
@@ -345,7 +345,7 @@ func (t *lazyText) get() string {
 	if t.built {
 		return t.s
 	}
-	if t.cached != nil && t.cached.HasText && !t.hasText() {
+	if t.cached != nil && t.cached.HasText && !hasAnyText(t.props, t.names) {
 		t.s, t.built = t.cached.Text, true
 		return t.s
 	}
@@ -355,17 +355,6 @@ func (t *lazyText) get() string {
 	}
 	t.s, t.built = t.b.String(), true
 	return t.s
-}
-
-// hasText reports whether the properties hold any of the text properties
-// (not so when the search deferred them).
-func (t *lazyText) hasText() bool {
-	for _, name := range t.names {
-		if _, ok := t.props[name]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 func appendText(b *strings.Builder, v any) {

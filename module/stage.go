@@ -79,7 +79,7 @@ func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPoo
 		out, serr = e.runStage(ctx, c, params, searchPool)
 		return serr
 	})
-	var searchErr *poolSearchError
+	var searchErr *searchError
 	switch {
 	case err == nil:
 		return out, true, nil
@@ -93,26 +93,26 @@ func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPoo
 
 // searchPool runs the pool's search, Weaviate's work: its error, or a panic
 // in it (logged with its stack), is the search's, not the module's.
-func (e *engine) searchPool(ctx context.Context, searchPool SearchPool, params dto.GetParams) (in []search.Result, err error) {
+func (e *engine) runSearch(ctx context.Context, searchPool SearchPool, params dto.GetParams) (in []search.Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.logger.WithFields(logrus.Fields{"panic": fmt.Sprint(p), "stack": string(debug.Stack())}).
 				Error("diverse-select: a panic in the pool's search (Weaviate's), recovered by the selection stage")
-			err = &poolSearchError{fmt.Errorf("the search panicked (logged by the server with its stack): %v", p)}
+			err = &searchError{fmt.Errorf("the search panicked (logged by the server with its stack): %v", p)}
 		}
 	}()
 	if in, err = searchPool(ctx, params); err != nil {
-		return nil, &poolSearchError{err}
+		return nil, &searchError{err}
 	}
 	return in, nil
 }
 
-// poolSearchError is an error of the pool's search: Weaviate's, which the
+// searchError is an error of the pool's search: Weaviate's, which the
 // query gets as it is.
-type poolSearchError struct{ err error }
+type searchError struct{ err error }
 
-func (e *poolSearchError) Error() string { return e.err.Error() }
-func (e *poolSearchError) Unwrap() error { return e.err }
+func (e *searchError) Error() string { return e.err.Error() }
+func (e *searchError) Unwrap() error { return e.err }
 
 // entryOf tells whether and by which route the stage takes a query: only
 // reading, the query is resolved in runStage.
@@ -169,7 +169,7 @@ func (e *engine) runStage(ctx context.Context, c entry, params dto.GetParams, se
 	}
 	widenedFrom := 0
 	for {
-		in, err := e.searchPool(ctx, searchPool, q.pool)
+		in, err := e.runSearch(ctx, searchPool, q.search)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +180,7 @@ func (e *engine) runStage(ctx context.Context, c entry, params dto.GetParams, se
 		// The pool was spent on near-copies with room left: search once
 		// more with widenTo candidates; that selection is the answer.
 		widenedFrom = widen
-		q.setPool(q.plan.eff.WidenTo)
+		q.setSearchLimit(q.plan.eff.WidenTo)
 	}
 }
 

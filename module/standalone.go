@@ -15,7 +15,7 @@ import (
 
 // Standalone is the engine outside Weaviate: the gateway (package gateway,
 // cmd/gateway) runs it in front of a stock Weaviate. A query goes through
-// the same selection stage as inside Weaviate (claim, resolve, search the
+// the same selection stage as inside Weaviate (entryOf, resolve, search the
 // pool, select, widen, read the selected objects); only the search and the
 // reads by id are the gateway's, calls to the upstream Weaviate.
 type Standalone struct{ e *engine }

@@ -23,11 +23,11 @@ func sameVersion(res, read search.Result) bool {
 	return res.DocID == nil || read.DocID == nil || *res.DocID == *read.DocID
 }
 
-// usableRead reports whether read, the object res read again by id, may
-// stand in for it: the same object, and the version the search returned or,
-// after a search without a filter, any newer one (res then takes its update
-// time and doc id).
-func usableRead(filtered bool, res *search.Result, read search.Result) bool {
+// takeVersion makes read, the object res read again by id, stand in for
+// res when it may: the same object, and the version the search returned or,
+// after a search without a filter, any newer one, whose update time and doc
+// id res then takes. It reports whether read stands in.
+func takeVersion(filtered bool, res *search.Result, read search.Result) bool {
 	switch {
 	case read.ID != res.ID:
 		return false // deleted since the search

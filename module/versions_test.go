@@ -8,11 +8,11 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 )
 
-// TestUsableRead: an object read again by id stands in for the search's
+// TestTakeVersion: an object read again by id stands in for the search's
 // result when it is the version the search returned, or a newer one after a
 // search without a filter (then the result takes its version); after a
 // filtered search a changed object is dropped, and a deleted one always.
-func TestUsableRead(t *testing.T) {
+func TestTakeVersion(t *testing.T) {
 	doc := func(n uint64) *uint64 { return &n }
 	const id = strfmt.UUID("00000000-0000-0000-0000-000000000001")
 	found := search.Result{ID: id, Updated: 100, DocID: doc(7)}
@@ -32,7 +32,7 @@ func TestUsableRead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := found
-			require.Equal(t, tc.ok, usableRead(tc.filtered, &res, tc.read))
+			require.Equal(t, tc.ok, takeVersion(tc.filtered, &res, tc.read))
 			require.Equal(t, tc.taken, res.Updated)
 		})
 	}

@@ -16,7 +16,7 @@ import (
 // spentOnCopies reports whether the plan widens and the selection res spent
 // the full pool in on near-copies with room left.
 func (e *engine) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
-	if p.eff.WidenTo <= len(in) || (p.pool > 0 && len(in) < p.pool) {
+	if p.eff.WidenTo <= len(in) || (p.poolSize > 0 && len(in) < p.poolSize) {
 		return false // not asked, or the search found no more than this
 	}
 	if len(res.Items) >= prob.K() {
