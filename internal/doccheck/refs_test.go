@@ -36,11 +36,13 @@ type repoIndex struct {
 	// decls maps a folder to its top-level names, and "T.M" for each field
 	// and method of its types (fields of embedded structs not followed).
 	decls map[string]map[string]bool
+	// embeds maps "folder T" to the types T embeds, as "pkg.E" or "E".
+	embeds map[string][]string
 }
 
 // indexRepo reads every file name under root and parses every Go file.
 func indexRepo(root string) (*repoIndex, []*goFile, error) {
-	ix := &repoIndex{pkgs: map[string][]string{}, decls: map[string]map[string]bool{}, glue: map[string]bool{}}
+	ix := &repoIndex{pkgs: map[string][]string{}, decls: map[string]map[string]bool{}, embeds: map[string][]string{}, glue: map[string]bool{}}
 	var gofiles []*goFile
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -71,7 +73,7 @@ func indexRepo(root string) (*repoIndex, []*goFile, error) {
 		if ix.decls[dir] == nil {
 			ix.decls[dir] = map[string]bool{}
 		}
-		addDecls(ix.decls[dir], f)
+		ix.addDecls(dir, f)
 		if dir == "cmd/patch-weaviate" {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.HasSuffix(lit.Value, `.go"`) {
@@ -97,8 +99,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// addDecls records f's top-level names and the members of its types.
-func addDecls(names map[string]bool, f *ast.File) {
+// addDecls records the top-level names of f (in folder dir) and the
+// members of its types.
+func (ix *repoIndex) addDecls(dir string, f *ast.File) {
+	names := ix.decls[dir]
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -147,11 +151,16 @@ func addDecls(names map[string]bool, f *ast.File) {
 							if st, ok := t.(*ast.StarExpr); ok {
 								t = st.X
 							}
-							if sel, ok := t.(*ast.SelectorExpr); ok {
-								t = sel.Sel
-							}
-							if id, ok := t.(*ast.Ident); ok {
-								names[s.Name.Name+"."+id.Name] = true
+							key := dir + " " + s.Name.Name
+							switch t := t.(type) {
+							case *ast.SelectorExpr:
+								names[s.Name.Name+"."+t.Sel.Name] = true
+								if pkg, ok := t.X.(*ast.Ident); ok {
+									ix.embeds[key] = append(ix.embeds[key], pkg.Name+"."+t.Sel.Name)
+								}
+							case *ast.Ident:
+								names[s.Name.Name+"."+t.Name] = true
+								ix.embeds[key] = append(ix.embeds[key], t.Name)
 							}
 						}
 					}
@@ -222,13 +231,13 @@ func (ix *repoIndex) checkText(where, dir, text string) []refIssue {
 		} else if dir == "" || !ix.decls[dir][typ] {
 			continue // a type of another package, or a markdown reference without its package
 		}
-		if !ix.any(dirs, typ+"."+member) {
+		if !ix.member(dirs, typ, member, 0) {
 			bad = append(bad, refIssue{where, m[0], fmt.Sprintf("%s has no method or field %s", typ, member)})
 		}
 	}
 	if dir != "" {
 		for _, m := range reMember.FindAllStringSubmatch(text, -1) {
-			if typ, member := m[1], m[2]; ix.hasMembers([]string{dir}, typ) && !ix.decls[dir][typ+"."+member] {
+			if typ, member := m[1], m[2]; ix.hasMembers([]string{dir}, typ) && !ix.member([]string{dir}, typ, member, 0) {
 				bad = append(bad, refIssue{where, typ + "." + member, fmt.Sprintf("%s has no method or field %s", typ, member)})
 			}
 		}
@@ -246,11 +255,34 @@ func (ix *repoIndex) checkText(where, dir, text string) []refIssue {
 		}
 		// pkg.T.M: M is a member of T when T is a type with members; a
 		// constant or variable followed by a method call is not checked.
-		if member != "" && ix.hasMembers(dirs, name) && !ix.any(dirs, name+"."+member) {
+		if member != "" && ix.hasMembers(dirs, name) && !ix.member(dirs, name, member, 0) {
 			bad = append(bad, refIssue{where, ref + "." + member, fmt.Sprintf("%s.%s has no method or field %s", pkg, name, member)})
 		}
 	}
 	return bad
+}
+
+// member reports whether the type typ of one of dirs has the field or
+// method m, its own or promoted from a type it embeds.
+func (ix *repoIndex) member(dirs []string, typ, m string, depth int) bool {
+	if ix.any(dirs, typ+"."+m) {
+		return true
+	}
+	if depth > 4 {
+		return false
+	}
+	for _, d := range dirs {
+		for _, e := range ix.embeds[d+" "+typ] {
+			inner := []string{d}
+			if pkg, name, ok := strings.Cut(e, "."); ok {
+				inner, e = ix.pkgs[pkg], name
+			}
+			if ix.member(inner, e, m, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // any reports whether one of dirs declares name.
@@ -371,7 +403,8 @@ func TestDocReferencesCatch(t *testing.T) {
 	}
 	write("sel/run.go", "package sel\n\n// Selector runs (see run.go, sel/run.go, and Selector.Name).\ntype Selector struct{ Name string }\n\n"+
 		"// Run is (*Selector).Run; gone.go, sel/gone.go, (*Selector).Stop, Selector.Size, sel.Walk and sel.Selector.Size are not.\n"+
-		"func (s *Selector) Run() {}\n\n// New: sel.New, sel.Selector.Run, os.Exit, https://example.org/x/y.go and sel.go.\nfunc New() {}\n")
+		"func (s *Selector) Run() {}\n\n// New: sel.New, sel.Selector.Run, os.Exit, https://example.org/x/y.go and sel.go.\nfunc New() {}\n\n"+
+		"// Page: Page.Name and sel.Page.Run (promoted), not Page.Size.\ntype Page struct{ *Selector }\n")
 	ix, files, err := indexRepo(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -388,6 +421,7 @@ func TestDocReferencesCatch(t *testing.T) {
 		"sel/run.go:6: sel.Walk: package sel (sel) declares no Walk",
 		"sel/run.go:6: sel.Selector.Size: sel.Selector has no method or field Size",
 		"sel/run.go:9: sel.go: no such file in sel/",
+		"sel/run.go:12: Page.Size: Page has no method or field Size",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
