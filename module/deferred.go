@@ -19,21 +19,12 @@ import (
 // (docs/performance.md) - while the selection reads only their vectors and
 // what the feature cache holds per object version (token counts, terms and
 // the text itself), and returns a few of them. When the selection is the
-// only reader of the pool's properties, the stage (query.go, setSearchLoads)
+// only reader of the pool's properties, the stage (search.go, setSearchLoads)
 // reads the pool without them (Weaviate's own NoProps): the selection takes
 // each candidate's text from the feature cache and reads the candidates the
 // cache does not hold by id, in one batch, and the selected objects'
 // properties are read by id before they leave the stage, so the response
 // and generate see whole objects.
-
-// deferral is what the pool's search left out for the selection to supply.
-type deferral struct {
-	// vectors: the pool's search was not asked for the vector the
-	// selection compares (it may still carry it when the query asked for
-	// it): the selection takes it from the feature cache and reads it by id
-	// with the text of the candidates the cache does not hold.
-	vectors bool
-}
 
 // hasMultiVector: the class has a multi-vector, which a selection may
 // compare (multivector.go); those are not cached, so such searches load
@@ -45,13 +36,6 @@ func hasMultiVector(class *models.Class) bool {
 		}
 	}
 	return false
-}
-
-// readsOnlyText reports whether the selection reads no property but its
-// text properties, whose text the feature cache can stand in for.
-func (s *settings) readsOnlyText() bool {
-	e := s.eff
-	return e.TokenProperty == "" && !s.readsSources() && len(propertyParams(e)) == 0 && len(s.textProps) > 0
 }
 
 // filtersExpiredOnProperty: Weaviate drops expired objects by a date
@@ -102,7 +86,7 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 		claimed = nil
 	}
 	defer release() // also when a panic leaves a claim behind
-	for _, i := range uncached(p, features, in, entries) {
+	for _, i := range uncachedIndexes(p, features, in, entries) {
 		k, keyed := features.key(&in[i])
 		if !keyed {
 			own = append(own, i) // not cacheable: every query reads it
@@ -140,7 +124,7 @@ func (e *engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 
 // uncached are the candidates whose text, or deferred vector, neither the
 // cache nor the search holds.
-func uncached(p *plan, features *featureSource, in []search.Result, entries []*simcache.Features) []int {
+func uncachedIndexes(p *plan, features *featureSource, in []search.Result, entries []*simcache.Features) []int {
 	var missing []int
 	for i := range in {
 		if !holds(p, features, in[i], entries[i]) {
@@ -210,7 +194,7 @@ const (
 
 // cachedVectors counts the candidates whose compared vector comes from their
 // feature cache entry: the search did not load it.
-func cachedVectors(p *plan, in []search.Result, entries []*simcache.Features) int {
+func countCachedVectors(p *plan, in []search.Result, entries []*simcache.Features) int {
 	if !p.cachesVectors() {
 		return 0
 	}
@@ -332,4 +316,19 @@ func fill(dst *search.Result, src search.Result, target string) {
 		}
 		dst.Vectors = vecs
 	}
+}
+
+// withoutGone returns s without the elements at the indexes gone marks (in
+// place): the candidates, or what runs beside them.
+func withoutGone[T any](s []T, gone map[int]bool) []T {
+	if len(gone) == 0 {
+		return s
+	}
+	kept := s[:0]
+	for i, x := range s {
+		if !gone[i] {
+			kept = append(kept, x)
+		}
+	}
+	return kept
 }

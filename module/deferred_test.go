@@ -217,7 +217,7 @@ func TestSelectedObjectsCut(t *testing.T) {
 		{"a property the object lacks", []string{"body", "missing"}, false, map[string]any{"id": "x", "body": "text"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, (&query{reads: tc.reads, noProps: tc.noProps}).cut(read))
+			require.Equal(t, tc.want, (&plan{loads: tc.reads, noProps: tc.noProps}).cut(read))
 		})
 	}
 	// Through the stage, on both paths: deferred (a database at hand) and

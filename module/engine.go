@@ -110,3 +110,79 @@ func (e *engine) connect(w Weaviate) {
 
 // close ends the plugin processes.
 func (e *engine) close() { e.plugins.Close() }
+
+// startPlugins starts the external selector plugins the environment names
+// (package plugin/host), once per process: the two module names share this
+// engine. A broken plugin does not stop Weaviate; a malformed variable does.
+func (e *engine) startPlugins() error {
+	var err error
+	e.pluginsOnce.Do(func() {
+		var cfg config.Plugins
+		if cfg, err = config.PluginsFromEnv(nil); err == nil {
+			e.plugins = host.Start(cfg, e.logger)
+		}
+	})
+	return err
+}
+
+// initMetrics registers the collectors when Weaviate's monitoring is on.
+func (e *engine) initMetrics(params moduletools.ModuleInitParams) error {
+	cfg, reg := params.GetConfig(), params.GetMetricsRegisterer()
+	if cfg == nil || !cfg.Monitoring.Enabled || reg == nil {
+		return nil
+	}
+	met, err := newMetrics(reg, func() simcache.CacheStats { return e.features.Stats() })
+	if err != nil {
+		return err
+	}
+	e.metrics = met
+	return nil
+}
+
+// validateClass refuses a class whose diverse-select config is invalid, on
+// create and on update, with a message naming the key and the allowed values.
+func (e *engine) validateClass(class *models.Class) error {
+	raw := classConfig(class, Name)
+	if raw == nil {
+		return nil
+	}
+	return config.ValidateClass(raw, e.defaults, schemaOf(class))
+}
+
+func (e *engine) counter(name string) (tokens.Counter, error) {
+	e.countersMu.Lock()
+	defer e.countersMu.Unlock()
+	if c, ok := e.counters[name]; ok {
+		return c, nil
+	}
+	c, err := tokens.New(name)
+	if err != nil {
+		return nil, err
+	}
+	e.counters[name] = c
+	return c, nil
+}
+
+// classConfig returns the class's moduleConfig[name], or nil.
+func classConfig(class *models.Class, name string) map[string]any {
+	if class == nil {
+		return nil
+	}
+	all, _ := class.ModuleConfig.(map[string]any)
+	cfg, _ := all[name].(map[string]any)
+	return cfg
+}
+
+// schemaOf summarises a class for config validation.
+func schemaOf(class *models.Class) config.Schema {
+	s := config.Schema{Properties: map[string]string{}}
+	for _, p := range class.Properties {
+		if len(p.DataType) == 1 {
+			s.Properties[p.Name] = p.DataType[0]
+		}
+	}
+	for name := range class.VectorConfig {
+		s.NamedVectors = append(s.NamedVectors, name)
+	}
+	return s
+}

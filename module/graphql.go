@@ -2,7 +2,6 @@ package diverseselect
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/tailor-platform/graphql"
@@ -141,19 +140,4 @@ func additionalField(className string) *graphql.Field {
 			},
 		}),
 	}
-}
-
-// statsList turns a strategy's calibrated parameters into GraphQL values,
-// sorted by name.
-func statsList(m map[string]float64) []map[string]any {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	out := make([]map[string]any, len(names))
-	for i, k := range names {
-		out[i] = map[string]any{"name": k, "value": finite(m[k])}
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package diverseselect
 
 import (
-	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -49,15 +48,3 @@ func guard(logger logrus.FieldLogger, where string, fn func() error) (err error)
 	defer recoverTo(logger, where, &err)
 	return fn()
 }
-
-// SelectionArguments is called by the selection-argument glue in
-// Weaviate's Get resolver with the query's arguments (see Request).
-func (r *Request) SelectionArguments(args map[string]any) error {
-	if err := guard(r.e.logger, "query arguments", func() error { r.selectionArguments(args); return nil }); err != nil {
-		r.err = err // reported by the stage
-	}
-	return nil
-}
-
-// errNoStage: a hook of the module ran outside the selection stage.
-var errNoStage = errors.New("diverse selection runs in Weaviate's selection stage, which this search path does not reach")

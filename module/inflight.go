@@ -8,10 +8,8 @@ import (
 	"time"
 
 	restCtx "github.com/weaviate/weaviate/adapters/handlers/rest/context"
-	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
-	"github.com/diverse-select/diverse-select/simcache"
 )
 
 // inflight bounds the memory the selections of all concurrent queries hold
@@ -159,77 +157,4 @@ func ownerOf(ctx context.Context) string {
 	return ""
 }
 
-// selectionBytes estimates what selecting from in holds beyond the results
-// Weaviate already has: the candidates' texts and their analysis (problemTextBytes), the packed vectors (when the strategy or the dedup
-// pass compares vectors; every vector of a multi-vector) and the strategy's
-// N x N matrices (unless the matrix cap refuses them before they are
-// allocated). entries are the candidates' feature cache entries when looked
-// up (a deferred vector's length is read there).
-func (e *engine) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
-	n := len(in)
-	var need int64
-	if mb, limit := p.eff.Selector.MatrixBytes(n), e.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
-		need += mb
-	}
-	need += problemTextBytes(p, in, entries)
-	if p.needsVectors() && p.multiVector {
-		need += multiVectorBytes(p, in)
-	} else if p.needsVectors() {
-		var first *simcache.Features
-		if len(entries) > 0 {
-			first = entries[0]
-		}
-		if v, err := vectorOf(in[0], p.target, first); err == nil {
-			need += simcache.PackedBytes(n, len(v))
-		}
-	}
-	return need
-}
-
 func mibText(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// textOverhead is what building the problem holds per byte of a candidate's
-// text: the joined text, its terms and, on a feature cache miss, the cached
-// copy and the sentence analysis of evidence cards.
-const textOverhead = 3
-
-// problemTextBytes estimates what building the problem holds for the
-// candidates' texts: textOverhead times their length, from the properties
-// the search loaded or else the feature cache entry.
-func problemTextBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
-	var n int64
-	for i := range in {
-		props, _ := in[i].Schema.(map[string]any)
-		loaded := false
-		for _, name := range p.textProps {
-			if v, ok := props[name]; ok {
-				n += textLength(v)
-				loaded = true
-			}
-		}
-		if !loaded && i < len(entries) && entries[i] != nil {
-			n += int64(len(entries[i].Text))
-		}
-	}
-	return textOverhead * n
-}
-
-func textLength(v any) int64 {
-	switch x := v.(type) {
-	case string:
-		return int64(len(x))
-	case []string:
-		var n int64
-		for _, s := range x {
-			n += int64(len(s))
-		}
-		return n
-	case []any:
-		var n int64
-		for _, e := range x {
-			n += textLength(e)
-		}
-		return n
-	}
-	return 0
-}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // errTimeCap is the cause of a query's context when the module's time cap
@@ -38,31 +36,6 @@ func (e *engine) stopped(ctx context.Context, p *plan, n int, stage string) erro
 			"or a faster strategy (topk, mmr, adagres)", p.eff.Strategy, n, e.defaults.MaxSelectTime, stage)}
 	}
 	return fmt.Errorf("selection cancelled while %s: %w", stage, ctx.Err())
-}
-
-// runSelection runs the strategy under ctx (capTime's); the strategies
-// check the context in their loops. A cancelled selection is logged, so the
-// stop is observable.
-func (e *engine) runSelection(ctx context.Context, p *plan, prob *selectors.Problem) (*selectors.Page, error) {
-	res, err := p.eff.Selector.RunPage(ctx, prob, p.offset, p.paged)
-	if err == nil {
-		return res, nil
-	}
-	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
-		return nil, panicError(e.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
-	}
-	if ctx.Err() == nil {
-		return nil, strategyError(err)
-	}
-	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
-	e.logger.WithFields(map[string]any{
-		"class": p.className, "strategy": p.eff.Strategy, "candidates": len(prob.Candidates),
-		"reason": ctx.Err().Error(), "timeCap": capHit,
-	}).Warn("diverse-select: selection cancelled")
-	if capHit {
-		return nil, e.stopped(ctx, p, len(prob.Candidates), "selecting")
-	}
-	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
 }
 
 // checkEvery is how many candidates the problem building handles between

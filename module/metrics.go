@@ -1,84 +1,13 @@
 package diverseselect
 
 import (
-	"context"
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/sirupsen/logrus"
-	"github.com/weaviate/weaviate/entities/modulecapabilities"
-	"github.com/weaviate/weaviate/entities/moduletools"
-	"github.com/weaviate/weaviate/entities/search"
 
-	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/simcache"
 )
-
-// Error kinds of diverse_select_errors_total.
-const (
-	kindInvalidArgument = "invalid_argument" // a query or class setting refused (config.Error)
-	kindInvalidData     = "invalid_data"     // the candidates cannot be selected from (no vector, NaN, ...)
-	kindCapExceeded     = "cap_exceeded"     // candidate or matrix memory cap
-	kindStrategy        = "strategy"         // the strategy failed
-	kindPanic           = "panic"            // recovered panic in the module
-	kindCanceled        = "canceled"         // the client went away
-	kindTimeout         = "timeout"          // a deadline passed
-	kindOther           = "other"
-)
-
-var (
-	// errPanic marks the error of a recovered panic.
-	errPanic = errors.New("internal error")
-	// errCapExceeded marks a refusal by the module's candidate cap.
-	errCapExceeded = errors.New("candidate cap exceeded")
-	// errRefused marks a query the module refuses outside config.Parse
-	// (groupBy, after): counted as invalid_argument like a
-	// config.Error.
-	errRefused = errors.New("query refused")
-)
-
-// errorKinds maps sentinel errors to kinds, first match wins; append a row
-// for a new failure mode (a time cap, a plugin strategy's error, ...).
-var errorKinds = []struct {
-	target error
-	kind   string
-}{
-	{context.Canceled, kindCanceled},
-	{context.DeadlineExceeded, kindTimeout},
-	{errPanic, kindPanic},
-	{errCapExceeded, kindCapExceeded},
-	{selectors.ErrMatrixTooLarge, kindCapExceeded},
-	{errRefused, kindInvalidArgument},
-	{selectors.ErrInvalidProblem, kindInvalidData},
-	{errStrategy, kindStrategy},
-}
-
-// errStrategy marks an error returned by a strategy's run (see strategyError).
-var errStrategy = errors.New("strategy failed")
-
-// strategyError marks err as the strategy's, keeping its message and chain.
-func strategyError(err error) error { return &markedError{err: err, mark: errStrategy} }
-
-type markedError struct{ err, mark error }
-
-func (e *markedError) Error() string   { return e.err.Error() }
-func (e *markedError) Unwrap() []error { return []error{e.err, e.mark} }
-
-// errorKind classifies a failed selection for diverse_select_errors_total.
-func errorKind(err error) string {
-	for _, k := range errorKinds {
-		if errors.Is(err, k.target) {
-			return k.kind
-		}
-	}
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
-		return kindInvalidArgument
-	}
-	return kindOther
-}
 
 // metrics are the module's Prometheus collectors. Weaviate serves its
 // default registry on PROMETHEUS_MONITORING_PORT; a nil *metrics (monitoring
@@ -211,74 +140,5 @@ func (m *metrics) deferredSelection(uncached, selected, cachedVectors int) {
 func (m *metrics) degradedPath(reason string) {
 	if m != nil {
 		m.degraded.WithLabelValues(reason).Inc()
-	}
-}
-
-// initMetrics registers the collectors when Weaviate's monitoring is on.
-func (e *engine) initMetrics(params moduletools.ModuleInitParams) error {
-	cfg, reg := params.GetConfig(), params.GetMetricsRegisterer()
-	if cfg == nil || !cfg.Monitoring.Enabled || reg == nil {
-		return nil
-	}
-	met, err := newMetrics(reg, func() simcache.CacheStats { return e.features.Stats() })
-	if err != nil {
-		return err
-	}
-	e.metrics = met
-	return nil
-}
-
-// observeSelection is the one place a successful selection is reported: the
-// metrics, the debug line per selection, and a warning when the strategy
-// fell back (the best single item replaced its greedy set).
-// The log fields are built only when a line is written: at the usual info
-// level a selection costs no map or entry here.
-func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
-	route := p.route.String()
-	e.metrics.selection(res.Strategy, route, candidates, res, took)
-	fields := func() logrus.Fields {
-		return logrus.Fields{
-			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
-			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
-			"stopReason": res.Stop,
-			"durationMs": float64(took.Microseconds()) / 1000,
-		}
-	}
-	if levelEnabled(e.logger, logrus.DebugLevel) {
-		e.logger.WithFields(fields()).Debug("diverse-select: selection")
-	}
-	if res.Stats["singleGuard"] == 1 {
-		e.metrics.degradedPath("single_guard")
-		e.logger.WithFields(fields()).Warn("diverse-select: the strategy fell back to the best single item, " +
-			"which alone beats its greedy selection: the budget fits few candidates")
-	}
-}
-
-// levelEnabled reports whether logger writes lines of level (true when it
-// cannot tell).
-func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
-	switch l := logger.(type) {
-	case *logrus.Entry:
-		return l.Logger.IsLevelEnabled(level)
-	case *logrus.Logger:
-		return l.IsLevelEnabled(level)
-	}
-	return true
-}
-
-// countingErrors wraps a result hook so that its errors are counted by kind.
-func (e *engine) countingErrors(route route, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
-	return func(ctx context.Context, in []search.Result, params any, limit *int,
-		args map[string]any, cfg moduletools.ClassConfig,
-	) ([]search.Result, error) {
-		out, err := hook(ctx, in, params, limit, args, cfg)
-		if err != nil {
-			at := route
-			if r, ok := params.(*Request); ok && r != nil {
-				at = r.route
-			}
-			e.metrics.failure(at.String(), err)
-		}
-		return out, err
 	}
 }

@@ -1,20 +1,14 @@
 package diverseselect
 
 import (
-	"fmt"
-	"slices"
-	"sort"
-	"strings"
-
-	"github.com/weaviate/weaviate/entities/models"
-	"github.com/weaviate/weaviate/entities/modelsext"
-	schemaConfig "github.com/weaviate/weaviate/entities/schema/config"
+	"github.com/weaviate/weaviate/entities/search"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // plan is everything one query's selection needs, resolved once by the
-// stage (stage.go, resolve) before the search runs and never changed after.
+// stage (query.go, resolve) before the search runs and never changed after.
 // The routes differ only in where the query's settings come from.
 type plan struct {
 	route     route
@@ -49,6 +43,12 @@ type plan struct {
 	// filtered: the search has a filter, so an object changed since it ran
 	// is dropped when read again (versions.go).
 	filtered bool
+	// loads and noProps are what the query itself loads for the objects it
+	// returns: the properties it names (none named: all), or none at all.
+	// The selected objects are cut to them, on every path, so the response
+	// and generate get what they get without the module.
+	loads   []string
+	noProps bool
 	// read reads objects by id for this query (the engine's multiGet, or
 	// the gateway's upstream reads); nil: none at hand, nothing deferred.
 	read MultiGetFunc
@@ -78,78 +78,6 @@ type searchFacts struct {
 	paged  bool
 }
 
-// planFrom builds the plan from the settings merged for class.
-func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
-	var err error
-	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
-		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
-	if st.eff.Query != "" {
-		p.queryText = st.eff.Query
-	}
-	if err := config.CheckQueryText(p.queryText, st.limits); err != nil {
-		return nil, err
-	}
-	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
-		return nil, err
-	}
-	if p.paged && st.eff.WidenTo > 0 {
-		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
-			"is %d and the query pages (offset): pages need one fixed pool; give widenTo: 0 with offset, or raise candidates", st.eff.WidenTo)}
-	}
-	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
-	if err != nil {
-		return nil, err
-	}
-	p.multiVector = targetIsMultiVector(class, p.target)
-	return p, nil
-}
-
-// settingsFor merges module defaults, class config and query, and picks the
-// text properties.
-func (e *engine) settingsFor(class *models.Class, route route, query *config.Overrides) (*settings, error) {
-	e.resolutions.Add(1)
-	name := routes[route].config
-	var classOverrides *config.Overrides
-	if raw := classConfig(class, name); raw != nil {
-		var err error
-		if classOverrides, err = config.Parse(raw, e.defaults.Limits); err != nil {
-			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
-		}
-	}
-	if err := checkPolicy(class, route, query); err != nil { // rerank_settings.go
-		return nil, err
-	}
-	eff, err := config.Merge(e.defaults, classOverrides, query)
-	if err != nil {
-		return nil, err
-	}
-	s := schemaOf(class)
-	if err := config.CheckSchema(query, s); err != nil {
-		return nil, err
-	}
-	if err := config.CheckPropertyParams(eff, s); err != nil {
-		return nil, err
-	}
-	st := &settings{eff: eff, limits: e.defaults.Limits}
-	if eff.TextProperty != "" {
-		// Each property once: a repeated one would only repeat its text.
-		st.textProps = []string{eff.TextProperty}
-		for _, name := range eff.ExtraTextProperties {
-			if !slices.Contains(st.textProps, name) { // config.Limits bound the list
-				st.textProps = append(st.textProps, name)
-			}
-		}
-	} else {
-		// Default: every text property, in schema order - the chunk as a whole.
-		for _, p := range class.Properties {
-			if len(p.DataType) == 1 && (p.DataType[0] == "text" || p.DataType[0] == "text[]") {
-				st.textProps = append(st.textProps, p.Name)
-			}
-		}
-	}
-	return st, nil
-}
-
 // needsVectors reports whether the selection compares the candidates' vectors.
 func (s *settings) needsVectors() bool {
 	return s.eff.Selector.UsesVectors() || s.eff.DedupThreshold > 0
@@ -161,7 +89,7 @@ func (s *settings) needsVectors() bool {
 func (p *plan) cachesVectors() bool { return p.needsVectors() && !p.multiVector }
 
 // propertiesToExtract names the properties the selection reads: the pool's
-// search loads them when it loads properties (query.go, setSearchLoads).
+// search loads them when it loads properties (search.go, setSearchLoads).
 func (s *settings) propertiesToExtract() []string {
 	props := append([]string{}, s.textProps...)
 	if s.eff.TokenProperty != "" {
@@ -179,79 +107,113 @@ func (s *settings) readsSources() bool {
 	return s.eff.SourceProperty != "" && s.eff.Selector.Def.NeedsSources
 }
 
-// resolveTarget picks the vector compared between candidates and its metric:
-// the query's targetVector argument, else the search's target vector, else
-// the class's configured targetVector, else the class's only named vector,
-// else the legacy vector. A class with several named vectors and no target
-// is an error only for a selection that compares vectors.
-func resolveTarget(class *models.Class, query *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
-	eff := st.eff
-	searchTargets = slices.Compact(slices.Sorted(slices.Values(searchTargets)))
-	needsVector := st.needsVectors()
-	switch {
-	case query != nil && query.TargetVector != "":
-		target = query.TargetVector
-	case len(searchTargets) == 1:
-		target = searchTargets[0]
-	case len(searchTargets) > 1 && slices.Contains(searchTargets, eff.TargetVector):
-		target = eff.TargetVector
-	case len(searchTargets) > 1:
-		if needsVector {
-			return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
-				"must be set when the search targets several vectors (%s): diverse selection compares candidates on one vector",
-				strings.Join(searchTargets, ", "))}
-		}
-		target = searchTargets[0] // only the metric is read
-	case eff.TargetVector != "":
-		target = eff.TargetVector
-	case len(class.VectorConfig) == 1 && !modelsext.ClassHasLegacyVectorIndex(class):
-		for name := range class.VectorConfig {
-			target = name
-		}
-	case len(class.VectorConfig) > 1 && !modelsext.ClassHasLegacyVectorIndex(class):
-		if !needsVector {
-			return "", "cosine", nil // the selection reads no vector; relevance needs no metric without a search vector
-		}
-		names := schemaOf(class).NamedVectors
-		sort.Strings(names)
-		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
-			"must be set: class %s has several named vectors (%s) and the search names none", class.Class, strings.Join(names, ", "))}
+// propertyParams are the object properties the strategy in effect reads
+// through its parameters of kind property (external strategies).
+func propertyParams(eff *config.Effective) []string {
+	if eff == nil || eff.Selector == nil {
+		return nil
 	}
-	vc, ok := modelsext.ClassGetVectorConfig(class, target)
-	if target != "" && !ok {
-		names := schemaOf(class).NamedVectors
-		sort.Strings(names)
-		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf("names %q, which is not a named vector of class %s; named vectors: %s",
-			target, class.Class, strings.Join(names, ", "))}
-	}
-	metric = "cosine"
-	switch ic := vc.VectorIndexConfig.(type) {
-	case schemaConfig.VectorIndexConfig:
-		if d := ic.DistanceName(); d != "" {
-			metric = d
-		}
-	case map[string]any:
-		if d, ok := ic["distance"].(string); ok && d != "" {
-			metric = d
-		}
-	}
-	return target, metric, nil
+	return selectors.PropertyParams(eff.Selector.Def.Params, eff.Selector.Params)
 }
 
-// pageOffset is the query's offset: the diverse-select setting offset (the
-// rerank route's place for it) or the query's own offset (GraphQL); giving
-// both with different values is an error rather than a guess.
-func pageOffset(query *config.Overrides, s searchFacts) (offset int, paged bool, err error) {
-	if s.offset < 0 {
-		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
-			"is %d; allowed: an integer >= 0, the number of results the earlier pages showed", s.offset)}
-	}
-	if !query.Has(config.KeyOffset) {
-		return s.offset, s.paged, nil
-	}
-	if s.paged && s.offset != query.Offset {
-		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
-			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", query.Offset, s.offset)}
-	}
-	return query.Offset, true, nil
+// threshold is a vector search's certainty or distance limit. Weaviate
+// applies it to the results after the module's hooks
+// (usecases/traverser/explorer.go, searchResultsToGetResponseWithType), so the
+// selection applies the same rule to its pool first: the budget is spent on
+// objects that are returned, and Weaviate's own filter then removes nothing.
+type threshold struct {
+	certainty    float64 // 0 = none; wins over distance, as in Weaviate
+	distance     float64
+	withDistance bool
 }
+
+func thresholdOf(certainty, distance float64, withDistance bool) threshold {
+	if certainty != 0 {
+		return threshold{certainty: certainty}
+	}
+	return threshold{distance: distance, withDistance: withDistance}
+}
+
+// keep reports whether Weaviate keeps a result at distance dist: the same
+// comparisons, in float32 where Weaviate makes them.
+func (t threshold) keep(dist float32) bool {
+	if t.certainty != 0 {
+		normalized := dist / 2
+		return !(1-normalized < float32(t.certainty) && 1-normalized >= 0)
+	}
+	if t.withDistance {
+		d := float64(dist)
+		return d <= t.distance || withinDelta(d, t.distance, 1e-6)
+	}
+	return true
+}
+
+func withinDelta(a, b, delta float64) bool { return a-b <= delta && b-a <= delta }
+
+// filter returns the results Weaviate keeps under t (in itself when all are).
+func (t threshold) filter(in []search.Result) []search.Result {
+	if t == (threshold{}) {
+		return in
+	}
+	out := make([]search.Result, 0, len(in))
+	for _, r := range in {
+		if t.keep(r.Dist) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// relevanceSource is where a candidate's relevance comes from. The same
+// rule holds on every route (argument, field, rerank):
+//
+//   - fromRerank: a reranker module (reranker-transformers, -cohere, ...)
+//     ran before the selection and scored every candidate: its scores,
+//     min-max normalised over the pool (1 = best, 0 = worst). Min-max because
+//     rerankers disagree on the scale (cross-encoder logits, probabilities):
+//     the ranking and the relative gaps are what every one of them means;
+//   - fromDistance: nearText, nearVector, nearObject, ...: from the distance
+//     under the target vector's metric (1 - distance for cosine); on a
+//     multi-vector target minus the distance (the MaxSim score), min-max
+//     normalised over the pool;
+//   - fromScore: bm25 and hybrid: the score, min-max normalised over the pool;
+//   - fromOrder: a plain list (no search ranks it): 1 - i/N for the i-th
+//     candidate (0-based) of the N in Weaviate's list order, so ties among
+//     equally unranked candidates break the same way on every route.
+type relevanceSource int
+
+// String is the name shown in _additional { diverseSelect { relevanceSource } }.
+func (s relevanceSource) String() string {
+	switch s {
+	case fromScore:
+		return "score"
+	case fromOrder:
+		return "order"
+	case fromRerank:
+		return "rerank"
+	}
+	return "distance"
+}
+
+// deferral is what the pool's search left out for the selection to supply.
+type deferral struct {
+	// vectors: the pool's search was not asked for the vector the
+	// selection compares (it may still carry it when the query asked for
+	// it): the selection takes it from the feature cache and reads it by id
+	// with the text of the candidates the cache does not hold.
+	vectors bool
+}
+
+// readsOnlyText reports whether the selection reads no property but its
+// text properties, whose text the feature cache can stand in for.
+func (s *settings) readsOnlyText() bool {
+	e := s.eff
+	return e.TokenProperty == "" && !s.readsSources() && len(propertyParams(e)) == 0 && len(s.textProps) > 0
+}
+
+const (
+	fromDistance relevanceSource = iota
+	fromScore
+	fromOrder
+	fromRerank
+)

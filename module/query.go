@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/dto"
-	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
+	"github.com/weaviate/weaviate/entities/modelsext"
+	schemaConfig "github.com/weaviate/weaviate/entities/schema/config"
 	"github.com/weaviate/weaviate/entities/search"
-	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
 	"github.com/diverse-select/diverse-select/config"
 )
@@ -20,15 +21,9 @@ import (
 // window (from the first result, the offset paging the selection), what the
 // search loads, and the hooks that run on the pool.
 type query struct {
-	plan   *plan
-	search dto.GetParams
-	// reads and noProps are what the query itself loads for the objects it
-	// returns: the properties it names (none named: all), or none at all.
-	// The selected objects are cut to them, on every path, so the response
-	// and generate get what they get without the module.
-	reads   []string
-	noProps bool
-	entry   entry
+	plan    *plan
+	search  dto.GetParams
+	arrival arrival
 	// explain: the query asks for explainScore, where the rerank routes
 	// put each object's explanation.
 	explain bool
@@ -36,7 +31,7 @@ type query struct {
 
 // resolve builds the query's plan, exactly once per query, and the params
 // of its pool's search.
-func (e *engine) resolve(c entry, params dto.GetParams) (*query, error) {
+func (e *engine) resolve(c arrival, params dto.GetParams) (*query, error) {
 	if params.Selection != nil && params.Selection.MMR != nil {
 		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with Weaviate's own MMR selection: choose one")}
 	}
@@ -60,11 +55,10 @@ func (e *engine) resolve(c entry, params dto.GetParams) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.read = c.read
-	q := &query{plan: p, entry: c, search: params, explain: params.AdditionalProperties.ExplainScore,
-		noProps: params.AdditionalProperties.NoProps}
+	p.read, p.noProps = c.read, params.AdditionalProperties.NoProps
+	q := &query{plan: p, arrival: c, search: params, explain: params.AdditionalProperties.ExplainScore}
 	for _, prop := range params.Properties {
-		q.reads = append(q.reads, prop.Name)
+		p.loads = append(p.loads, prop.Name)
 	}
 	if err := e.setSearchWindow(q, class, window); err != nil {
 		return nil, err
@@ -76,210 +70,10 @@ func (e *engine) resolve(c entry, params dto.GetParams) (*query, error) {
 	return q, nil
 }
 
-// window is the query's own offset and limit (boost keeps them aside while
-// it fetches deeper).
-type window struct{ offset, limit int }
-
-func queryWindow(params dto.GetParams) window {
-	if b := params.Boost; b != nil && b.Weight > 0 {
-		return window{offset: b.OriginalOffset, limit: b.OriginalLimit}
-	}
-	if params.Pagination == nil {
-		return window{}
-	}
-	return window{offset: params.Pagination.Offset, limit: params.Pagination.Limit}
-}
-
-// setSearchWindow sets the pool's search to the pool from its first result: the
-// offset pages the selection ((*selectors.Selector).RunPage), never the search, so every
-// page selects from the same retrieval. The top-level form's pool is
-// candidates; the field form's and the rerank route's, the query limit.
-func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error {
-	p := q.plan
-	pool := w.limit
-	if routes[p.route].candidatesArePool {
-		pool = p.eff.Candidates
-	}
-	if pool > e.defaults.MaxCandidates {
-		return candidateCapError(pool, e.defaults.MaxCandidates) // before the search runs
-	}
-	if !routes[p.route].candidatesArePool {
-		if err := checkPoolPolicy(class, p.route, pool); err != nil {
-			return err
-		}
-	}
-	if p.eff.WidenTo > 0 && pool > 0 && p.eff.WidenTo <= pool {
-		return &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
-			"is %d, not above the pool of %d (candidates, or the query limit on the other routes): it widens to a larger pool", p.eff.WidenTo, pool)}
-	}
-	if pool > 0 {
-		p.poolSize = pool
-		q.setSearchLimit(pool)
-	} else {
-		// A search by distance (certainty or distance without a limit): the
-		// threshold sizes the pool, which the search fetches at most one
-		// beyond the module's cap, so that a larger one is refused after
-		// reading no more than that (readPool).
-		q.setSearchLimit(e.defaults.MaxCandidates + 1)
-	}
-	return nil
-}
-
-// setSearchLimit makes the pool's search fetch limit results from its first one
-// (autocut kept); under boost, boost re-ranks at least that deep and keeps
-// them all.
-func (q *query) setSearchLimit(limit int) {
-	pg := filters.Pagination{Limit: limit}
-	if q.search.Pagination != nil {
-		pg = *q.search.Pagination
-		pg.Offset, pg.Limit = 0, limit
-	}
-	if b := q.search.Boost; b != nil && b.Weight > 0 {
-		boost := *b
-		boost.OriginalOffset, boost.OriginalLimit = 0, limit
-		q.search.Boost = &boost
-		if q.search.Pagination != nil && q.search.Pagination.Limit > limit {
-			pg.Limit = q.search.Pagination.Limit // boost's own depth
-		}
-	}
-	q.search.Pagination = &pg
-}
-
-// setSearchHooks sets the hooks that run on the pool: only a reranker that is
-// not this module - the cross-encoder of a gRPC rerank whose property
-// carries settings, by its plain property name, or the `_additional {
-// rerank }` of a GraphQL selection on a collection with another reranker.
-// The explorer's stage runs every other hook after the selection. Settings
-// given in two places are refused.
-func setSearchHooks(q *query, class *models.Class) error {
-	c := q.entry
-	hooks := map[string]any{}
-	switch rp, reranks := q.search.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
-	case routes[c.route].reranksFirst:
-		hooks[rerankProperty] = plainRerank(c.rerank)
-	case routes[c.route].ownsRerank || !reranks || rp == nil:
-	case classConfig(class, RerankerName) != nil:
-		return &markedError{mark: errRefused, err: fmt.Errorf("both select on this collection: its reranker is %s and the query "+
-			"asks for diverseSelect too; give the selection once (the rerank field, or diverseSelect)", RerankerName)}
-	case strings.Contains(rp.GetProperty(), RerankSettingsSeparator):
-		return &markedError{mark: errRefused, err: errors.New("selection settings in the rerank property and diverseSelect " +
-			"in the same query: give them in one place (diverseSelect's arguments)")}
-	default:
-		hooks[rerankProperty] = rp // another reranker scores the pool first
-	}
-	q.search.AdditionalProperties.ModuleParams = hooks
-	return nil
-}
-
-// plainRerank is a rerank call with its property's settings cut off: the
-// reranker reads the property by its name.
-func plainRerank(rp *rank.Params) *rank.Params {
-	name, _, _ := strings.Cut(rp.GetProperty(), RerankSettingsSeparator)
-	out := *rp
-	out.Property = &name
-	return &out
-}
-
-// setSearchLoads decides what the pool's search loads. The selection reads each
-// candidate's vector and text; when it is the only reader of the pool (no
-// reranker reads it first) and reads nothing but its text properties, the
-// pool is read as ids, scores and, when the query asks for them, vectors:
-// the selection takes the text and the vector it compares from the feature
-// cache, reads the candidates the cache does not hold by id in one batch,
-// and the selected objects' properties by id (selectedObjects). Otherwise
-// the pool's search loads what the selection reads with what the query asks
-// for.
-func (e *engine) setSearchLoads(q *query, class *models.Class) {
-	p := q.plan
-	// A rerank property that carries settings is loaded by its plain name.
-	q.reads = plainNames(q.reads)
-	q.search.Properties = plainProperties(q.search.Properties)
-	if rp, ok := q.search.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); ok {
-		q.search.Properties = withProperty(q.search.Properties, rp.GetProperty())
-	}
-	if e.searchDeferrable(q, class) {
-		q.search.Properties = nil
-		q.search.AdditionalProperties.NoProps = true
-		p.deferred = &deferral{}
-		if !hasMultiVector(class) {
-			p.deferred.vectors = true
-		} else {
-			e.askVector(q)
-		}
-		return
-	}
-	for _, name := range p.propertiesToExtract() {
-		q.search.Properties = withProperty(q.search.Properties, name)
-	}
-	if len(q.search.Properties) > 0 {
-		q.search.AdditionalProperties.NoProps = false
-	}
-	e.askVector(q)
-}
-
-// cut cuts a selected object to what the query loads (reads, noProps):
-// whatever the pool's search or a read by id loaded for the selection.
-func (q *query) cut(schema any) any {
-	props, ok := schema.(map[string]any)
-	if !ok || (len(q.reads) == 0 && !q.noProps) {
-		return schema
-	}
-	out := make(map[string]any, len(q.reads)+2)
-	for _, name := range q.reads {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	for _, name := range []string{"id", "_additional"} {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	return out
-}
-
-// askVector asks the pool's search for the vector the selection compares.
-func (e *engine) askVector(q *query) {
-	p, addl := q.plan, &q.search.AdditionalProperties
-	switch {
-	case !p.needsVectors():
-	case p.target == "":
-		addl.Vector = true
-	case !slices.Contains(addl.Vectors, p.target):
-		addl.Vectors = append(slices.Clone(addl.Vectors), p.target)
-	}
-}
-
-// searchDeferrable: the selection may read the pool as ids and scores (see
-// setSearchLoads).
-func (e *engine) searchDeferrable(q *query, class *models.Class) bool {
-	pool := q.search
-	if e.features == nil || q.plan.read == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
-		(pool.Boost != nil && pool.Boost.Weight > 0) || pool.Group != nil || !q.plan.readsOnlyText() ||
-		filtersExpiredOnProperty(class) {
-		return false
-	}
-	for _, p := range pool.Properties {
-		if len(p.Refs) > 0 {
-			return false // cross-references are resolved by the search
-		}
-	}
-	return true
-}
-
-func withProperty(props []search.SelectProperty, name string) []search.SelectProperty {
-	for _, p := range props {
-		if p.Name == name {
-			return props
-		}
-	}
-	return append(slices.Clone(props), search.SelectProperty{Name: name, IsPrimitive: true})
-}
-
 // decorate finishes the selected objects for the route's reply: the rerank
 // route's scores, and a gRPC search's explanations in explainScore.
 func (q *query) decorate(out []search.Result) {
-	row := routes[q.entry.route]
+	row := routes[q.arrival.route]
 	if row.rerankScores {
 		giveRerankScores(out)
 	}
@@ -289,27 +83,166 @@ func (q *query) decorate(out []search.Result) {
 	}
 }
 
-// plainNames are names with a rerank property's carried settings cut off,
-// each once.
-func plainNames(names []string) []string {
-	var out []string
-	for _, n := range names {
-		n, _, _ = strings.Cut(n, RerankSettingsSeparator)
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
+// planFrom builds the plan from the settings merged for class.
+func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
+	var err error
+	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
+		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
+	if st.eff.Query != "" {
+		p.queryText = st.eff.Query
 	}
-	return out
+	if err := config.CheckQueryText(p.queryText, st.limits); err != nil {
+		return nil, err
+	}
+	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
+		return nil, err
+	}
+	if p.paged && st.eff.WidenTo > 0 {
+		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
+			"is %d and the query pages (offset): pages need one fixed pool; give widenTo: 0 with offset, or raise candidates", st.eff.WidenTo)}
+	}
+	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
+	if err != nil {
+		return nil, err
+	}
+	p.multiVector = targetIsMultiVector(class, p.target)
+	return p, nil
 }
 
-func plainProperties(props []search.SelectProperty) []search.SelectProperty {
-	var out []search.SelectProperty
-	for _, p := range props {
-		if name, _, found := strings.Cut(p.Name, RerankSettingsSeparator); found {
-			out = withProperty(out, name)
-			continue
+// settingsFor merges module defaults, class config and query, and picks the
+// text properties.
+func (e *engine) settingsFor(class *models.Class, route route, query *config.Overrides) (*settings, error) {
+	e.resolutions.Add(1)
+	name := routes[route].config
+	var classOverrides *config.Overrides
+	if raw := classConfig(class, name); raw != nil {
+		var err error
+		if classOverrides, err = config.Parse(raw, e.defaults.Limits); err != nil {
+			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
-		out = append(out, p)
 	}
-	return out
+	if err := checkPolicy(class, route, query); err != nil { // rerank_settings.go
+		return nil, err
+	}
+	eff, err := config.Merge(e.defaults, classOverrides, query)
+	if err != nil {
+		return nil, err
+	}
+	s := schemaOf(class)
+	if err := config.CheckSchema(query, s); err != nil {
+		return nil, err
+	}
+	if err := config.CheckPropertyParams(eff, s); err != nil {
+		return nil, err
+	}
+	st := &settings{eff: eff, limits: e.defaults.Limits}
+	if eff.TextProperty != "" {
+		// Each property once: a repeated one would only repeat its text.
+		st.textProps = []string{eff.TextProperty}
+		for _, name := range eff.ExtraTextProperties {
+			if !slices.Contains(st.textProps, name) { // config.Limits bound the list
+				st.textProps = append(st.textProps, name)
+			}
+		}
+	} else {
+		// Default: every text property, in schema order - the chunk as a whole.
+		for _, p := range class.Properties {
+			if len(p.DataType) == 1 && (p.DataType[0] == "text" || p.DataType[0] == "text[]") {
+				st.textProps = append(st.textProps, p.Name)
+			}
+		}
+	}
+	return st, nil
+}
+
+// resolveTarget picks the vector compared between candidates and its metric:
+// the query's targetVector argument, else the search's target vector, else
+// the class's configured targetVector, else the class's only named vector,
+// else the legacy vector. A class with several named vectors and no target
+// is an error only for a selection that compares vectors.
+func resolveTarget(class *models.Class, query *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
+	eff := st.eff
+	searchTargets = slices.Compact(slices.Sorted(slices.Values(searchTargets)))
+	needsVector := st.needsVectors()
+	switch {
+	case query != nil && query.TargetVector != "":
+		target = query.TargetVector
+	case len(searchTargets) == 1:
+		target = searchTargets[0]
+	case len(searchTargets) > 1 && slices.Contains(searchTargets, eff.TargetVector):
+		target = eff.TargetVector
+	case len(searchTargets) > 1:
+		if needsVector {
+			return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+				"must be set when the search targets several vectors (%s): diverse selection compares candidates on one vector",
+				strings.Join(searchTargets, ", "))}
+		}
+		target = searchTargets[0] // only the metric is read
+	case eff.TargetVector != "":
+		target = eff.TargetVector
+	case len(class.VectorConfig) == 1 && !modelsext.ClassHasLegacyVectorIndex(class):
+		for name := range class.VectorConfig {
+			target = name
+		}
+	case len(class.VectorConfig) > 1 && !modelsext.ClassHasLegacyVectorIndex(class):
+		if !needsVector {
+			return "", "cosine", nil // the selection reads no vector; relevance needs no metric without a search vector
+		}
+		names := schemaOf(class).NamedVectors
+		sort.Strings(names)
+		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf(
+			"must be set: class %s has several named vectors (%s) and the search names none", class.Class, strings.Join(names, ", "))}
+	}
+	vc, ok := modelsext.ClassGetVectorConfig(class, target)
+	if target != "" && !ok {
+		names := schemaOf(class).NamedVectors
+		sort.Strings(names)
+		return "", "", &config.Error{Key: config.KeyTargetVector, Msg: fmt.Sprintf("names %q, which is not a named vector of class %s; named vectors: %s",
+			target, class.Class, strings.Join(names, ", "))}
+	}
+	metric = "cosine"
+	switch ic := vc.VectorIndexConfig.(type) {
+	case schemaConfig.VectorIndexConfig:
+		if d := ic.DistanceName(); d != "" {
+			metric = d
+		}
+	case map[string]any:
+		if d, ok := ic["distance"].(string); ok && d != "" {
+			metric = d
+		}
+	}
+	return target, metric, nil
+}
+
+// pageOffset is the query's offset: the diverse-select setting offset (the
+// rerank route's place for it) or the query's own offset (GraphQL); giving
+// both with different values is an error rather than a guess.
+func pageOffset(query *config.Overrides, s searchFacts) (offset int, paged bool, err error) {
+	if s.offset < 0 {
+		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
+			"is %d; allowed: an integer >= 0, the number of results the earlier pages showed", s.offset)}
+	}
+	if !query.Has(config.KeyOffset) {
+		return s.offset, s.paged, nil
+	}
+	if s.paged && s.offset != query.Offset {
+		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
+			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", query.Offset, s.offset)}
+	}
+	return query.Offset, true, nil
+}
+
+// resolve calls the route's entry point: it reads the query's settings,
+// merged over the class's config, and sets what the route decides of the
+// search - the offset, whether the query pages, the output cap.
+func (r route) resolve(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+	switch r {
+	case routeArgument, routeField:
+		return resolveGraphQL(e, c, class, w, s)
+	case routeRerank:
+		return resolveRerank(e, c, class, w, s)
+	case routeCrossEncoder:
+		return resolveCrossEncoder(e, c, class, w, s)
+	}
+	return nil, nil, fmt.Errorf("route %d has no entry point", r)
 }

@@ -7,44 +7,6 @@ import (
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 )
 
-// relevanceSource is where a candidate's relevance comes from. The same
-// rule holds on every route (argument, field, rerank):
-//
-//   - fromRerank: a reranker module (reranker-transformers, -cohere, ...)
-//     ran before the selection and scored every candidate: its scores,
-//     min-max normalised over the pool (1 = best, 0 = worst). Min-max because
-//     rerankers disagree on the scale (cross-encoder logits, probabilities):
-//     the ranking and the relative gaps are what every one of them means;
-//   - fromDistance: nearText, nearVector, nearObject, ...: from the distance
-//     under the target vector's metric (1 - distance for cosine); on a
-//     multi-vector target minus the distance (the MaxSim score), min-max
-//     normalised over the pool;
-//   - fromScore: bm25 and hybrid: the score, min-max normalised over the pool;
-//   - fromOrder: a plain list (no search ranks it): 1 - i/N for the i-th
-//     candidate (0-based) of the N in Weaviate's list order, so ties among
-//     equally unranked candidates break the same way on every route.
-type relevanceSource int
-
-const (
-	fromDistance relevanceSource = iota
-	fromScore
-	fromOrder
-	fromRerank
-)
-
-// String is the name shown in _additional { diverseSelect { relevanceSource } }.
-func (s relevanceSource) String() string {
-	switch s {
-	case fromScore:
-		return "score"
-	case fromOrder:
-		return "order"
-	case fromRerank:
-		return "rerank"
-	}
-	return "distance"
-}
-
 // rerankScore is the score a reranker module left on res, if any.
 func rerankScore(res search.Result) (float64, bool) {
 	rs, ok := res.AdditionalProperties[rerankProperty].([]*rankmodels.RankResult)

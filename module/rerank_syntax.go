@@ -154,7 +154,7 @@ const (
 	tokOther
 )
 
-type token struct {
+type lexToken struct {
 	kind tokKind
 	text string // a name, a number, a string's value
 	at   int
@@ -214,9 +214,9 @@ func (lx *settingsLexer) value(name string, lim config.Limits) (any, error) {
 	}
 }
 
-// scalar converts a scalar token as the GraphQL field's astValue does (nil
-// for a token that is no value).
-func scalar(name string, tok token) (any, error) {
+// scalar converts a scalar lexToken as the GraphQL field's astValue does (nil
+// for a lexToken that is no value).
+func scalar(name string, tok lexToken) (any, error) {
 	switch tok.kind {
 	case tokString:
 		return tok.text, nil
@@ -245,7 +245,7 @@ func scalar(name string, tok token) (any, error) {
 	return nil, nil
 }
 
-func (lx *settingsLexer) syntax(want string, got token) error {
+func (lx *settingsLexer) syntax(want string, got lexToken) error {
 	what := "the end of the settings"
 	if got.kind != tokEnd {
 		what = strconv.Quote(clipText(lx.s[got.at:min(len(lx.s), got.at+16)]))
@@ -254,49 +254,49 @@ func (lx *settingsLexer) syntax(want string, got token) error {
 		"(expected %s at byte %d, found %s); %s", want, got.at, what, settingsExample)}
 }
 
-func (lx *settingsLexer) next() (token, error) {
+func (lx *settingsLexer) next() (lexToken, error) {
 	s := lx.s
 	for lx.pos < len(s) && (s[lx.pos] == ' ' || s[lx.pos] == '\t' || s[lx.pos] == '\n' || s[lx.pos] == '\r' || s[lx.pos] == ',') {
 		lx.pos++
 	}
 	start := lx.pos
 	if start == len(s) {
-		return token{kind: tokEnd, at: start}, nil
+		return lexToken{kind: tokEnd, at: start}, nil
 	}
 	c := s[start]
 	switch {
 	case c == ':':
 		lx.pos++
-		return token{kind: tokColon, at: start}, nil
+		return lexToken{kind: tokColon, at: start}, nil
 	case c == '[':
 		lx.pos++
-		return token{kind: tokOpen, at: start}, nil
+		return lexToken{kind: tokOpen, at: start}, nil
 	case c == ']':
 		lx.pos++
-		return token{kind: tokClose, at: start}, nil
+		return lexToken{kind: tokClose, at: start}, nil
 	case c == '$':
 		lx.pos++
-		return token{kind: tokVariable, at: start}, nil
+		return lexToken{kind: tokVariable, at: start}, nil
 	case c == '"':
 		return lx.str()
 	case c == '_' || isLetter(c):
 		for lx.pos < len(s) && (s[lx.pos] == '_' || isLetter(s[lx.pos]) || isDigit(s[lx.pos])) {
 			lx.pos++
 		}
-		return token{kind: tokName, text: s[start:lx.pos], at: start}, nil
+		return lexToken{kind: tokName, text: s[start:lx.pos], at: start}, nil
 	case c == '-' || isDigit(c):
 		lx.pos++
 		for lx.pos < len(s) && (isDigit(s[lx.pos]) || strings.IndexByte(".eE+-", s[lx.pos]) >= 0) {
 			lx.pos++
 		}
-		return token{kind: tokNumber, text: s[start:lx.pos], at: start}, nil
+		return lexToken{kind: tokNumber, text: s[start:lx.pos], at: start}, nil
 	}
 	lx.pos++
-	return token{kind: tokOther, at: start}, nil
+	return lexToken{kind: tokOther, at: start}, nil
 }
 
 // str reads a GraphQL string literal with its escapes.
-func (lx *settingsLexer) str() (token, error) {
+func (lx *settingsLexer) str() (lexToken, error) {
 	s, start := lx.s, lx.pos
 	var b strings.Builder
 	for i := start + 1; i < len(s); {
@@ -304,9 +304,9 @@ func (lx *settingsLexer) str() (token, error) {
 		switch {
 		case c == '"':
 			lx.pos = i + 1
-			return token{kind: tokString, text: b.String(), at: start}, nil
+			return lexToken{kind: tokString, text: b.String(), at: start}, nil
 		case c == '\n' || c == '\r':
-			return token{}, lx.syntax("a closing quote", token{kind: tokOther, at: i})
+			return lexToken{}, lx.syntax("a closing quote", lexToken{kind: tokOther, at: i})
 		case c != '\\':
 			b.WriteByte(c)
 			i++
@@ -330,21 +330,21 @@ func (lx *settingsLexer) str() (token, error) {
 			b.WriteByte('\t')
 		case 'u':
 			if i+6 > len(s) {
-				return token{}, lx.syntax(`four hex digits after \u`, token{kind: tokOther, at: i})
+				return lexToken{}, lx.syntax(`four hex digits after \u`, lexToken{kind: tokOther, at: i})
 			}
 			r, err := strconv.ParseUint(s[i+2:i+6], 16, 16)
 			if err != nil {
-				return token{}, lx.syntax(`four hex digits after \u`, token{kind: tokOther, at: i})
+				return lexToken{}, lx.syntax(`four hex digits after \u`, lexToken{kind: tokOther, at: i})
 			}
 			b.WriteRune(decodeRune(rune(r)))
 			i += 6
 			continue
 		default:
-			return token{}, lx.syntax("a valid escape", token{kind: tokOther, at: i})
+			return lexToken{}, lx.syntax("a valid escape", lexToken{kind: tokOther, at: i})
 		}
 		i += 2
 	}
-	return token{}, lx.syntax("a closing quote", token{kind: tokEnd, at: len(s)})
+	return lexToken{}, lx.syntax("a closing quote", lexToken{kind: tokEnd, at: len(s)})
 }
 
 // decodeRune maps a lone UTF-16 surrogate to the replacement character.

@@ -18,18 +18,6 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 )
 
-// RerankerName is the reranker-typed module that makes diverse selection
-// reachable over gRPC: the official clients (Python v4, TypeScript v3, Go,
-// Java, C#) query over gRPC, whose SearchRequest has no slot for module
-// arguments but does carry `rerank {property, query}`. A collection that
-// configures this module as its reranker gets diverse selection from that
-// field, with strategy, budget and parameters from its moduleConfig.
-const RerankerName = "reranker-diverse-select"
-
-// rerankProperty is the additional property (and GraphQL field) every
-// Weaviate reranker provides; the gRPC parser fills it from SearchRequest.rerank.
-const rerankProperty = "rerank"
-
 // Reranker is the module RerankerName. It shares the engine (defaults, token
 // counters, feature cache) with diverse-select when both are enabled.
 //

@@ -1,26 +1,18 @@
 package diverseselect
 
-import (
-	"fmt"
-
-	"github.com/weaviate/weaviate/entities/models"
-
-	"github.com/diverse-select/diverse-select/config"
-)
-
 // route is how a query reaches the selection stage. What differs between
-// the routes is one row of routes; each route has one entry point in its
-// route_*.go file, which resolve calls. Adding a route is a constant, its
-// row, its entry point with its case in resolve, and the case of entryOf
-// (stage.go) that recognises the query.
+// the routes is one row of routes; each route has one entry point in a
+// route_*.go file, which route.resolve (query.go) calls. Adding a route is a
+// constant, its row, its entry point with its case in route.resolve, and the
+// case of arrivalOf (stage.go) that recognises the query.
 type route uint8
 
 const (
 	routeNone         route = iota // not a selection: the stage lets the query pass
-	routeArgument                  // Get { C(diverseSelect: {...}) } (route_argument.go)
-	routeField                     // _additional { diverseSelect(...) } (route_field.go)
+	routeArgument                  // Get { C(diverseSelect: {...}) } (route_graphql.go)
+	routeField                     // _additional { diverseSelect(...) } (route_graphql.go)
 	routeRerank                    // a rerank by reranker-diverse-select (route_rerank.go)
-	routeCrossEncoder              // a rerank by another module whose property carries settings (route_cross_encoder.go)
+	routeCrossEncoder              // a rerank by another module whose property carries settings (route_rerank.go)
 )
 
 // routeRow is what differs between the routes.
@@ -60,18 +52,3 @@ var routes = [...]routeRow{
 
 // String is the route's label in the metrics and the log.
 func (r route) String() string { return routes[r].label }
-
-// resolve calls the route's entry point: it reads the query's settings,
-// merged over the class's config, and sets what the route decides of the
-// search - the offset, whether the query pages, the output cap.
-func (r route) resolve(e *engine, c *entry, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
-	switch r {
-	case routeArgument, routeField:
-		return resolveGraphQL(e, c, class, w, s)
-	case routeRerank:
-		return resolveRerank(e, c, class, w, s)
-	case routeCrossEncoder:
-		return resolveCrossEncoder(e, c, class, w, s)
-	}
-	return nil, nil, fmt.Errorf("route %d has no entry point", r)
-}

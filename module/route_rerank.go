@@ -1,6 +1,9 @@
 package diverseselect
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
@@ -19,7 +22,7 @@ import (
 // resolveRerank is the rerank route's entry point: the rerank call's
 // settings (rerankSettings) on a class that configures no other reranker;
 // an offset above 0 pages.
-func resolveRerank(e *engine, c *entry, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+func resolveRerank(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
 	s.offset, s.paged = w.offset, w.offset > 0
 	if err := e.otherRerankers(class); err != nil { // a class created without validation
 		return nil, nil, err
@@ -89,4 +92,58 @@ func explainInScore(out []search.Result) {
 		}
 		out[i].ExplainScore = text
 	}
+}
+
+// A cross-encoder and diverse selection in one gRPC search. A collection
+// whose reranker is another module (reranker-transformers, -cohere, ...)
+// gets the gRPC rerank field's call; GraphQL adds diverse selection after it
+// with the diverseSelect argument or field, which gRPC has no slot for. When
+// such a search's rerank property carries settings (rerank_settings.go: the
+// helpers' form), the stage takes the search as the field form would: the
+// cross-encoder gets the property by its plain name and scores the pool,
+// then the selection runs with its scores as relevance (relevanceSource
+// rerank), as over GraphQL. The settings are validated against
+// moduleConfig["diverse-select"] and its query policy, as the field's
+// arguments are.
+
+// resolveCrossEncoder is the cross-encoder route's entry point: the
+// settings the rerank property carries for another reranker, read as the
+// field form's arguments with the property as textProperty and the rerank
+// query as the query text; an offset above 0 pages.
+func resolveCrossEncoder(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+	s.offset, s.paged = w.offset, w.offset > 0
+	property, raw, err := parseRerankProperty(c.rerank.GetProperty())
+	if err != nil {
+		return nil, nil, err
+	}
+	raw[config.KeyTextProperty] = property
+	if q := c.rerank.GetQuery(); strings.TrimSpace(q) != "" {
+		raw[config.KeyQuery] = q // plain text, as on the rerank route
+	}
+	query, err := config.Parse(raw, e.defaults.Limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := e.settingsFor(class, c.route, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return query, st, nil
+}
+
+// Pages on the gRPC rerank route. A gRPC search's offset would make the
+// database hand the selection a pool that starts after it; the stage runs
+// the search from its first result, as on page 1, and pages the selection
+// (search.go, setSearchWindow).
+
+// explainPage is what a gRPC reply's explainScore says of a selected
+// result, the rerank route's only per-object text: the rank in the whole
+// paged selection, the page's offset and, when the query pages, whether the
+// pool is spent.
+func explainPage(rank, offset int, exhausted *bool) string {
+	s := fmt.Sprintf("diverseSelect: rank %d, offset %d", rank, offset)
+	if exhausted != nil {
+		s += fmt.Sprintf(", exhausted %t", *exhausted)
+	}
+	return s
 }

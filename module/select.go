@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
+	"sort"
 	"time"
 
+	"github.com/sirupsen/logrus"
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 
@@ -16,10 +17,10 @@ import (
 	"github.com/diverse-select/diverse-select/simcache"
 )
 
-// pool is one pool as the selection reads it: the candidates
+// candidatePool is one pool as the selection reads it: the candidates
 // within the plan's threshold, with what the pool's search deferred read by
 // id or taken from the feature cache.
-type pool struct {
+type candidatePool struct {
 	in       []search.Result
 	entries  []*simcache.Features // the candidates' cache entries (nil: not deferred)
 	uncached int                  // deferred candidates read by id for their text
@@ -28,12 +29,12 @@ type pool struct {
 // readPool applies the plan's threshold and the candidate cap to a pool the
 // search returned, and reads what its search deferred and the feature cache
 // does not hold (deferred.go).
-func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*pool, error) {
+func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*candidatePool, error) {
 	in = p.threshold.filter(in)
 	if len(in) > e.defaults.MaxCandidates {
 		return nil, candidateCapError(len(in), e.defaults.MaxCandidates)
 	}
-	out := &pool{in: in}
+	out := &candidatePool{in: in}
 	if p.deferred != nil {
 		var err error
 		if out.in, out.entries, out.uncached, err = e.loadUncached(ctx, p, in); err != nil {
@@ -43,10 +44,10 @@ func (e *engine) readPool(ctx context.Context, p *plan, in []search.Result) (*po
 	return out, nil
 }
 
-// selection is one selection over a pool: the selection and what its
+// poolSelection is one selection over a pool: the selection and what its
 // explanation needs. release frees its share of the in-flight bound.
-type selection struct {
-	*pool
+type poolSelection struct {
+	*candidatePool
 	page    *selectors.Page
 	problem *selectors.Problem
 	source  relevanceSource
@@ -60,8 +61,8 @@ type selection struct {
 // selectPool selects from a pool: it builds the problem and runs the
 // strategy under the in-flight bound (the caller holds the time cap). widen
 // is set when the selection asks for a wider pool (widenedFrom 0 only).
-func (e *engine) selectPool(ctx context.Context, p *plan, pool *pool, widenedFrom int) (_ *selection, err error) {
-	s := &selection{pool: pool, release: func() {}, widened: widenedFrom}
+func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, widenedFrom int) (_ *poolSelection, err error) {
+	s := &poolSelection{candidatePool: pool, release: func() {}, widened: widenedFrom}
 	if len(s.in) == 0 {
 		return s, nil
 	}
@@ -94,11 +95,10 @@ func (e *engine) selectPool(ctx context.Context, p *plan, pool *pool, widenedFro
 // properties the pool's search deferred are read whole by id first (and
 // cut to what the query loads), and one deleted since the search is left
 // out.
-func (e *engine) selectedObjects(ctx context.Context, q *query, s *selection) ([]search.Result, error) {
+func (e *engine) selectedObjects(ctx context.Context, p *plan, s *poolSelection) ([]search.Result, error) {
 	if s.page == nil {
 		return nil, nil // an empty pool
 	}
-	p := q.plan
 	res := s.page.Result
 	if s.widened > 0 {
 		res.Stats["widenedFrom"] = float64(s.widened)
@@ -123,7 +123,7 @@ func (e *engine) selectedObjects(ctx context.Context, q *query, s *selection) ([
 		if gone, read, err = e.loadSelected(ctx, p, s.in, selected); err != nil {
 			return nil, errors.Join(e.stopped(ctx, p, len(s.in), "reading the selected objects"), err)
 		}
-		e.metrics.deferredSelection(s.uncached, read, cachedVectors(p, s.in, s.entries))
+		e.metrics.deferredSelection(s.uncached, read, countCachedVectors(p, s.in, s.entries))
 	}
 	out := make([]search.Result, 0, len(res.Items))
 	for _, it := range res.Items {
@@ -131,7 +131,7 @@ func (e *engine) selectedObjects(ctx context.Context, q *query, s *selection) ([
 			continue
 		}
 		o := s.in[it.Index]
-		o.Schema = q.cut(o.Schema) // what the query gets without the module
+		o.Schema = p.cut(o.Schema) // what the query gets without the module
 		var card any               // null without cards, and for an object without text
 		if s.cards != nil && s.cards[it.Index].Text != "" {
 			card = s.cards[it.Index].Text
@@ -170,221 +170,188 @@ func (e *engine) selectedObjects(ctx context.Context, q *query, s *selection) ([
 	return out, nil
 }
 
-func candidateCapError(n, limit int) error {
-	return &markedError{mark: errCapExceeded, err: fmt.Errorf("%d candidates exceed the module's cap of %d "+
-		"(DIVERSE_SELECT_MAX_CANDIDATES); lower candidates, or with _additional { diverseSelect } the query limit, "+
-		"which is the pool there", n, limit)}
-}
-
-// problem turns the candidate list into a selection problem, and tells
-// where the candidates' relevance came from; with evidence cards it returns
-// every candidate's card (see applyCards). entries are the candidates'
-// feature cache entries when already looked up (nil: look them up).
-func (e *engine) problem(ctx context.Context, p *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
-	counter, err := e.counter(p.eff.Tokenizer)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	needVectors := p.needsVectors()
-	prob := &selectors.Problem{
-		Candidates:     make([]selectors.Candidate, len(in)),
-		Budget:         p.eff.TokenBudget,
-		MaxResults:     p.eff.MaxResults,
-		Query:          p.queryText,
-		Order:          p.eff.Order,
-		DedupThreshold: p.eff.DedupThreshold,
-		MaxMatrixBytes: e.defaults.MaxMatrixBytes(),
-	}
-	if p.maxOut > 0 && (prob.MaxResults == 0 || p.maxOut < prob.MaxResults) {
-		prob.MaxResults = p.maxOut
-	}
-	propNames := propertyParams(p.eff)
-	relevance, source := relevances(p, in)
-	features := e.featureSource(p, counter)
-	text := &lazyText{names: p.textProps, features: features}
-	for i := range in {
-		if i%checkEvery == 0 {
-			if err := e.stopped(ctx, p, len(in), "building the problem"); err != nil {
-				return nil, 0, nil, err
-			}
-		}
-		res := &in[i]
-		props, _ := res.Schema.(map[string]any)
-		if entries != nil {
-			text.resetWith(res, entries[i])
-		} else {
-			text.reset(res)
-		}
-		c := selectors.Candidate{ID: res.ID.String(), Relevance: relevance[i]}
-		if needVectors && !p.multiVector {
-			v, err := vectorOf(*res, p.target, text.cached)
-			if err != nil {
-				return nil, 0, nil, err
-			}
-			c.Vector = v
-		}
-		c.Tokens = tokenCount(props, p.eff.TokenProperty)
-		var n int
-		n, c.Terms, c.TermHashes = features.loadOrStore(text, c.Tokens == 0, c.Vector)
-		if c.Tokens == 0 {
-			c.Tokens = n
-		}
-		if p.eff.Selector.Def.NeedsText {
-			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
-		}
-		if p.readsSources() {
-			c.Source = fmt.Sprint(valueOr(props[p.eff.SourceProperty], ""))
-		}
-		if len(propNames) > 0 {
-			c.Properties = pickProperties(props, propNames)
-		}
-		prob.Candidates[i] = c
-	}
-	if needVectors && p.multiVector {
-		if err := e.setMultiVectors(p, in, prob); err != nil {
-			return nil, 0, nil, err
-		}
-	} else if needVectors {
-		// The SIMD engine, its buffers pooled across queries; mismatched or
-		// non-finite vectors are still refused by the problem's validation.
-		vecs := make([][]float32, len(prob.Candidates))
-		for i := range prob.Candidates {
-			vecs[i] = prob.Candidates[i].Vector
-		}
-		prob.Similarities = simcache.New(vecs)
-	}
-	cards, err := applyCards(ctx, p, prob, in, features, text)
-	if err != nil {
-		return nil, 0, nil, errors.Join(e.stopped(ctx, p, len(in), "making evidence cards"), err)
-	}
-	return prob, source, cards, nil
-}
-
-// vectorOf is the vector of res the strategy compares (target: a named
-// vector, "" the legacy one), as the search loaded it or else from its
-// feature cache entry (nil: none). Its errors are marked
-// selectors.ErrInvalidProblem: the candidates cannot be selected from
-// (invalid_data in the error metrics).
-func vectorOf(res search.Result, target string, cached *simcache.Features) ([]float32, error) {
-	if cached != nil && cached.Vector != nil && !hasVector(res, target) {
-		return cached.Vector, nil
-	}
-	if target == "" {
-		if len(res.Vector) == 0 {
-			return nil, invalidData("object %s has no vector; the strategy compares vectors "+
-				"(use a class with vectors, or a text strategy such as topk, cliff, knapsack or ngram)", res.ID)
-		}
-		return res.Vector, nil
-	}
-	switch v := res.Vectors[target].(type) {
-	case []float32:
-		if len(v) > 0 {
-			return v, nil
-		}
-	case [][]float32:
-		return nil, invalidData("vector %q of object %s is a multi-vector, but the class declares a single vector", target, res.ID)
-	}
-	return nil, invalidData("object %s has no vector %q; the strategy compares vectors", res.ID, target)
-}
-
-func invalidData(format string, args ...any) error {
-	return &markedError{mark: selectors.ErrInvalidProblem, err: fmt.Errorf(format, args...)}
-}
-
-func tokenCount(props map[string]any, name string) int {
-	if name == "" {
-		return 0
-	}
-	var n float64
-	switch v := props[name].(type) {
-	case float64:
-		n = v
-	case int64:
-		n = float64(v)
-	case int:
-		n = float64(v)
-	}
-	if n < 1 || math.IsNaN(n) || n > 1<<30 {
-		return 0 // missing or unusable: count the text instead
-	}
-	return int(n)
-}
-
-// lazyText is one candidate's text and its feature cache entry (looked up
-// once): the text is joined from its text properties only when something
-// needs it - with its token count (and terms) cached, a strategy that reads
-// no text never builds it - and taken from the cache when the search
-// deferred the properties (deferred.go).
-type lazyText struct {
-	names    []string
-	features *featureSource
-	props    map[string]any
-	key      simcache.FeatureKey
-	keyed    bool               // the cache applies to this candidate
-	cached   *simcache.Features // its entry, nil = none
-	b        strings.Builder
-	s        string
-	built    bool
-}
-
-func (t *lazyText) reset(res *search.Result) {
-	t.resetWith(res, nil)
-	if t.keyed {
-		t.cached, _ = t.features.cache.Get(t.key)
-	}
-}
-
-// resetWith is reset with the cache entry already looked up (nil: none).
-func (t *lazyText) resetWith(res *search.Result, cached *simcache.Features) {
-	t.props, _ = res.Schema.(map[string]any)
-	t.built, t.cached = false, cached
-	t.key, t.keyed = t.features.key(res)
-}
-
-func (t *lazyText) get() string {
-	if t.built {
-		return t.s
-	}
-	if t.cached != nil && t.cached.HasText && !hasAnyText(t.props, t.names) {
-		t.s, t.built = t.cached.Text, true
-		return t.s
-	}
-	t.b.Reset()
-	for _, name := range t.names {
-		appendText(&t.b, t.props[name])
-	}
-	t.s, t.built = t.b.String(), true
-	return t.s
-}
-
-func appendText(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		b.WriteString(x)
-	case []string:
-		for _, s := range x {
-			appendText(b, s)
-		}
-	case []any:
-		for _, s := range x {
-			appendText(b, s)
-		}
-	}
-}
-
-func valueOr(v any, def any) any {
-	if v == nil {
-		return def
-	}
-	return v
-}
-
 func finite(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0
 	}
 	return x
+}
+
+// observeSelection is the one place a successful selection is reported: the
+// metrics, the debug line per selection, and a warning when the strategy
+// fell back (the best single item replaced its greedy set).
+// The log fields are built only when a line is written: at the usual info
+// level a selection costs no map or entry here.
+func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
+	route := p.route.String()
+	e.metrics.selection(res.Strategy, route, candidates, res, took)
+	fields := func() logrus.Fields {
+		return logrus.Fields{
+			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
+			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
+			"stopReason": res.Stop,
+			"durationMs": float64(took.Microseconds()) / 1000,
+		}
+	}
+	if levelEnabled(e.logger, logrus.DebugLevel) {
+		e.logger.WithFields(fields()).Debug("diverse-select: selection")
+	}
+	if res.Stats["singleGuard"] == 1 {
+		e.metrics.degradedPath("single_guard")
+		e.logger.WithFields(fields()).Warn("diverse-select: the strategy fell back to the best single item, " +
+			"which alone beats its greedy selection: the budget fits few candidates")
+	}
+}
+
+// levelEnabled reports whether logger writes lines of level (true when it
+// cannot tell).
+func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
+	switch l := logger.(type) {
+	case *logrus.Entry:
+		return l.Logger.IsLevelEnabled(level)
+	case *logrus.Logger:
+		return l.IsLevelEnabled(level)
+	}
+	return true
+}
+
+// runSelection runs the strategy under ctx (capTime's); the strategies
+// check the context in their loops. A cancelled selection is logged, so the
+// stop is observable.
+func (e *engine) runSelection(ctx context.Context, p *plan, prob *selectors.Problem) (*selectors.Page, error) {
+	res, err := p.eff.Selector.RunPage(ctx, prob, p.offset, p.paged)
+	if err == nil {
+		return res, nil
+	}
+	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
+		return nil, panicError(e.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
+	}
+	if ctx.Err() == nil {
+		return nil, strategyError(err)
+	}
+	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
+	e.logger.WithFields(map[string]any{
+		"class": p.className, "strategy": p.eff.Strategy, "candidates": len(prob.Candidates),
+		"reason": ctx.Err().Error(), "timeCap": capHit,
+	}).Warn("diverse-select: selection cancelled")
+	if capHit {
+		return nil, e.stopped(ctx, p, len(prob.Candidates), "selecting")
+	}
+	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
+}
+
+// selectionBytes estimates what selecting from in holds beyond the results
+// Weaviate already has: the candidates' texts and their analysis (problemTextBytes), the packed vectors (when the strategy or the dedup
+// pass compares vectors; every vector of a multi-vector) and the strategy's
+// N x N matrices (unless the matrix cap refuses them before they are
+// allocated). entries are the candidates' feature cache entries when looked
+// up (a deferred vector's length is read there).
+func (e *engine) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+	n := len(in)
+	var need int64
+	if mb, limit := p.eff.Selector.MatrixBytes(n), e.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
+		need += mb
+	}
+	need += problemTextBytes(p, in, entries)
+	if p.needsVectors() && p.multiVector {
+		need += multiVectorBytes(p, in)
+	} else if p.needsVectors() {
+		var first *simcache.Features
+		if len(entries) > 0 {
+			first = entries[0]
+		}
+		if v, err := vectorOf(in[0], p.target, first); err == nil {
+			need += simcache.PackedBytes(n, len(v))
+		}
+	}
+	return need
+}
+
+// textOverhead is what building the problem holds per byte of a candidate's
+// text: the joined text, its terms and, on a feature cache miss, the cached
+// copy and the sentence analysis of evidence cards.
+const textOverhead = 3
+
+// problemTextBytes estimates what building the problem holds for the
+// candidates' texts: textOverhead times their length, from the properties
+// the search loaded or else the feature cache entry.
+func problemTextBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+	var n int64
+	for i := range in {
+		props, _ := in[i].Schema.(map[string]any)
+		loaded := false
+		for _, name := range p.textProps {
+			if v, ok := props[name]; ok {
+				n += textLength(v)
+				loaded = true
+			}
+		}
+		if !loaded && i < len(entries) && entries[i] != nil {
+			n += int64(len(entries[i].Text))
+		}
+	}
+	return textOverhead * n
+}
+
+func textLength(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x))
+	case []string:
+		var n int64
+		for _, s := range x {
+			n += int64(len(s))
+		}
+		return n
+	case []any:
+		var n int64
+		for _, e := range x {
+			n += textLength(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// Widening (widenTo). A fixed pool of a redundant corpus can be all copies
+// of a few chunks: the selection keeps one of each and leaves the budget
+// unused. With widenTo set, a selection that spent its pool on near-copies
+// with room left (selectors.SpentOnCopies) asks the stage for a wider pool;
+// runStage searches once more with widenTo candidates, and the selection on
+// that pool is the answer. The module only asks; the search stays Weaviate's.
+
+// spentOnCopies reports whether the plan widens and the selection res spent
+// the full pool in on near-copies with room left.
+func (e *engine) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
+	if p.eff.WidenTo <= len(in) || (p.poolSize > 0 && len(in) < p.poolSize) {
+		return false // not asked, or the search found no more than this
+	}
+	if len(res.Items) >= prob.K() {
+		return false // full: nothing to widen for (the cheap test first)
+	}
+	// The near-copy test reads the texts, which a strategy that does not
+	// read them was not given.
+	text := &lazyText{names: p.textProps, features: e.featureSource(p, nil)}
+	for i := range in {
+		if prob.Candidates[i].Text == "" {
+			text.reset(&in[i])
+			prob.Candidates[i].Text = text.get()
+		}
+	}
+	return selectors.SpentOnCopies(prob, res)
+}
+
+// statsList turns a strategy's calibrated parameters into GraphQL values,
+// sorted by name.
+func statsList(m map[string]float64) []map[string]any {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]map[string]any, len(names))
+	for i, k := range names {
+		out[i] = map[string]any{"name": k, "value": finite(m[k])}
+	}
+	return out
 }

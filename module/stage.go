@@ -33,9 +33,9 @@ import (
 // callback): fusion, thresholds, autocut, boost and the rerankers.
 type SearchPool = func(context.Context, dto.GetParams) ([]search.Result, error)
 
-// entry is how a query enters the stage: its route and what the route
+// arrival is how a query reaches the stage: its route and what the route
 // carries.
-type entry struct {
+type arrival struct {
 	route route
 	class *models.Class // nil: the engine's classByName
 	// req is a GraphQL form's parsed arguments.
@@ -48,26 +48,26 @@ type entry struct {
 	read MultiGetFunc
 }
 
-// selectResults is the stage's entry (the adapters' SelectResults, the
+// selectResults is the stage's entry point (the adapters' SelectResults, the
 // explorer's ResultSelector): selected is false for a query that does not
 // select with this module.
 func (e *engine) selectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) (out []search.Result, selected bool, err error) {
-	return e.selectWith(ctx, params, searchPool, source{read: e.multiGet})
+	return e.selectWith(ctx, params, searchPool, origin{read: e.multiGet})
 }
 
-// source is where a query's collection and its reads by id come from:
+// origin is where a query's collection and its reads by id come from:
 // inside Weaviate its live schema and MultiGet, in the gateway the
 // caller's view of the upstream.
-type source struct {
+type origin struct {
 	class *models.Class // nil: the engine's classByName
 	read  MultiGetFunc  // nil: none, the pool's search then loads what the selection reads
 }
 
-// selectWith is selectResults with the query's source given. Its errors
+// selectWith is selectResults with the query's origin given. Its errors
 // carry their gRPC status (status.go).
-func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPool SearchPool, src source) (out []search.Result, selected bool, err error) {
-	var c entry
-	if err := guard(e.logger, "selection stage", func() error { c = e.entryOf(ctx, params, src.class); return nil }); err != nil {
+func (e *engine) selectWith(ctx context.Context, params dto.GetParams, searchPool SearchPool, src origin) (out []search.Result, selected bool, err error) {
+	var c arrival
+	if err := guard(e.logger, "selection stage", func() error { c = e.arrivalOf(ctx, params, src.class); return nil }); err != nil {
 		return nil, true, withStatus(named(ArgName, err))
 	}
 	if c.route == routeNone {
@@ -107,23 +107,16 @@ func (e *engine) runSearch(ctx context.Context, searchPool SearchPool, params dt
 	return in, nil
 }
 
-// searchError is an error of the pool's search: Weaviate's, which the
-// query gets as it is.
-type searchError struct{ err error }
-
-func (e *searchError) Error() string { return e.err.Error() }
-func (e *searchError) Unwrap() error { return e.err }
-
-// entryOf tells whether and by which route the stage takes a query: only
+// arrivalOf tells whether and by which route the stage takes a query: only
 // reading, the query is resolved in runStage.
-func (e *engine) entryOf(ctx context.Context, params dto.GetParams, class *models.Class) entry {
+func (e *engine) arrivalOf(ctx context.Context, params dto.GetParams, class *models.Class) arrival {
 	addl := params.AdditionalProperties.ModuleParams
 	if r, ok := addl[ArgName].(*Request); ok && r != nil {
-		return entry{route: r.route, req: r}
+		return arrival{route: r.route, req: r}
 	}
 	rp, ok := addl[rerankProperty].(*rank.Params)
 	if !ok || rp == nil {
-		return entry{}
+		return arrival{}
 	}
 	rp = withRerankOptions(ctx, rp)
 	if class == nil {
@@ -131,13 +124,13 @@ func (e *engine) entryOf(ctx context.Context, params dto.GetParams, class *model
 	}
 	switch {
 	case class == nil:
-		return entry{}
+		return arrival{}
 	case classConfig(class, RerankerName) != nil:
-		return entry{route: routeRerank, class: class, rerank: rp}
+		return arrival{route: routeRerank, class: class, rerank: rp}
 	case strings.Contains(rp.GetProperty(), RerankSettingsSeparator):
-		return entry{route: routeCrossEncoder, class: class, rerank: rp}
+		return arrival{route: routeCrossEncoder, class: class, rerank: rp}
 	}
-	return entry{}
+	return arrival{}
 }
 
 // withRerankOptions is the rerank call with its whole property: a gRPC
@@ -160,9 +153,9 @@ func withRerankOptions(ctx context.Context, rp *rank.Params) *rank.Params {
 // (RerankPropertyOptionsMetadata in Weaviate's gRPC handler).
 const rerankOptionsMetadata = "weaviate-rerank-property-options"
 
-// runStage is one query's selection from its entry: resolve, search the
+// runStage is one query's selection from its arrival: resolve, search the
 // pool, select, widen at most once, and return the selected objects.
-func (e *engine) runStage(ctx context.Context, c entry, params dto.GetParams, searchPool SearchPool) ([]search.Result, error) {
+func (e *engine) runStage(ctx context.Context, c arrival, params dto.GetParams, searchPool SearchPool) ([]search.Result, error) {
 	q, err := e.resolve(c, params)
 	if err != nil {
 		return nil, err
@@ -204,7 +197,7 @@ func (e *engine) selectFrom(ctx context.Context, q *query, in []search.Result, w
 	if s.widen {
 		return nil, len(s.in), nil
 	}
-	out, err := e.selectedObjects(ctx, q, s)
+	out, err := e.selectedObjects(ctx, q.plan, s)
 	if err != nil {
 		return nil, 0, err
 	}

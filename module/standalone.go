@@ -15,7 +15,7 @@ import (
 
 // Standalone is the engine outside Weaviate: the gateway (package gateway,
 // cmd/gateway) runs it in front of a stock Weaviate. A query goes through
-// the same selection stage as inside Weaviate (entryOf, resolve, search the
+// the same selection stage as inside Weaviate (arrivalOf, resolve, search the
 // pool, select, widen, read the selected objects); only the search and the
 // reads by id are the gateway's, calls to the upstream Weaviate.
 type Standalone struct{ e *engine }
@@ -52,7 +52,7 @@ func (s *Standalone) Defaults() config.Module { return s.e.defaults }
 // (both upstream). Errors carry their gRPC status, as on the module's own
 // routes.
 func (s *Standalone) Select(ctx context.Context, class *models.Class, params dto.GetParams, searchPool SearchPool, read MultiGetFunc) ([]search.Result, bool, error) {
-	return s.e.selectWith(ctx, params, searchPool, source{class: class, read: read})
+	return s.e.selectWith(ctx, params, searchPool, origin{class: class, read: read})
 }
 
 // IsReranker tells Weaviate's reranker modules apart (by name).

@@ -39,18 +39,3 @@ func takeVersion(filtered bool, res *search.Result, read search.Result) bool {
 	res.Updated, res.DocID = read.Updated, read.DocID
 	return true
 }
-
-// withoutGone returns s without the elements at the indexes gone marks (in
-// place): the candidates, or what runs beside them.
-func withoutGone[T any](s []T, gone map[int]bool) []T {
-	if len(gone) == 0 {
-		return s
-	}
-	kept := s[:0]
-	for i, x := range s {
-		if !gone[i] {
-			kept = append(kept, x)
-		}
-	}
-	return kept
-}
