@@ -168,9 +168,9 @@ func TestObserveSelection(t *testing.T) {
 		route    string
 		warnings int
 	}{
-		{"argument", &plan{route: routeArgument, className: "Doc"}, map[string]float64{}, "argument", 0},
-		{"field, fallback", &plan{route: routeField, className: "Doc"}, map[string]float64{"singleGuard": 1}, "field", 1},
-		{"rerank", &plan{route: routeRerank, className: "Doc"}, nil, "rerank", 0},
+		{"argument", &plan{routeLabel: "argument", className: "Doc"}, map[string]float64{}, "argument", 0},
+		{"field, fallback", &plan{routeLabel: "field", className: "Doc"}, map[string]float64{"singleGuard": 1}, "field", 1},
+		{"rerank", &plan{routeLabel: "rerank", className: "Doc"}, nil, "rerank", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hook.Reset()

@@ -11,9 +11,13 @@ import (
 // stage (query.go, resolve) before the search runs and never changed after.
 // The routes differ only in where the query's settings come from.
 type plan struct {
-	route     route
-	className string
-	tenant    string
+	// routeLabel names the query's route in the metrics and the log;
+	// ownRerank: the route's rerank call is this module's, so rerank
+	// scores on the pool are no other reranker's (route.go).
+	routeLabel string
+	ownRerank  bool
+	className  string
+	tenant     string
 	settings
 	// maxOut caps the output (the top-level form's query limit; 0 = none).
 	maxOut int

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/search"
@@ -139,16 +138,8 @@ func tokenCount(props map[string]any, name string) int {
 	if name == "" {
 		return 0
 	}
-	var n float64
-	switch v := props[name].(type) {
-	case float64:
-		n = v
-	case int64:
-		n = float64(v)
-	case int:
-		n = float64(v)
-	}
-	if n < 1 || math.IsNaN(n) || n > 1<<30 {
+	n, ok := selectors.AsNumber(props[name])
+	if !ok || n < 1 || n > 1<<30 {
 		return 0 // missing or unusable: count the text instead
 	}
 	return int(n)

@@ -47,7 +47,8 @@ func (e *engine) resolve(c arrival, params dto.GetParams) (*query, error) {
 	}
 	s := searchFromParams(params)
 	window := queryWindow(params)
-	overrides, st, err := c.route.resolve(e, &c, class, window, &s)
+	row := &routes[c.route]
+	overrides, st, err := row.resolve(e, &c, row, class, window, &s)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func (q *query) decorate(out []search.Result) {
 // planFrom builds the plan from the settings merged for class.
 func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
 	var err error
-	p := &plan{route: route, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
+	p := &plan{routeLabel: route.String(), ownRerank: routes[route].ownsRerank, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
 	if st.eff.Query != "" {
 		p.queryText = st.eff.Query
@@ -111,9 +112,8 @@ func planFrom(class *models.Class, route route, query *config.Overrides, st *set
 
 // settingsFor merges module defaults, class config and query, and picks the
 // text properties.
-func (e *engine) settingsFor(class *models.Class, route route, query *config.Overrides) (*settings, error) {
+func (e *engine) settingsFor(class *models.Class, name string, query *config.Overrides) (*settings, error) {
 	e.resolutions.Add(1)
-	name := routes[route].config
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {
 		var err error
@@ -121,7 +121,7 @@ func (e *engine) settingsFor(class *models.Class, route route, query *config.Ove
 			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
 	}
-	if err := checkPolicy(class, route, query); err != nil { // rerank_settings.go
+	if err := checkPolicy(class, name, query); err != nil { // rerank_settings.go
 		return nil, err
 	}
 	eff, err := config.Merge(e.defaults, classOverrides, query)
@@ -230,19 +230,4 @@ func pageOffset(query *config.Overrides, s searchFacts) (offset int, paged bool,
 			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", query.Offset, s.offset)}
 	}
 	return query.Offset, true, nil
-}
-
-// resolve calls the route's entry point: it reads the query's settings,
-// merged over the class's config, and sets what the route decides of the
-// search - the offset, whether the query pages, the output cap.
-func (r route) resolve(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
-	switch r {
-	case routeArgument, routeField:
-		return resolveGraphQL(e, c, class, w, s)
-	case routeRerank:
-		return resolveRerank(e, c, class, w, s)
-	case routeCrossEncoder:
-		return resolveCrossEncoder(e, c, class, w, s)
-	}
-	return nil, nil, fmt.Errorf("route %d has no entry point", r)
 }

@@ -22,7 +22,7 @@ func rerankScore(res search.Result) (float64, bool) {
 func relevances(p *plan, in []search.Result) ([]float64, relevanceSource) {
 	out := make([]float64, len(in))
 	source := p.relevance
-	if !routes[p.route].ownsRerank && allReranked(in) {
+	if !p.ownRerank && allReranked(in) {
 		source = fromRerank
 	}
 	switch source {

@@ -174,8 +174,8 @@ func classPolicy(class *models.Class, name string) (config.Policy, error) {
 
 // checkPolicy applies the class's query policy of route to a query's
 // settings.
-func checkPolicy(class *models.Class, route route, query *config.Overrides) error {
-	p, err := classPolicy(class, routes[route].config)
+func checkPolicy(class *models.Class, name string, query *config.Overrides) error {
+	p, err := classPolicy(class, name)
 	if err != nil {
 		return err
 	}
@@ -184,8 +184,8 @@ func checkPolicy(class *models.Class, route route, query *config.Overrides) erro
 
 // checkPoolPolicy applies the class's cap on the pool to a route's pool
 // (the query limit on the field form and the rerank route).
-func checkPoolPolicy(class *models.Class, route route, pool int) error {
-	p, err := classPolicy(class, routes[route].config)
+func checkPoolPolicy(class *models.Class, name string, pool int) error {
+	p, err := classPolicy(class, name)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,15 @@
 package diverseselect
 
+import (
+	"github.com/weaviate/weaviate/entities/models"
+
+	"github.com/diverse-select/diverse-select/config"
+)
+
 // route is how a query reaches the selection stage. What differs between
-// the routes is one row of routes; each route has one entry point in a
-// route_*.go file, which route.resolve (query.go) calls. Adding a route is a
-// constant, its row, its entry point with its case in route.resolve, and the
-// case of arrivalOf (stage.go) that recognises the query.
+// the routes is one row of routes, its entry point included (in a
+// route_*.go file). Adding a route is a constant, its row and entry point,
+// and the case of arrivalOf (stage.go) that recognises the query.
 type route uint8
 
 const (
@@ -23,6 +28,11 @@ type routeRow struct {
 	config string
 	// errPrefix names the module in the route's errors.
 	errPrefix string
+	// resolve is the route's entry point: it reads the query's settings,
+	// merged over the class's config, and sets what the route decides of
+	// the search - the offset, whether the query pages, the output cap. It
+	// is given its own row (a row's function cannot name the table).
+	resolve func(e *engine, c *arrival, row *routeRow, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error)
 	// candidatesArePool: the candidates setting sizes the pool; otherwise
 	// the query limit does, under the class's pool policy.
 	candidatesArePool bool
@@ -39,14 +49,14 @@ type routeRow struct {
 // routes holds one row per route.
 var routes = [...]routeRow{
 	routeNone: {label: "none"},
-	routeArgument: {label: "argument", config: Name, errPrefix: ArgName,
+	routeArgument: {label: "argument", config: Name, errPrefix: ArgName, resolve: resolveGraphQL,
 		candidatesArePool: true},
-	routeField: {label: "field", config: Name, errPrefix: ArgName},
-	routeRerank: {label: "rerank", config: RerankerName, errPrefix: RerankerName + ": rerank",
+	routeField: {label: "field", config: Name, errPrefix: ArgName, resolve: resolveGraphQL},
+	routeRerank: {label: "rerank", config: RerankerName, errPrefix: RerankerName + ": rerank", resolve: resolveRerank,
 		ownsRerank: true, rerankScores: true, explainsInScore: true},
 	// The cross-encoder's settings are the field form's, carried in the
 	// rerank property: its metrics and log lines count under "field".
-	routeCrossEncoder: {label: "field", config: Name, errPrefix: ArgName,
+	routeCrossEncoder: {label: "field", config: Name, errPrefix: ArgName, resolve: resolveCrossEncoder,
 		reranksFirst: true, explainsInScore: true},
 }
 

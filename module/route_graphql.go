@@ -54,16 +54,16 @@ func (r *Request) selectionArguments(args map[string]any) {
 // resolveGraphQL is both GraphQL forms' entry point: the arguments Weaviate
 // extracted, paged when the query gives an offset (even 0), and, where
 // candidates size the pool, the query limit as the output cap.
-func resolveGraphQL(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+func resolveGraphQL(e *engine, c *arrival, row *routeRow, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
 	r := c.req
 	if r.err != nil {
 		return nil, nil, r.err
 	}
 	s.offset, s.paged = w.offset, r.offsetGiven
-	if routes[c.route].candidatesArePool && r.limitGiven && w.limit > 0 {
+	if row.candidatesArePool && r.limitGiven && w.limit > 0 {
 		s.limit = w.limit
 	}
-	st, err := e.settingsFor(class, c.route, r.query)
+	st, err := e.settingsFor(class, row.config, r.query)
 	if err != nil {
 		return nil, nil, err
 	}

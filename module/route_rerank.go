@@ -22,7 +22,7 @@ import (
 // resolveRerank is the rerank route's entry point: the rerank call's
 // settings (rerankSettings) on a class that configures no other reranker;
 // an offset above 0 pages.
-func resolveRerank(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+func resolveRerank(e *engine, c *arrival, _ *routeRow, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
 	s.offset, s.paged = w.offset, w.offset > 0
 	if err := e.otherRerankers(class); err != nil { // a class created without validation
 		return nil, nil, err
@@ -52,7 +52,7 @@ func (e *engine) rerankSettings(class *models.Class, property, rerankQuery strin
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := e.settingsFor(class, routeRerank, query)
+	st, err := e.settingsFor(class, RerankerName, query)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -110,7 +110,7 @@ func explainInScore(out []search.Result) {
 // settings the rerank property carries for another reranker, read as the
 // field form's arguments with the property as textProperty and the rerank
 // query as the query text; an offset above 0 pages.
-func resolveCrossEncoder(e *engine, c *arrival, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
+func resolveCrossEncoder(e *engine, c *arrival, row *routeRow, class *models.Class, w window, s *searchFacts) (*config.Overrides, *settings, error) {
 	s.offset, s.paged = w.offset, w.offset > 0
 	property, raw, err := parseRerankProperty(c.rerank.GetProperty())
 	if err != nil {
@@ -124,7 +124,7 @@ func resolveCrossEncoder(e *engine, c *arrival, class *models.Class, w window, s
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := e.settingsFor(class, c.route, query)
+	st, err := e.settingsFor(class, row.config, query)
 	if err != nil {
 		return nil, nil, err
 	}

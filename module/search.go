@@ -88,14 +88,15 @@ func queryWindow(params dto.GetParams) window {
 func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error {
 	p := q.plan
 	pool := w.limit
-	if routes[p.route].candidatesArePool {
+	row := routes[q.arrival.route]
+	if row.candidatesArePool {
 		pool = p.eff.Candidates
 	}
 	if pool > e.defaults.MaxCandidates {
 		return candidateCapError(pool, e.defaults.MaxCandidates) // before the search runs
 	}
-	if !routes[p.route].candidatesArePool {
-		if err := checkPoolPolicy(class, p.route, pool); err != nil {
+	if !row.candidatesArePool {
+		if err := checkPoolPolicy(class, row.config, pool); err != nil {
 			return err
 		}
 	}

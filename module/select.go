@@ -183,11 +183,10 @@ func finite(x float64) float64 {
 // The log fields are built only when a line is written: at the usual info
 // level a selection costs no map or entry here.
 func (e *engine) observeSelection(p *plan, candidates int, res *selectors.Result, took time.Duration) {
-	route := p.route.String()
-	e.metrics.selection(res.Strategy, route, candidates, res, took)
+	e.metrics.selection(res.Strategy, p.routeLabel, candidates, res, took)
 	fields := func() logrus.Fields {
 		return logrus.Fields{
-			"class": p.className, "strategy": res.Strategy, "route": route, "candidates": candidates,
+			"class": p.className, "strategy": res.Strategy, "route": p.routeLabel, "candidates": candidates,
 			"selected": len(res.Items), "removed": res.Removed, "tokensUsed": res.TokensUsed, "budget": res.Budget,
 			"stopReason": res.Stop,
 			"durationMs": float64(took.Microseconds()) / 1000,

@@ -139,7 +139,7 @@ func withCandidates(args map[string]any, n int) map[string]any {
 
 // newPlan builds a plan as the stage does, from facts given directly.
 func (m *Module) newPlan(class *models.Class, route route, query *config.Overrides, s searchFacts) (*plan, error) {
-	st, err := m.settingsFor(class, route, query)
+	st, err := m.settingsFor(class, routes[route].config, query)
 	if err != nil {
 		return nil, err
 	}

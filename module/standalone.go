@@ -122,10 +122,10 @@ func (s *Standalone) precheck(collection string, defaults map[string]any, proper
 	if err != nil {
 		return fmt.Errorf("class %s has an invalid %s config: %w", collection, RerankerName, err)
 	}
-	if err := checkPolicy(class, routeRerank, q); err != nil {
+	if err := checkPolicy(class, RerankerName, q); err != nil {
 		return err
 	}
-	if err := checkPoolPolicy(class, routeRerank, limit); err != nil {
+	if err := checkPoolPolicy(class, RerankerName, limit); err != nil {
 		return err
 	}
 	_, err = config.Merge(e.defaults, classOverrides, q)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
@@ -73,7 +74,7 @@ func (p Percentile) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 	}
 	dist := make([]float64, len(sents)) // dist[i]: between sentence i-1 and i
 	for i := 1; i < len(sents); i++ {
-		dist[i] = 1 - cosine(vecs[i-1], vecs[i])
+		dist[i] = 1 - vecmath.Cosine(vecs[i-1], vecs[i])
 	}
 	limit := percentile(dist[1:], p.Percentile)
 	toks := sentenceTokens(text, sents, p.Counter)
@@ -134,17 +135,4 @@ func embedSentences(ctx context.Context, enc Encoder, text string, dims int) ([]
 		}
 	}
 	return sents, vecs, nil
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }

@@ -3,6 +3,8 @@ package selectors
 import (
 	"context"
 	"math"
+
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 // Similarities gives the cosine similarity between the candidates of one
@@ -63,7 +65,7 @@ type FiniteChecker interface {
 type Projector interface {
 	// Unit returns candidate i's L2-normalised vector (shared; do not modify).
 	Unit(i int) []float32
-	// Dots writes dot(Unit(i), q) for every candidate i into dst; q has the
+	// Dots writes vecmath.Dot(Unit(i), q) for every candidate i into dst; q has the
 	// vectors' dimension.
 	Dots(q, dst []float32)
 }
@@ -174,7 +176,7 @@ func (s *DenseSimilarities) Unit(i int) []float32 { return s.unit[i*s.dim : (i+1
 // Dots implements Projector.
 func (s *DenseSimilarities) Dots(q, dst []float32) {
 	for j := 0; j < s.n; j++ {
-		dst[j] = dot(s.Unit(j), q)
+		dst[j] = vecmath.Dot(s.Unit(j), q)
 	}
 }
 
@@ -186,7 +188,7 @@ func (s *DenseSimilarities) Row(i int, dst []float32) {
 	}
 	a := s.Unit(i)
 	for j := 0; j < s.n; j++ {
-		dst[j] = dot(a, s.Unit(j))
+		dst[j] = vecmath.Dot(a, s.Unit(j))
 	}
 }
 
@@ -199,7 +201,7 @@ func (s *DenseSimilarities) Matrix() []float32 {
 	for i := 0; i < s.n; i++ {
 		a := s.Unit(i)
 		for j := i; j < s.n; j++ {
-			d := dot(a, s.Unit(j))
+			d := vecmath.Dot(a, s.Unit(j))
 			m[i*s.n+j] = d
 			m[j*s.n+i] = d
 		}
@@ -227,23 +229,7 @@ func (s *DenseSimilarities) At(i, j int) float32 {
 	if s.matrix != nil {
 		return s.matrix[i*s.n+j]
 	}
-	return dot(s.Unit(i), s.Unit(j))
-}
-
-func dot(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	n := len(a)
-	j := 0
-	for ; j+4 <= n; j += 4 {
-		s0 += a[j] * b[j]
-		s1 += a[j+1] * b[j+1]
-		s2 += a[j+2] * b[j+2]
-		s3 += a[j+3] * b[j+3]
-	}
-	for ; j < n; j++ {
-		s0 += a[j] * b[j]
-	}
-	return s0 + s1 + s2 + s3
+	return vecmath.Dot(s.Unit(i), s.Unit(j))
 }
 
 // similaritiesFor returns the problem's engine, building the default one when needed.

@@ -7,21 +7,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 // naiveCos is the float64 reference: cos(a, b), 0 when either is zero.
-func naiveCos(a, b []float32) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * float64(b[i])
-		aa += float64(a[i]) * float64(a[i])
-		bb += float64(b[i]) * float64(b[i])
-	}
-	if aa == 0 || bb == 0 {
-		return 0
-	}
-	return ab / math.Sqrt(aa*bb)
-}
+var naiveCos = vecmath.Cosine
 
 func randomVectors(rng *rand.Rand, n, dim int) [][]float32 {
 	out := make([][]float32, n)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 func byID(t *testing.T) map[string]Chunk {
@@ -108,7 +109,7 @@ func TestPlantedDuplicateGroups(t *testing.T) {
 			if j := jaccard(orig.Body, m.Body); j < 0.75 {
 				t.Errorf("group %s: %s word Jaccard %.2f < 0.75", name, m.ID, j)
 			}
-			if c := embed.Cosine(h.Embed(orig.Body), h.Embed(m.Body)); c < 0.8 {
+			if c := vecmath.Cosine(h.Embed(orig.Body), h.Embed(m.Body)); c < 0.8 {
 				t.Errorf("group %s: %s hash cosine %.2f < 0.8", name, m.ID, c)
 			}
 		}

@@ -3,6 +3,7 @@ package knapsack
 import (
 	"math/rand/v2"
 
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
@@ -30,7 +31,7 @@ func kmeans(u selectors.Projector, n, dim, m int) []int {
 	xnorm := make([]float32, n)
 	for i := range xnorm {
 		x := u.Unit(i)
-		xnorm[i] = dot(x, x)
+		xnorm[i] = vecmath.Dot(x, x)
 	}
 	centre := func(c int) []float32 { return centres[c*dim : (c+1)*dim] }
 	setCentre := func(c, i int) {
@@ -122,23 +123,8 @@ func kmeans(u selectors.Projector, n, dim, m int) []int {
 			for j := range cc {
 				cc[j] = float32(sums[c*dim+j] / float64(counts[c]))
 			}
-			cnorm[c] = dot(cc, cc)
+			cnorm[c] = vecmath.Dot(cc, cc)
 		}
 	}
 	return labels
-}
-
-func dot(a, b []float32) float32 {
-	var s0, s1, s2, s3 float32
-	j := 0
-	for ; j+4 <= len(a); j += 4 {
-		s0 += a[j] * b[j]
-		s1 += a[j+1] * b[j+1]
-		s2 += a[j+2] * b[j+2]
-		s3 += a[j+3] * b[j+3]
-	}
-	for ; j < len(a); j++ {
-		s0 += a[j] * b[j]
-	}
-	return s0 + s1 + s2 + s3
 }

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/text"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -82,7 +82,7 @@ func (c *openCorpus) top(q []float32, n int) []int {
 	cos := make([]float64, len(c.vecs))
 	idx := make([]int, len(c.vecs))
 	for i, v := range c.vecs {
-		cos[i], idx[i] = embed.Cosine(q, v), i
+		cos[i], idx[i] = vecmath.Cosine(q, v), i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(cos[b], cos[a]) })
 	return idx[:min(n, len(idx))]

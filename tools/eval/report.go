@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 // The library mode rewrites the part of docs/quality.md between these
@@ -477,7 +477,7 @@ func nearCopyTable(s *suite) string {
 					if !differentGold(in.Labels[i], in.Labels[j]) {
 						continue
 					}
-					best = max(best, embed.Cosine(in.Cands[i].Vector, in.Cands[j].Vector))
+					best = max(best, vecmath.Cosine(in.Cands[i].Vector, in.Cands[j].Vector))
 				}
 			}
 			if best >= 0.95 {

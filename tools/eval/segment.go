@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 	"github.com/diverse-select/diverse-select/segment"
 	"github.com/diverse-select/diverse-select/segment/boundary"
 	"github.com/diverse-select/diverse-select/selectors"
@@ -357,7 +358,7 @@ func chunkSuite(ctx context.Context, name string, qs []hotpotQuestion, answers m
 		in := &instance{ID: q.ID, Query: q.Question, Answers: answers[q.ID]}
 		var sp [][2]int
 		for i, ch := range chunks {
-			in.Cands = append(in.Cands, selectors.Candidate{ID: strconv.Itoa(i), Text: texts[i+1], Vector: vecs[i+1], Tokens: ch.Tokens, Relevance: embed.Cosine(vecs[0], vecs[i+1])})
+			in.Cands = append(in.Cands, selectors.Candidate{ID: strconv.Itoa(i), Text: texts[i+1], Vector: vecs[i+1], Tokens: ch.Tokens, Relevance: vecmath.Cosine(vecs[0], vecs[i+1])})
 			in.Labels = append(in.Labels, nil)
 			sp = append(sp, [2]int{ch.Start, ch.End})
 		}

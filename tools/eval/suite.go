@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
@@ -261,7 +262,7 @@ func (e *env) count(text string) int {
 // vector, as the module computes it for nearText under cosine (1 - distance).
 func (e *env) candidate(id, text string, q []float32) selectors.Candidate {
 	v := e.vec(text)
-	return selectors.Candidate{ID: id, Text: text, Vector: v, Tokens: e.count(text), Relevance: embed.Cosine(q, v)}
+	return selectors.Candidate{ID: id, Text: text, Vector: v, Tokens: e.count(text), Relevance: vecmath.Cosine(q, v)}
 }
 
 // finish puts the candidates in retrieval order (decreasing relevance, ties

@@ -76,18 +76,3 @@ func normalize(v []float64) ([]float32, bool) {
 	}
 	return out, true
 }
-
-// Cosine returns the cosine similarity of a and b (0 if either is zero).
-// It is a convenience for tests and evaluation code.
-func Cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}

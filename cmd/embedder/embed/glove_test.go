@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 // Half-float bit patterns used to build the tiny test vocabulary.
@@ -132,7 +134,7 @@ func TestGloVeSimilarity(t *testing.T) {
 	a := g.Embed("the cat sat on the mat")
 	near := g.Embed("the dog sat on a mat")
 	far := g.Embed("the car engine")
-	if cn, cf := Cosine(a, near), Cosine(a, far); cn <= cf || cn < 0.8 {
+	if cn, cf := vecmath.Cosine(a, near), vecmath.Cosine(a, far); cn <= cf || cn < 0.8 {
 		t.Errorf("near %.3f, far %.3f: want near > far and near >= 0.8", cn, cf)
 	}
 }
@@ -171,7 +173,7 @@ func TestGloVeDefaultPostProcessing(t *testing.T) {
 			}
 			projectOut(want, g.dirs)
 			w32, _ := normalize(want)
-			if c := Cosine(got, w32); c < 1-1e-6 {
+			if c := vecmath.Cosine(got, w32); c < 1-1e-6 {
 				t.Errorf("cosine with hand-computed vector %v", c)
 			}
 			var dot float64

@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 func TestTokenize(t *testing.T) {
@@ -116,8 +118,8 @@ func TestHashSimilarity(t *testing.T) {
 	h, _ := NewHash(DefaultHashDims)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			near := Cosine(h.Embed(tt.a), h.Embed(tt.near))
-			far := Cosine(h.Embed(tt.a), h.Embed(tt.far))
+			near := vecmath.Cosine(h.Embed(tt.a), h.Embed(tt.near))
+			far := vecmath.Cosine(h.Embed(tt.a), h.Embed(tt.far))
 			if near < 0.7 {
 				t.Errorf("near-duplicate cosine %.3f < 0.7", near)
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/diverse-select/diverse-select/internal/vecmath"
 )
 
 // venvPython is the interpreter `make venv` installs (make test does it first).
@@ -56,7 +58,7 @@ func TestNeuralMeaning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	para, other := Cosine(vs[0], vs[1]), Cosine(vs[0], vs[2])
+	para, other := vecmath.Cosine(vs[0], vs[1]), vecmath.Cosine(vs[0], vs[2])
 	if para < other+0.2 {
 		t.Fatalf("paraphrase %.3f, unrelated %.3f: want the paraphrase at least 0.2 above", para, other)
 	}
@@ -79,7 +81,7 @@ func TestNeuralBatchesAgree(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range texts {
-		if c := Cosine(alone[i], together[i]); c < 0.99999 {
+		if c := vecmath.Cosine(alone[i], together[i]); c < 0.99999 {
 			t.Fatalf("text %d: cosine %.6f between its vector alone and in a batch", i, c)
 		}
 	}
