@@ -26,18 +26,16 @@ var commonArgs = func() map[string]commonArg {
 	return out
 }()
 
-// graphqlType is the GraphQL input type of a setting's kind, a key's or a
-// parameter's.
+// graphqlTypes are the GraphQL input types of a setting's kinds, a key's or
+// a parameter's; any other kind (string, property) is a String.
+var graphqlTypes = map[selectors.Kind]graphql.Input{
+	selectors.KindFloat: graphql.Float, selectors.KindInt: graphql.Int,
+	selectors.KindBool: graphql.Boolean, selectors.KindStrings: graphql.NewList(graphql.String),
+}
+
 func graphqlType(k selectors.Kind) graphql.Input {
-	switch k {
-	case selectors.KindFloat:
-		return graphql.Float
-	case selectors.KindInt:
-		return graphql.Int
-	case selectors.KindBool:
-		return graphql.Boolean
-	case selectors.KindStrings:
-		return graphql.NewList(graphql.String)
+	if t, ok := graphqlTypes[k]; ok {
+		return t
 	}
 	return graphql.String
 }

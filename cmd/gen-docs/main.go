@@ -12,32 +12,6 @@
 // what it writes.
 package main
 
-import (
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-)
+import "github.com/diverse-select/diverse-select/internal/genfiles"
 
-func main() {
-	root := flag.String("root", ".", "the repository's root")
-	flag.Parse()
-	out, err := rewrite(*root)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gen-docs:", err)
-		os.Exit(1)
-	}
-	paths := make([]string, 0, len(out))
-	for p := range out {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := os.WriteFile(filepath.Join(*root, filepath.FromSlash(p)), out[p], 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "gen-docs:", err)
-			os.Exit(1)
-		}
-		fmt.Println("gen-docs: wrote", p)
-	}
-}
+func main() { genfiles.Main("gen-docs", rewrite) }
