@@ -26,15 +26,14 @@ var commonArgs = func() map[string]commonArg {
 	return out
 }()
 
-// graphqlTypes are the GraphQL input types of a setting's kinds, a key's or
-// a parameter's; any other kind (string, property) is a String.
-var graphqlTypes = map[selectors.Kind]graphql.Input{
-	selectors.KindFloat: graphql.Float, selectors.KindInt: graphql.Int,
-	selectors.KindBool: graphql.Boolean, selectors.KindStrings: graphql.NewList(graphql.String),
-}
-
+// graphqlType is the GraphQL input type of a setting's kind, a key's or a
+// parameter's; any other kind (string, property) is a String.
 func graphqlType(k selectors.Kind) graphql.Input {
-	if t, ok := graphqlTypes[k]; ok {
+	types := map[selectors.Kind]graphql.Input{
+		selectors.KindFloat: graphql.Float, selectors.KindInt: graphql.Int,
+		selectors.KindBool: graphql.Boolean, selectors.KindStrings: graphql.NewList(graphql.String),
+	}
+	if t, ok := types[k]; ok {
 		return t
 	}
 	return graphql.String
