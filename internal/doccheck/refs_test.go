@@ -36,13 +36,15 @@ type repoIndex struct {
 	// decls maps a folder to its top-level names, and "T.M" for each field
 	// and method of its types (fields of embedded structs not followed).
 	decls map[string]map[string]bool
+	// inFile maps a Go file to its top-level names (methods as "T.M").
+	inFile map[string]map[string]bool
 	// embeds maps "folder T" to the types T embeds, as "pkg.E" or "E".
 	embeds map[string][]string
 }
 
 // indexRepo reads every file name under root and parses every Go file.
 func indexRepo(root string) (*repoIndex, []*goFile, error) {
-	ix := &repoIndex{pkgs: map[string][]string{}, decls: map[string]map[string]bool{}, embeds: map[string][]string{}, glue: map[string]bool{}}
+	ix := &repoIndex{pkgs: map[string][]string{}, decls: map[string]map[string]bool{}, embeds: map[string][]string{}, glue: map[string]bool{}, inFile: map[string]map[string]bool{}}
 	var gofiles []*goFile
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -74,6 +76,9 @@ func indexRepo(root string) (*repoIndex, []*goFile, error) {
 			ix.decls[dir] = map[string]bool{}
 		}
 		ix.addDecls(dir, f)
+		ix.inFile[rel] = map[string]bool{}
+		own := &repoIndex{decls: map[string]map[string]bool{dir: ix.inFile[rel]}, embeds: map[string][]string{}}
+		own.addDecls(dir, f)
 		if dir == "cmd/patch-weaviate" {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.HasSuffix(lit.Value, `.go"`) {
@@ -190,6 +195,10 @@ var (
 	reMember = regexp.MustCompile(`(?:^|[^\w.*/])([A-Z]\w*)\.([A-Za-z]\w*)`)
 	// reMethod is (*T).M or (*pkg.T).M, and (T).M.
 	reMethod = regexp.MustCompile(`\(\*?(?:([a-z][a-z0-9]*)\.)?([A-Za-z]\w*)\)\.([A-Za-z]\w*)`)
+	// reDeclIn is a declaration and the file that holds it: "arrivalOf
+	// (module/stage.go)", "(*Selector).Run (selectors/run.go)", "New in
+	// selectors/registry.go".
+	reDeclIn = regexp.MustCompile(`(?:^|[^\w.])((?:\(\*?)?[A-Za-z_]\w*(?:\)?\.[A-Za-z_]\w*)?) (?:\((?:in |see )?|in )((?:[\w-]+/)*[\w-]+\.go)\b`)
 	// reURL is a URL, whose path may end in .go and name another repository.
 	reURL = regexp.MustCompile(`\b\w+://\S+|\bgithub\.com/\S+`)
 )
@@ -218,6 +227,17 @@ func (ix *repoIndex) checkText(where, dir, text string) []refIssue {
 		if w = strings.TrimRight(w, "."); reGoFile.MatchString(w) && !strings.HasPrefix(w, "_") {
 			if why := ix.checkFile(dir, w); why != "" {
 				bad = append(bad, refIssue{where, w, why})
+			}
+		}
+	}
+	if dir != "" {
+		for _, m := range reDeclIn.FindAllStringSubmatch(text, -1) {
+			name := strings.NewReplacer("(", "", "*", "", ")", "").Replace(m[1])
+			file := ix.resolve(dir, m[2])
+			// A name in one lower-case word may be English ("settings").
+			code := strings.ToLower(name) != name || strings.Contains(name, ".")
+			if code && ix.decls[dir][name] && file != "" && path.Dir(file) == dir && !ix.inFile[file][name] {
+				bad = append(bad, refIssue{where, m[1] + " (" + m[2] + ")", "declared in another file of " + dir + "/"})
 			}
 		}
 	}
@@ -307,6 +327,16 @@ func (ix *repoIndex) hasMembers(dirs []string, name string) bool {
 	return false
 }
 
+// resolve is the file a reference in a comment of dir names, or "".
+func (ix *repoIndex) resolve(dir, ref string) string {
+	for _, f := range ix.files {
+		if f == path.Join(dir, ref) || f == ref {
+			return f
+		}
+	}
+	return ""
+}
+
 // checkFile resolves a Go file reference: a bare name in the folder dir (in
 // a comment) or anywhere (in markdown); a path relative to the root, to
 // dir, or as the end of a path of the repository ("coverage/greedy.go").
@@ -370,9 +400,10 @@ func mdRefIssues(t *testing.T, ix *repoIndex) []refIssue {
 	return bad
 }
 
-// TestDocReferences: every Go file, declaration and method named in a
-// comment of the repository (its four modules) or in the README and docs/
-// exists.
+// TestDocReferences: every Go file, document, declaration and method named
+// in a comment of the repository (its four modules) or in the README and
+// docs/ exists, and a declaration said to be in a file of its package
+// ("arrivalOf (stage.go)") is in that file.
 func TestDocReferences(t *testing.T) {
 	ix, files, err := indexRepo(root)
 	if err != nil {
@@ -389,7 +420,8 @@ func TestDocReferences(t *testing.T) {
 }
 
 // TestDocReferencesCatch: the checker finds a missing file, function,
-// method and field, and accepts what exists.
+// method and field, a declaration said to be in a file it is not in, and
+// accepts what exists.
 func TestDocReferencesCatch(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, s string) {
@@ -405,7 +437,10 @@ func TestDocReferencesCatch(t *testing.T) {
 		"// Run is (*Selector).Run; gone.go, sel/gone.go, (*Selector).Stop, Selector.Size, sel.Walk and sel.Selector.Size are not.\n"+
 		"func (s *Selector) Run() {}\n\n// New: sel.New, sel.Selector.Run, os.Exit, https://example.org/x/y.go and sel.go.\nfunc New() {}\n\n"+
 		"// Page: Page.Name and sel.Page.Run (promoted), not Page.Size.\ntype Page struct{ *Selector }\n")
+	write("sel/other.go", "package sel\n\n// NewThing: Selector.Run (run.go) holds; (*Selector).Run in other.go and NewThing (run.go) do not.\nfunc NewThing() {}\n")
 	want := []string{
+		"sel/other.go:3: (*Selector).Run (other.go): declared in another file of sel/",
+		"sel/other.go:3: NewThing (run.go): declared in another file of sel/",
 		"sel/run.go:6: gone.go: no such file in sel/",
 		"sel/run.go:6: sel/gone.go: no such file in the repository",
 		"sel/run.go:6: (*Selector).Stop: Selector has no method or field Stop",
