@@ -403,7 +403,7 @@ func mdRefIssues(t *testing.T, ix *repoIndex) []refIssue {
 // TestDocReferences: every Go file, document, declaration and method named
 // in a comment of the repository (its four modules) or in the README and
 // docs/ exists, and a declaration said to be in a file of its package
-// ("arrivalOf (stage.go)") is in that file.
+// ("arrivalOf (module/stage.go)") is in that file.
 func TestDocReferences(t *testing.T) {
 	ix, files, err := indexRepo(root)
 	if err != nil {
