@@ -1,9 +1,11 @@
 // Package config reads diverse-select's configuration at its three levels and
 // merges them: module defaults from environment variables (env.go), a
 // class's moduleConfig["diverse-select"], and a query's diverseSelect
-// arguments. The class config and the query use the same keys, described
-// once in the table Keys (keys.go), so one parser validates both. Every
-// error names the key and the allowed values (*Error, *EnvError).
+// arguments (Parse, then Merge). The class config and the query use the same
+// keys, described once in the table Keys (keys.go) - each by the
+// selectors.ParamSpec a strategy parameter has, checked by the same
+// ParamSpec.Check - so one parser validates both. Every error names the key
+// and the allowed values (*Error, *EnvError).
 //
 // The package has no Weaviate imports: the module hands it plain maps and a
 // Schema summary of the class.

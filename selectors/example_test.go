@@ -84,3 +84,19 @@ func ExampleSelector_RunPage() {
 	// -- next page
 	// 3. d
 }
+
+// One description of a setting serves a strategy's parameter and a key of
+// the module (config.Key) alike: Check validates a raw value, as JSON or
+// GraphQL decoded it, and types it.
+func ExampleParamSpec_Check() {
+	lambda := selectors.ParamSpec{Name: "lambda", Kind: selectors.KindFloat, Min: 0, Max: 1, Default: 0.5}
+	for _, v := range []any{0.7, 1, 2, "x"} {
+		got, err := lambda.Check(v)
+		fmt.Println(got, err)
+	}
+	// Output:
+	// 0.7 <nil>
+	// 1 <nil>
+	// <nil> got 2 (int), want float [0, 1]
+	// <nil> got x (string), want float [0, 1]
+}
