@@ -119,6 +119,12 @@ test: build weaviate-faults weaviate-stock weaviate-stock-old venv vet ts-deps t
 test-unit: venv vet test-clients
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
 
+## docs-gen: the settings tables of docs/ (keys, query policy, variables, each strategy's parameters) from their
+## descriptions (cmd/gen-docs; committed, its test fails when they differ from what it writes)
+.PHONY: docs-gen
+docs-gen:
+	$(GO) run ./cmd/gen-docs
+
 ## clients-gen: the client helpers' option tables from config.Keys and the strategies (cmd/gen-clients; committed,
 ## cmd/gen-clients' test fails when they differ from what it writes)
 .PHONY: clients-gen test-clients python3 venv venv-lock

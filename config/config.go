@@ -1,9 +1,11 @@
 // Package config reads diverse-select's configuration at its three levels and
 // merges them: module defaults from environment variables (env.go), a
 // class's moduleConfig["diverse-select"], and a query's diverseSelect
-// arguments. The class config and the query use the same keys, described
-// once in the table Keys (keys.go), so one parser validates both. Every
-// error names the key and the allowed values (*Error, *EnvError).
+// arguments (Parse, then Merge). The class config and the query use the same
+// keys, described once in the table Keys (keys.go) - each by the
+// selectors.ParamSpec a strategy parameter has, checked by the same
+// ParamSpec.Check - so one parser validates both. Every error names the key
+// and the allowed values (*Error, *EnvError).
 //
 // The package has no Weaviate imports: the module hands it plain maps and a
 // Schema summary of the class.
@@ -131,13 +133,9 @@ func str(key string, v any) (string, error) {
 	return s, nil
 }
 
-// strSet is a list of strings (property names) without its duplicates, at
-// most lim.MaxListLength long: a repeated name would only repeat work.
-func strSet(key string, v any, lim Limits) ([]string, error) {
-	list, err := strList(key, v)
-	if err != nil {
-		return nil, err
-	}
+// distinct is a list of strings (property names) without its duplicates,
+// at most lim.MaxListLength long: a repeated name would only repeat work.
+func distinct(key string, list []string, lim Limits) ([]string, error) {
 	seen := make(map[string]bool, min(len(list), 64))
 	out := list[:0:0]
 	for _, s := range list {
@@ -150,22 +148,4 @@ func strSet(key string, v any, lim Limits) ([]string, error) {
 		return nil, errf(key, "lists %d distinct entries, above the module's limit of %d (DIVERSE_SELECT_MAX_LIST_LENGTH)", len(out), lim.MaxListLength)
 	}
 	return out, nil
-}
-
-func strList(key string, v any) ([]string, error) {
-	switch x := v.(type) {
-	case []string:
-		return x, nil
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, errf(key, "must be a list of strings, got element %v (%T)", e, e)
-			}
-			out[i] = s
-		}
-		return out, nil
-	}
-	return nil, errf(key, "must be a list of strings, got %v (%T)", v, v)
 }

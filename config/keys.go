@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/diverse-select/diverse-select/selectors"
@@ -64,37 +63,30 @@ var MultiVectorModes = []string{MultiVectorMaxSim, MultiVectorMean}
 // and small enough that sums of token counts never overflow.
 const MaxTokenBudget = 1 << 30
 
-// Kind is the type of a common key's value.
-type Kind string
-
-const (
-	KindString  Kind = "string"
-	KindInt     Kind = "int"
-	KindFloat   Kind = "float"
-	KindStrings Kind = "strings" // a list of strings
-)
-
 // Key declares one common key. The table Keys is the only place a key is
-// described: Parse, Merge, CommonKeys, the GraphQL arguments, /v1/meta and
-// the README's key table (checked by a test) all follow from it.
+// described: Parse, Merge, CommonKeys, the GraphQL arguments, /v1/meta, the
+// client helpers (cmd/gen-clients) and the docs' key table (cmd/gen-docs)
+// all follow from it.
 type Key struct {
-	Name string
-	Kind Kind
-	// Enum lists a string key's allowed values (nil: any string).
-	Enum func() []string
-	// Min and Max bound a number (inclusive unless MinOpen); Max 0 on an int
-	// key means the module's candidate cap (DIVERSE_SELECT_MAX_CANDIDATES).
-	Min, Max float64
-	MinOpen  bool
+	// ParamSpec is what a key shares with a strategy parameter: its name,
+	// kind, bounds, allowed values, meaning (Doc, also the GraphQL
+	// description) and, for a key whose default is fixed, its Default
+	// (Merge applies it). ParamSpec.Check validates a value, for both.
+	// Max 0 on an int key means the module's candidate cap
+	// (DIVERSE_SELECT_MAX_CANDIDATES).
+	selectors.ParamSpec
+	// Values lists a string key's allowed values when only the running
+	// module knows them (the registered strategies, the tokenizers): they
+	// are the Enum at each check.
+	Values func() []string
 	// Note says what an int key's range means, in errors ("0 = no budget").
 	Note string
 	// Env is the environment variable that sets the module's default (see
-	// Env); Default describes the default of a key without one.
-	Env, Default string
-	// Allowed describes the allowed values for the README.
+	// Env); DefaultDoc describes the default of a key without one.
+	Env, DefaultDoc string
+	// Allowed describes the allowed values in the docs and the GraphQL
+	// descriptions (Markdown).
 	Allowed string
-	// Doc says what the key does (README and GraphQL descriptions).
-	Doc string
 	// QueryOnly keys are refused in a class config.
 	QueryOnly bool
 	// emptyUnset: "" leaves an Enum key unset instead of being refused.
@@ -127,67 +119,85 @@ type Settings struct {
 	WidenTo             int
 }
 
+// spec is the ParamSpec of a key of kind k.
+func spec(name string, k selectors.Kind, doc string) selectors.ParamSpec {
+	return selectors.ParamSpec{Name: name, Kind: k, Doc: doc}
+}
+
 // Keys are the common keys, in documentation order.
 var Keys = []Key{
-	{Name: KeyStrategy, Kind: KindString, Enum: selectors.Names, Env: "DIVERSE_SELECT_STRATEGY",
-		Allowed: "a registered strategy (see Strategies and `/v1/meta`)", Doc: "the selection algorithm",
+	{ParamSpec: spec(KeyStrategy, selectors.KindString, "the selection algorithm"),
+		Values: selectors.Names, Env: "DIVERSE_SELECT_STRATEGY", Allowed: "a registered strategy (see Strategies and `/v1/meta`)",
 		field: func(s *Settings) any { return &s.Strategy }},
-	{Name: KeyTokenBudget, Kind: KindInt, Max: MaxTokenBudget, Note: "0 = no budget", Env: "DIVERSE_SELECT_TOKEN_BUDGET",
-		Allowed: "integer in [0, 2^30]", Doc: "most tokens selected in total (0 = none)",
+	{ParamSpec: selectors.ParamSpec{Name: KeyTokenBudget, Kind: selectors.KindInt, Max: MaxTokenBudget,
+		Doc: "most tokens selected in total (0 = none)"},
+		Note: "0 = no budget", Env: "DIVERSE_SELECT_TOKEN_BUDGET", Allowed: "integer in [0, 2^30]",
 		field: func(s *Settings) any { return &s.TokenBudget }},
-	{Name: KeyCandidates, Kind: KindInt, Min: 1, Note: "the pool retrieved before selection", Env: "DIVERSE_SELECT_CANDIDATES",
-		Allowed: "integer in [1, `DIVERSE_SELECT_MAX_CANDIDATES`]", Doc: "pool retrieved before selection (top-level form)",
-		field: func(s *Settings) any { return &s.Candidates }},
-	{Name: KeyMaxResults, Kind: KindInt, Max: selectors.MaxCandidates, Note: "0 = no limit", Default: "0 = no limit",
-		Allowed: "integer >= 0", Doc: "most objects selected (the query `limit` caps it too)",
+	{ParamSpec: selectors.ParamSpec{Name: KeyCandidates, Kind: selectors.KindInt, Min: 1,
+		Doc: "pool retrieved before selection (top-level form)"},
+		Note: "the pool retrieved before selection", Env: "DIVERSE_SELECT_CANDIDATES",
+		Allowed: "integer in [1, `DIVERSE_SELECT_MAX_CANDIDATES`]",
+		field:   func(s *Settings) any { return &s.Candidates }},
+	{ParamSpec: selectors.ParamSpec{Name: KeyMaxResults, Kind: selectors.KindInt, Max: selectors.MaxCandidates,
+		Doc: "most objects selected (the query `limit` caps it too)"},
+		Note: "0 = no limit", DefaultDoc: "0 = no limit", Allowed: "integer >= 0",
 		field: func(s *Settings) any { return &s.MaxResults }},
-	{Name: KeyTextProperty, Kind: KindString, Default: "every text property of the class",
-		Allowed: "a `text`/`text[]` property", Doc: "text counted for tokens and read by the text strategies",
+	{ParamSpec: spec(KeyTextProperty, selectors.KindString, "text counted for tokens and read by the text strategies"),
+		DefaultDoc: "every text property of the class", Allowed: "a `text`/`text[]` property",
 		field: func(s *Settings) any { return &s.TextProperty }},
-	{Name: KeyExtraTextProperties, Kind: KindStrings, Default: "none",
-		Allowed: "list of text properties", Doc: "counted with `textProperty`",
+	{ParamSpec: spec(KeyExtraTextProperties, selectors.KindStrings, "counted with `textProperty`"),
+		DefaultDoc: "none", Allowed: "list of text properties",
 		field: func(s *Settings) any { return &s.ExtraTextProperties }},
-	{Name: KeyTokenizer, Kind: KindString, Enum: tokens.Names, emptyUnset: true, Env: "DIVERSE_SELECT_TOKENIZER",
-		Allowed: "`cl100k_base`, `o200k_base`, `words`, `chars`", Doc: "token counter (BPE encodings are embedded: no download)",
-		field: func(s *Settings) any { return &s.Tokenizer }},
-	{Name: KeyTokenProperty, Kind: KindString, Default: "none",
-		Allowed: "an `int` property", Doc: "property already holding each object's token count",
+	{ParamSpec: spec(KeyTokenizer, selectors.KindString, "token counter (BPE encodings are embedded: no download)"),
+		Values: tokens.Names, emptyUnset: true, Env: "DIVERSE_SELECT_TOKENIZER",
+		Allowed: "`cl100k_base`, `o200k_base`, `words`, `chars`",
+		field:   func(s *Settings) any { return &s.Tokenizer }},
+	{ParamSpec: spec(KeyTokenProperty, selectors.KindString, "property already holding each object's token count"),
+		DefaultDoc: "none", Allowed: "an `int` property",
 		field: func(s *Settings) any { return &s.TokenProperty }},
-	{Name: KeyTargetVector, Kind: KindString, Default: `see "Named vectors"`,
-		Allowed: "a named vector of the class", Doc: "vector compared between candidates",
+	{ParamSpec: spec(KeyTargetVector, selectors.KindString, "vector compared between candidates"),
+		DefaultDoc: `see "Named vectors"`, Allowed: "a named vector of the class",
 		field: func(s *Settings) any { return &s.TargetVector }},
-	{Name: KeyMultiVector, Kind: KindString, Enum: func() []string { return MultiVectorModes }, Default: "`maxsim`",
-		Allowed: "`maxsim`, `mean`", Doc: "how candidates are compared on a multi-vector (ColBERT) target: `maxsim` the symmetric " +
-			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see docs/multi-vector.md)",
+	{ParamSpec: selectors.ParamSpec{Name: KeyMultiVector, Kind: selectors.KindString, Enum: MultiVectorModes, Default: MultiVectorMaxSim,
+		Doc: "how candidates are compared on a multi-vector (ColBERT) target: `maxsim` the symmetric " +
+			"Chamfer similarity of their vectors, `mean` the cosine of their mean-pooled vectors (see docs/multi-vector.md)"},
+		DefaultDoc: "`maxsim`", Allowed: "`maxsim`, `mean`",
 		field: func(s *Settings) any { return &s.MultiVector }},
-	{Name: KeySourceProperty, Kind: KindString, Default: "none",
-		Allowed: "any property", Doc: "source of each object (URL or document) for source novelty (ngram)",
+	{ParamSpec: spec(KeySourceProperty, selectors.KindString, "source of each object (URL or document) for source novelty (ngram)"),
+		DefaultDoc: "none", Allowed: "any property",
 		field: func(s *Settings) any { return &s.SourceProperty }},
-	{Name: KeyOrder, Kind: KindString, Enum: orderNames, Default: "`selection`",
-		Allowed: "`selection`, `relevance`, `edges`", Doc: "output order; `edges` puts the best at both ends, for models that lose the middle",
+	{ParamSpec: selectors.ParamSpec{Name: KeyOrder, Kind: selectors.KindString, Enum: orderNames(), Default: string(selectors.OrderSelection),
+		Doc: "output order; `edges` puts the best at both ends, for models that lose the middle"},
+		DefaultDoc: "`selection`", Allowed: "`selection`, `relevance`, `edges`",
 		field: func(s *Settings) any { return &s.Order }},
-	{Name: KeyDedupThreshold, Kind: KindFloat, Min: 0, MinOpen: true, Max: 1, Default: "off",
-		Allowed: "number in (0, 1]", Doc: "first drop candidates whose cosine to a more relevant candidate is >= this",
+	{ParamSpec: selectors.ParamSpec{Name: KeyDedupThreshold, Kind: selectors.KindFloat, Min: 0, MinOpen: true, Max: 1,
+		Doc: "first drop candidates whose cosine to a more relevant candidate is >= this"},
+		DefaultDoc: "off", Allowed: "number in (0, 1]",
 		field: func(s *Settings) any { return &s.DedupThreshold }},
-	{Name: KeyQuery, Kind: KindString, Default: "nearText concepts, or the bm25/hybrid query", QueryOnly: true,
-		Allowed: "text", Doc: "query text for the strategies that read it",
+	{ParamSpec: spec(KeyQuery, selectors.KindString, "query text for the strategies that read it"),
+		DefaultDoc: "nearText concepts, or the bm25/hybrid query", QueryOnly: true, Allowed: "text",
 		field: func(s *Settings) any { return &s.Query }},
-	{Name: KeyEvidence, Kind: KindString, Enum: func() []string { return EvidenceModes }, emptyUnset: true, Default: "`off`",
-		Allowed: "`off`, `auto`, `cards`", Doc: `evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)`,
+	{ParamSpec: selectors.ParamSpec{Name: KeyEvidence, Kind: selectors.KindString, Enum: EvidenceModes, Default: EvidenceOff,
+		Doc: `evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md)`},
+		emptyUnset: true, DefaultDoc: "`off`", Allowed: "`off`, `auto`, `cards`",
 		field: func(s *Settings) any { return &s.Evidence }},
-	{Name: KeyEvidenceSentences, Kind: KindInt, Min: 1, Max: 64, Note: "sentences per card, the lead sentence included", Default: "3",
-		Allowed: "integer in [1, 64]", Doc: "most sentences of a card with `evidence: cards` (the first sentence and the best by query overlap)",
+	{ParamSpec: selectors.ParamSpec{Name: KeyEvidenceSentences, Kind: selectors.KindInt, Min: 1, Max: 64, Default: DefaultEvidenceSentences,
+		Doc: "most sentences of a card with `evidence: cards` (the first sentence and the best by query overlap)"},
+		Note: "sentences per card, the lead sentence included", DefaultDoc: "3", Allowed: "integer in [1, 64]",
 		field: func(s *Settings) any { return &s.EvidenceSentences }},
-	{Name: KeyEvidenceMaxWords, Kind: KindInt, Max: 100000, Note: "0 = no limit", Default: "80",
-		Allowed: "integer in [0, 100000]", Doc: "most words of a card with `evidence: cards` (0 = no limit)",
+	{ParamSpec: selectors.ParamSpec{Name: KeyEvidenceMaxWords, Kind: selectors.KindInt, Max: 100000, Default: DefaultEvidenceMaxWords,
+		Doc: "most words of a card with `evidence: cards` (0 = no limit)"},
+		Note: "0 = no limit", DefaultDoc: "80", Allowed: "integer in [0, 100000]",
 		field: func(s *Settings) any { return &s.EvidenceMaxWords }},
-	{Name: KeyOffset, Kind: KindInt, Max: selectors.MaxCandidates, Note: "the number of results the earlier pages showed",
-		Default: "0, or the query's `offset`", QueryOnly: true,
-		Allowed: "integer >= 0", Doc: "the page after this many results: the selection continues the earlier pages (see Pages)",
-		field: func(s *Settings) any { return &s.Offset }},
-	{Name: KeyWidenTo, Kind: KindInt, Note: "0 = off; above the pool", Default: "0 = off",
+	{ParamSpec: selectors.ParamSpec{Name: KeyOffset, Kind: selectors.KindInt, Max: selectors.MaxCandidates,
+		Doc: "the page after this many results: the selection continues the earlier pages (see Pages)"},
+		Note: "the number of results the earlier pages showed", DefaultDoc: "0, or the query's `offset`", QueryOnly: true,
+		Allowed: "integer >= 0",
+		field:   func(s *Settings) any { return &s.Offset }},
+	{ParamSpec: selectors.ParamSpec{Name: KeyWidenTo, Kind: selectors.KindInt,
+		Doc: "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)"},
+		Note: "0 = off; above the pool", DefaultDoc: "0 = off",
 		Allowed: "0, or an integer above the pool, at most `DIVERSE_SELECT_MAX_CANDIDATES`",
-		Doc:     "when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening)",
 		field:   func(s *Settings) any { return &s.WidenTo }},
 }
 
@@ -220,52 +230,82 @@ func orderNames() []string {
 	return out
 }
 
-// parse validates a raw value of the key within the module's limits
-// (MaxCandidates is the Max of candidates). The value has the type of the
-// key's field.
-func (k Key) parse(v any, lim Limits) (any, error) {
-	switch k.Kind {
-	case KindInt:
-		hi, note := int(k.Max), k.Note
-		if hi == 0 {
-			hi, note = lim.MaxCandidates, note+"; at most DIVERSE_SELECT_MAX_CANDIDATES"
-		}
-		return intIn(k.Name, v, int(k.Min), hi, note)
-	case KindFloat:
-		f, err := number(k.Name, v)
-		if err == nil && (f < k.Min || f > k.Max || k.MinOpen && f == k.Min) {
-			err = errf(k.Name, "is %v; allowed: a number in %s", f, k.floatRange())
-		}
-		return f, err
-	case KindStrings:
-		return strSet(k.Name, v, lim)
+// Spec is the key's ParamSpec as the running module checks it: a string
+// key's Values as its Enum, an int key's open Max as lim.MaxCandidates.
+func (k Key) Spec(lim Limits) selectors.ParamSpec {
+	s := k.ParamSpec
+	if k.Values != nil {
+		s.Enum = k.Values()
 	}
-	s, err := str(k.Name, v)
-	if err == nil && lim.MaxQueryBytes > 0 && len(s) > lim.MaxQueryBytes {
-		allowed := k.Allowed
-		if k.Enum != nil {
-			allowed = strings.Join(k.Enum(), ", ")
-		}
-		return nil, errf(k.Name, "is %d bytes long, above the module's limit of %d (DIVERSE_SELECT_MAX_QUERY_BYTES); allowed: %s",
-			len(s), lim.MaxQueryBytes, allowed)
+	if s.Kind == selectors.KindInt && s.Max == 0 {
+		s.Max = float64(lim.MaxCandidates)
 	}
-	if err == nil && k.Enum != nil && !(s == "" && k.emptyUnset) {
-		if allowed := k.Enum(); !contains(allowed, s) {
-			err = errf(k.Name, "is %q; allowed: %s", clip(s), strings.Join(allowed, ", "))
-		}
-	}
-	if _, order := k.field(&Settings{}).(*selectors.Order); order {
-		return selectors.Order(s), err
-	}
-	return s, err
+	return s
 }
 
-func (k Key) floatRange() string {
-	lo := "["
-	if k.MinOpen {
-		lo = "("
+// parse validates a raw value of the key within the module's limits with
+// ParamSpec.Check. The value has the type of the key's field.
+func (k Key) parse(v any, lim Limits) (any, error) {
+	spec := k.Spec(lim)
+	if s, ok := v.(string); ok && spec.Kind == selectors.KindString {
+		if lim.MaxQueryBytes > 0 && len(s) > lim.MaxQueryBytes {
+			allowed := k.Allowed
+			if spec.Enum != nil {
+				allowed = strings.Join(spec.Enum, ", ")
+			}
+			return nil, errf(k.Name, "is %d bytes long, above the module's limit of %d (DIVERSE_SELECT_MAX_QUERY_BYTES); allowed: %s",
+				len(s), lim.MaxQueryBytes, allowed)
+		}
+		if s == "" && k.emptyUnset {
+			return s, nil
+		}
 	}
-	return fmt.Sprintf("%s%v, %v]", lo, k.Min, k.Max)
+	note := k.Note
+	if k.Kind == selectors.KindInt && k.Max == 0 {
+		note += "; at most DIVERSE_SELECT_MAX_CANDIDATES"
+	}
+	got, err := spec.Check(v)
+	if err != nil {
+		return nil, refusal(spec, note, err.(*selectors.ValueError))
+	}
+	switch spec.Kind {
+	case selectors.KindStrings:
+		return distinct(k.Name, got.([]string), lim)
+	case selectors.KindString:
+		if _, order := k.field(&Settings{}).(*selectors.Order); order {
+			return selectors.Order(got.(string)), nil
+		}
+	}
+	return got, nil
+}
+
+// refusal words a value ParamSpec.Check refused, as the module's errors
+// always have (clients and tests read them): an int's range with its note,
+// a float's interval, a string's allowed values.
+func refusal(spec selectors.ParamSpec, note string, e *selectors.ValueError) error {
+	v := e.Value
+	switch spec.Kind {
+	case selectors.KindInt:
+		if e.WrongType {
+			return errf(spec.Name, "must be an integer in [%d, %d] (%s), got %v (%T)", int(spec.Min), int(spec.Max), note, v, v)
+		}
+		return errf(spec.Name, "must be an integer in [%d, %d] (%s), got %v", int(spec.Min), int(spec.Max), note, v)
+	case selectors.KindFloat:
+		if e.WrongType {
+			return errf(spec.Name, "must be a finite number, got %v (%T)", v, v)
+		}
+		f, _ := selectors.AsNumber(v)
+		return errf(spec.Name, "is %v; allowed: a number in %s", f, spec.Interval())
+	case selectors.KindStrings:
+		if e.Element {
+			return errf(spec.Name, "must be a list of strings, got element %v (%T)", v, v)
+		}
+		return errf(spec.Name, "must be a list of strings, got %v (%T)", v, v)
+	}
+	if e.WrongType {
+		return errf(spec.Name, "must be a string, got %s (%T)", clip(fmt.Sprint(v)), v)
+	}
+	return errf(spec.Name, "is %q; allowed: %s", clip(v.(string)), strings.Join(spec.Enum, ", "))
 }
 
 func contains(list []string, s string) bool {
@@ -289,7 +329,12 @@ func (k Key) set(s *Settings, v any) {
 	case *[]string:
 		*dst = v.([]string)
 	case *selectors.Order:
-		*dst = v.(selectors.Order)
+		switch o := v.(type) {
+		case selectors.Order:
+			*dst = o
+		case string: // a Default
+			*dst = selectors.Order(o)
+		}
 	}
 }
 
@@ -311,23 +356,4 @@ func (k Key) Value(s *Settings) any {
 		return *v
 	}
 	return nil
-}
-
-func number(key string, v any) (float64, error) {
-	f, ok := selectors.AsNumber(v)
-	if !ok {
-		return 0, errf(key, "must be a finite number, got %v (%T)", v, v)
-	}
-	return f, nil
-}
-
-func intIn(key string, v any, lo, hi int, note string) (int, error) {
-	f, err := number(key, v)
-	if err != nil {
-		return 0, errf(key, "must be an integer in [%d, %d] (%s), got %v (%T)", lo, hi, note, v, v)
-	}
-	if f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
-		return 0, errf(key, "must be an integer in [%d, %d] (%s), got %v", lo, hi, note, v)
-	}
-	return int(f), nil
 }

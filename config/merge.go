@@ -23,9 +23,11 @@ type Effective struct {
 // things to different strategies (lambda in mmr and adagres).
 func Merge(m Module, class, query *Overrides) (*Effective, error) {
 	e := &Effective{Settings: m.Settings}
-	e.Order = selectors.OrderSelection
-	e.Evidence, e.EvidenceSentences, e.EvidenceMaxWords = EvidenceOff, DefaultEvidenceSentences, DefaultEvidenceMaxWords
-	e.MultiVector = MultiVectorMaxSim
+	for _, k := range Keys {
+		if k.Default != nil { // a fixed default (Env sets the others')
+			k.set(&e.Settings, k.Default)
+		}
+	}
 	params := map[string]any{}
 	for _, o := range []*Overrides{class, query} {
 		if o == nil {

@@ -7,8 +7,6 @@ import (
 	_ "github.com/diverse-select/diverse-select/selectors/all"
 )
 
-func intp(n int) *int { return &n }
-
 func TestParseErrorsNameTheKey(t *testing.T) {
 	cases := []struct {
 		raw  map[string]any

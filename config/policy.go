@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // Query policy: class settings that say what a query may set, for
@@ -31,19 +34,32 @@ const (
 	QuerySettingsOff = "off"
 )
 
-// PolicyKey declares one query policy key (docs/configuration.md's query policy table).
+// PolicyKey declares one query policy key (docs/configuration.md's query
+// policy table): its ParamSpec, checked by ParamSpec.Check like a common
+// key's, and how the docs describe it.
 type PolicyKey struct {
-	Name, Allowed, Default, Doc string
+	selectors.ParamSpec
+	Allowed, DefaultDoc string
 }
 
 // PolicyKeys are the query policy keys, in documentation order.
 var PolicyKeys = []PolicyKey{
-	{KeyQuerySettings, "`on`, `off`", "`on`", "`off`: a query may give no setting but its text, `textProperty` (the rerank property) and `offset`"},
-	{KeyRerankQuerySyntax, "`true`, `false`", "`false`", "the rerank query may start with `diverseSelect(...)` settings " +
+	{selectors.ParamSpec{Name: KeyQuerySettings, Kind: selectors.KindString, Enum: []string{QuerySettingsOn, QuerySettingsOff},
+		Doc: "`off`: a query may give no setting but its text, `textProperty` (the rerank property) and `offset`"},
+		"`on`, `off`", "`on`"},
+	{selectors.ParamSpec{Name: KeyRerankQuerySyntax, Kind: selectors.KindBool, Doc: "the rerank query may start with `diverseSelect(...)` settings " +
 		"(unsafe when the query text is an end user's: they then set the settings)"},
-	{KeyMaxQueryTokenBudget, "integer in [0, 2^30]", "0 = no cap", "largest `tokenBudget` a query may set (a query's 0, no budget, is then refused)"},
-	{KeyMaxQueryCandidates, "integer >= 0", "0 = no cap", "largest pool a query may ask for: `candidates`, or the query `limit` on the field form and the rerank route"},
-	{KeyMaxQueryWidenTo, "integer >= 0", "0 = no cap", "largest `widenTo` a query may set"},
+		"`true`, `false`", "`false`"},
+	{capKey(KeyMaxQueryTokenBudget, "largest `tokenBudget` a query may set (a query's 0, no budget, is then refused)"),
+		"integer in [0, 2^30]", "0 = no cap"},
+	{capKey(KeyMaxQueryCandidates, "largest pool a query may ask for: `candidates`, or the query `limit` on the field form and the rerank route"),
+		"integer >= 0", "0 = no cap"},
+	{capKey(KeyMaxQueryWidenTo, "largest `widenTo` a query may set"), "integer >= 0", "0 = no cap"},
+}
+
+// capKey is the ParamSpec of a cap on what a query may set (0 = no cap).
+func capKey(name, doc string) selectors.ParamSpec {
+	return selectors.ParamSpec{Name: name, Kind: selectors.KindInt, Max: math.MaxInt32, Doc: doc}
 }
 
 // IsPolicyKey reports whether name is a query policy key.
@@ -84,32 +100,24 @@ func ParsePolicy(raw map[string]any, setting string) (Policy, error) {
 		if err != nil {
 			return p, err
 		}
+		got, err := k.Check(v)
+		if err != nil {
+			if k.Kind == selectors.KindInt {
+				return p, refusal(k.ParamSpec, "0 = no cap", err.(*selectors.ValueError))
+			}
+			return p, errf(k.Name, "is %s; allowed: %s", clip(fmt.Sprint(v)), strings.ReplaceAll(k.Allowed, "`", ""))
+		}
 		switch k.Name {
 		case KeyQuerySettings:
-			s, ok := v.(string)
-			if !ok || (s != QuerySettingsOn && s != QuerySettingsOff) {
-				return p, errf(k.Name, "is %s; allowed: %s, %s", clip(fmt.Sprint(v)), QuerySettingsOn, QuerySettingsOff)
-			}
-			p.Off = s == QuerySettingsOff
+			p.Off = got == QuerySettingsOff
 		case KeyRerankQuerySyntax:
-			b, ok := v.(bool)
-			if !ok {
-				return p, errf(k.Name, "is %s; allowed: true, false", clip(fmt.Sprint(v)))
-			}
-			p.RerankQuerySyntax = b
-		default:
-			n, err := intIn(k.Name, v, 0, math.MaxInt32, "0 = no cap")
-			if err != nil {
-				return p, err
-			}
-			switch k.Name {
-			case KeyMaxQueryTokenBudget:
-				p.MaxTokenBudget = n
-			case KeyMaxQueryCandidates:
-				p.MaxCandidates = n
-			case KeyMaxQueryWidenTo:
-				p.MaxWidenTo = n
-			}
+			p.RerankQuerySyntax = got.(bool)
+		case KeyMaxQueryTokenBudget:
+			p.MaxTokenBudget = got.(int)
+		case KeyMaxQueryCandidates:
+			p.MaxCandidates = got.(int)
+		case KeyMaxQueryWidenTo:
+			p.MaxWidenTo = got.(int)
 		}
 	}
 	return p, nil

@@ -18,17 +18,26 @@ type commonArg struct {
 
 // commonArgs are the keys every strategy accepts, from config.Keys.
 var commonArgs = func() map[string]commonArg {
-	types := map[config.Kind]graphql.Input{
-		config.KindString: graphql.String, config.KindInt: graphql.Int,
-		config.KindFloat: graphql.Float, config.KindStrings: graphql.NewList(graphql.String),
-	}
 	out := map[string]commonArg{}
 	for _, k := range config.Keys {
 		allowed := strings.ReplaceAll(k.Allowed, "`", "") // Markdown in the README
-		out[k.Name] = commonArg{types[k.Kind], k.Doc + "; allowed: " + allowed}
+		out[k.Name] = commonArg{graphqlType(k.Kind), k.Doc + "; allowed: " + allowed}
 	}
 	return out
 }()
+
+// graphqlType is the GraphQL input type of a setting's kind, a key's or a
+// parameter's; any other kind (string, property) is a String.
+func graphqlType(k selectors.Kind) graphql.Input {
+	types := map[selectors.Kind]graphql.Input{
+		selectors.KindFloat: graphql.Float, selectors.KindInt: graphql.Int,
+		selectors.KindBool: graphql.Boolean, selectors.KindStrings: graphql.NewList(graphql.String),
+	}
+	if t, ok := types[k]; ok {
+		return t
+	}
+	return graphql.String
+}
 
 // strategyArgs returns the union of every registered strategy's parameters
 // as GraphQL input types. A name used by several strategies must have one
@@ -52,16 +61,7 @@ func strategyArgs() map[string]graphql.Input {
 		if _, common := commonArgs[name]; common {
 			panic(fmt.Sprintf("diverse-select: strategy parameter %q shadows a common key", name))
 		}
-		switch k {
-		case selectors.KindFloat:
-			out[name] = graphql.Float
-		case selectors.KindInt:
-			out[name] = graphql.Int
-		case selectors.KindBool:
-			out[name] = graphql.Boolean
-		default:
-			out[name] = graphql.String
-		}
+		out[name] = graphqlType(k)
 	}
 	return out
 }

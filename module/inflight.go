@@ -10,6 +10,7 @@ import (
 	restCtx "github.com/weaviate/weaviate/adapters/handlers/rest/context"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/selectors"
 )
 
 // inflight bounds the memory the selections of all concurrent queries hold
@@ -67,7 +68,7 @@ func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func
 	if need > f.limit {
 		return nil, &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: the selection over %d candidates needs %s, "+
 			"more than the module's bound of %s on the memory of all concurrent selections (DIVERSE_SELECT_MAX_INFLIGHT_MB); "+
-			"use fewer candidates, or raise DIVERSE_SELECT_MAX_INFLIGHT_MB", n, mibText(need), mibText(f.limit))}
+			"use fewer candidates, or raise DIVERSE_SELECT_MAX_INFLIGHT_MB", n, selectors.MiB(need), selectors.MiB(f.limit))}
 	}
 	w := &inflightWaiter{owner: ownerOf(ctx), need: need, granted: make(chan struct{})}
 	f.mu.Lock()
@@ -90,7 +91,7 @@ func (f *inflight) acquire(ctx context.Context, need int64, n int) (release func
 		return nil, &markedError{mark: errCapExceeded, err: fmt.Errorf("diverseSelect: the selection over %d candidates needs %s "+
 			"and waited %s, but concurrent selections held the module's bound of %s (DIVERSE_SELECT_MAX_INFLIGHT_MB) "+
 			"all that time; retry, use fewer candidates, or raise DIVERSE_SELECT_MAX_INFLIGHT_MB",
-			n, mibText(need), f.wait, mibText(f.limit))}
+			n, selectors.MiB(need), f.wait, selectors.MiB(f.limit))}
 	}
 	return f.releaser(w), nil
 }
@@ -156,5 +157,3 @@ func ownerOf(ctx context.Context) string {
 	}
 	return ""
 }
-
-func mibText(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }

@@ -117,8 +117,8 @@ func (e *engine) setMultiVectors(p *plan, in []search.Result, prob *selectors.Pr
 			return &markedError{mark: selectors.ErrMatrixTooLarge, err: fmt.Errorf("strategy %q on the multi-vector %q needs %s "+
 				"for %d candidates (%s for their %d vectors of %d dimensions, %s of N x N matrices), above the module's cap of %s "+
 				"(DIVERSE_SELECT_MAX_MATRIX_MB); use fewer candidates, %s: %q (one pooled vector per candidate), "+
-				"or raise DIVERSE_SELECT_MAX_MATRIX_MB", p.eff.Strategy, p.target, mibText(vectors+matrices), len(in),
-				mibText(vectors), total, dim, mibText(matrices), mibText(limit), config.KeyMultiVector, config.MultiVectorMean)}
+				"or raise DIVERSE_SELECT_MAX_MATRIX_MB", p.eff.Strategy, p.target, selectors.MiB(vectors+matrices), len(in),
+				selectors.MiB(vectors), total, dim, selectors.MiB(matrices), selectors.MiB(limit), config.KeyMultiVector, config.MultiVectorMean)}
 		}
 	}
 	multi := simcache.NewMulti(sets)

@@ -33,7 +33,7 @@ type plan struct {
 	// before the selection (see threshold.keep).
 	threshold threshold
 	// offset is the number of results earlier pages showed: the selection
-	// is the page after them (selectors.RunPage). paged is set when the
+	// is the page after them ((*selectors.Selector).RunPage). paged is set when the
 	// query gives an offset, even 0: then the response says whether the
 	// pool is spent (exhausted).
 	offset int

@@ -82,7 +82,7 @@ func queryWindow(params dto.GetParams) window {
 }
 
 // setSearchWindow sets the pool's search to the pool from its first result: the
-// offset pages the selection (selectors.RunPage), never the search, so every
+// offset pages the selection ((*selectors.Selector).RunPage), never the search, so every
 // page selects from the same retrieval. The top-level form's pool is
 // candidates; the field form's and the rerank route's, the query limit.
 func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error {

@@ -3,26 +3,34 @@ package selectors
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Kind is the type of a strategy parameter.
+// Kind is the type of a setting's value: of a strategy parameter, or of a
+// key every strategy shares (config.Key).
 type Kind string
 
 const (
-	KindFloat  Kind = "float"
-	KindInt    Kind = "int"
-	KindBool   Kind = "bool"
-	KindString Kind = "string" // one of Enum
+	KindFloat Kind = "float"
+	KindInt   Kind = "int"
+	KindBool  Kind = "bool"
+	// KindString is one of Enum; with no Enum (common keys only: a
+	// strategy parameter must list its values), any string.
+	KindString Kind = "string"
 	// KindProperty names a property of the candidates' objects; the caller
 	// (the Weaviate module) loads it into Candidate.Properties.
 	KindProperty Kind = "property"
+	// KindStrings is a list of strings (common keys only).
+	KindStrings Kind = "strings"
 )
 
-// ParamSpec declares one strategy parameter: its type, default and allowed
-// values. Specs drive validation, the GraphQL schema and the module's meta info.
+// ParamSpec describes one setting: a strategy's parameter, or, inside
+// config.Key, a key every strategy shares. The one description drives
+// validation (Check), the GraphQL schema, /v1/meta, the client helpers and
+// the docs' tables (cmd/gen-docs).
 type ParamSpec struct {
 	Name string
 	Kind Kind
@@ -44,10 +52,20 @@ func (s ParamSpec) Range() string {
 	case KindBool:
 		return "true or false"
 	case KindString:
+		if len(s.Enum) == 0 {
+			return "a string"
+		}
 		return "one of " + strings.Join(s.Enum, ", ")
 	case KindProperty:
 		return "a property name"
+	case KindStrings:
+		return "a list of strings"
 	}
+	return fmt.Sprintf("%s %s", s.Kind, s.Interval())
+}
+
+// Interval is a number's bounds: "[0, 1]", "(0, inf)".
+func (s ParamSpec) Interval() string {
 	lo, hi := "[", "]"
 	if s.MinOpen || math.IsInf(s.Min, -1) {
 		lo = "("
@@ -55,7 +73,7 @@ func (s ParamSpec) Range() string {
 	if s.MaxOpen || math.IsInf(s.Max, 1) {
 		hi = ")"
 	}
-	return fmt.Sprintf("%s %s%s, %s%s", s.Kind, lo, fmtBound(s.Min), fmtBound(s.Max), hi)
+	return fmt.Sprintf("%s%s, %s%s", lo, fmtBound(s.Min), fmtBound(s.Max), hi)
 }
 
 func fmtBound(x float64) string {
@@ -151,7 +169,7 @@ func ValidateParams(strategy string, specs []ParamSpec, raw map[string]any) (Par
 			}
 			return nil, &ParamError{Strategy: strategy, Param: name, Msg: msg, Unknown: true}
 		}
-		v, err := coerce(spec, raw[name])
+		v, err := spec.Check(raw[name])
 		if err != nil {
 			return nil, &ParamError{Strategy: strategy, Param: name, Msg: err.Error()}
 		}
@@ -163,47 +181,74 @@ func ValidateParams(strategy string, specs []ParamSpec, raw map[string]any) (Par
 	return out, nil
 }
 
-func coerce(s ParamSpec, v any) (any, error) {
+// ValueError is a value Check refused.
+type ValueError struct {
+	Spec ParamSpec
+	// Value is the value given, or the element of a list that is not a
+	// string (Element).
+	Value   any
+	Element bool
+	// WrongType: Value is not of the Kind at all (for a number: not a
+	// finite number), rather than a value of the Kind outside Spec's range.
+	WrongType bool
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("got %v (%T), want %s", e.Value, e.Value, e.Spec.Range())
+}
+
+// Check validates one raw value (as decoded from JSON or GraphQL: float64,
+// int, int64, bool, string, []any) against s and returns it typed by Kind:
+// float64, int, bool, string or []string. A nil value stays nil (unset).
+// A refused value is a *ValueError.
+func (s ParamSpec) Check(v any) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	want := func() error { return fmt.Errorf("got %v (%T), want %s", v, v, s.Range()) }
+	wrongType := &ValueError{Spec: s, Value: v, WrongType: true}
 	switch s.Kind {
 	case KindBool:
 		b, ok := v.(bool)
 		if !ok {
-			return nil, want()
+			return nil, wrongType
 		}
 		return b, nil
-	case KindProperty:
-		str, ok := v.(string)
-		if !ok || !isPropertyName(str) {
-			return nil, want()
+	case KindStrings:
+		switch x := v.(type) {
+		case []string:
+			return x, nil
+		case []any:
+			out := make([]string, len(x))
+			for i, e := range x {
+				str, ok := e.(string)
+				if !ok {
+					return nil, &ValueError{Spec: s, Value: e, Element: true, WrongType: true}
+				}
+				out[i] = str
+			}
+			return out, nil
 		}
-		return str, nil
-	case KindString:
+		return nil, wrongType
+	case KindProperty, KindString:
 		str, ok := v.(string)
 		if !ok {
-			return nil, want()
+			return nil, wrongType
 		}
-		for _, e := range s.Enum {
-			if e == str {
-				return str, nil
-			}
+		if s.Kind == KindProperty && !isPropertyName(str) ||
+			s.Kind == KindString && len(s.Enum) > 0 && !slices.Contains(s.Enum, str) {
+			return nil, &ValueError{Spec: s, Value: v}
 		}
-		return nil, want()
+		return str, nil
 	}
 	f, ok := AsNumber(v)
 	if !ok {
-		return nil, want()
+		return nil, wrongType
 	}
-	if f < s.Min || f > s.Max || (s.MinOpen && f == s.Min) || (s.MaxOpen && f == s.Max) {
-		return nil, want()
+	if f < s.Min || f > s.Max || (s.MinOpen && f == s.Min) || (s.MaxOpen && f == s.Max) ||
+		s.Kind == KindInt && f != math.Trunc(f) {
+		return nil, &ValueError{Spec: s, Value: v}
 	}
 	if s.Kind == KindInt {
-		if f != math.Trunc(f) {
-			return nil, want()
-		}
 		return int(f), nil
 	}
 	return f, nil

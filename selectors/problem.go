@@ -1,21 +1,3 @@
-// Package selectors chooses the best set of retrieved chunks for a language
-// model's context window: not the k most relevant, but a set that is relevant,
-// non-redundant and fits a token budget.
-//
-// The package is plain Go with no Weaviate imports, so it can be used as a
-// library by any retrieval pipeline. A caller builds a Problem (candidates in
-// retrieval order with relevance, token cost, vector and optional text and
-// source), picks a strategy by name from the registry with its parameters,
-// and calls Run:
-//
-//	s, err := selectors.New("adagres", map[string]any{"betaMax": 5.0})
-//	res, err := selectors.Run(ctx, s, &selectors.Problem{Candidates: cands, Budget: 1500})
-//
-// Run validates the problem, applies the options every strategy shares
-// (dedupThreshold pre-pass, token budget, maxResults, output order) and
-// returns the selection with a per-item explanation. Strategies follow
-// shared/design/strategies.md exactly; each one documents its objective,
-// guarantee, complexity and the paper it follows.
 package selectors
 
 import (

@@ -26,7 +26,7 @@ func (s *Selector) Run(ctx context.Context, p *Problem) (res *Result, err error)
 		if need := s.MatrixBytes(len(p.Candidates)); need > p.MaxMatrixBytes {
 			return nil, fmt.Errorf("%w: strategy %q needs %s of N x N matrices for %d candidates, above the cap of %s; "+
 				"use fewer candidates or a strategy that reads only similarity rows (adagres, mmr, dpp)",
-				ErrMatrixTooLarge, s.Def.Name, mib(need), len(p.Candidates), mib(p.MaxMatrixBytes))
+				ErrMatrixTooLarge, s.Def.Name, MiB(need), len(p.Candidates), MiB(p.MaxMatrixBytes))
 		}
 	}
 	if b, ok := p.Similarities.(ContextBinder); ok {
@@ -94,8 +94,9 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("strategy %q panicked: %v", e.Strategy, e.Value)
 }
 
-// mib formats a byte count in MiB.
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+// MiB formats a byte count as the memory caps' messages give it, in MiB
+// with one decimal.
+func MiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 // CheckSelection verifies a selection against its problem: indices in range
 // and distinct, at most p.K() items, within p.Budget. Run applies it to every

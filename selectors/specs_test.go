@@ -2,6 +2,9 @@ package selectors
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -68,3 +71,46 @@ func TestAddAppliesSpecRules(t *testing.T) {
 type nopStrategy struct{}
 
 func (nopStrategy) Select(context.Context, *Problem) (*Result, error) { return &Result{}, nil }
+
+// TestCheck: the one validator of a setting, for each kind: the typed
+// value, or a *ValueError that tells a value of the wrong type (or not
+// finite) from one outside the range, and a list's bad element.
+func TestCheck(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		spec            ParamSpec
+		in, want        any
+		wrongType, elem bool // want an error of this sort
+		refused         bool
+	}{
+		{spec: ParamSpec{Kind: KindFloat, Min: 0, Max: 1}, in: 1, want: 1.0},
+		{spec: ParamSpec{Kind: KindFloat, Min: 0, Max: 1, MaxOpen: true}, in: 1.0, refused: true},
+		{spec: ParamSpec{Kind: KindFloat, Min: 0, Max: inf}, in: math.NaN(), refused: true, wrongType: true},
+		{spec: ParamSpec{Kind: KindInt, Min: 1, Max: 64}, in: 3.0, want: 3},
+		{spec: ParamSpec{Kind: KindInt, Min: 1, Max: 64}, in: 2.5, refused: true},
+		{spec: ParamSpec{Kind: KindInt, Min: 1, Max: 64}, in: "3", refused: true, wrongType: true},
+		{spec: ParamSpec{Kind: KindBool}, in: false, want: false},
+		{spec: ParamSpec{Kind: KindBool}, in: 0, refused: true, wrongType: true},
+		{spec: ParamSpec{Kind: KindString, Enum: []string{"a", "b"}}, in: "b", want: "b"},
+		{spec: ParamSpec{Kind: KindString, Enum: []string{"a", "b"}}, in: "c", refused: true},
+		{spec: ParamSpec{Kind: KindString}, in: "any text", want: "any text"},
+		{spec: ParamSpec{Kind: KindProperty}, in: "_body2", want: "_body2"},
+		{spec: ParamSpec{Kind: KindProperty}, in: "2body", refused: true},
+		{spec: ParamSpec{Kind: KindStrings}, in: []any{"a", "b"}, want: []string{"a", "b"}},
+		{spec: ParamSpec{Kind: KindStrings}, in: []any{"a", 1}, refused: true, wrongType: true, elem: true},
+		{spec: ParamSpec{Kind: KindStrings}, in: "a", refused: true, wrongType: true},
+		{spec: ParamSpec{Kind: KindInt}, in: nil, want: nil},
+	} {
+		got, err := tc.spec.Check(tc.in)
+		var ve *ValueError
+		if tc.refused {
+			if !errors.As(err, &ve) || ve.WrongType != tc.wrongType || ve.Element != tc.elem {
+				t.Errorf("%s %v: error %#v, want a ValueError (wrong type %v, element %v)", tc.spec.Kind, tc.in, err, tc.wrongType, tc.elem)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", tc.want) {
+			t.Errorf("%s %v: %#v, %v; want %#v", tc.spec.Kind, tc.in, got, err, tc.want)
+		}
+	}
+}

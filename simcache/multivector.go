@@ -33,7 +33,7 @@ import (
 //
 // A MultiEngine is for one goroutine at a time (Matrix shares its rows among
 // cores itself). Once the context given to BindContext is done, it stops
-// computing and its values are meaningless: selectors.Run then returns the
+// computing and its values are meaningless: (*selectors.Selector).Run then returns the
 // context's error whatever the strategy made of them.
 type MultiEngine struct {
 	n, dim, stride int

@@ -202,7 +202,7 @@ func TestMeanPool(t *testing.T) {
 
 // TestMultiEngineStops: once the bound context is done, Matrix and Row
 // return without computing (the selection then fails with the context's
-// error; see selectors.Run).
+// error; see (*selectors.Selector).Run).
 func TestMultiEngineStops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	e := NewMulti(randomSets(rng, 50, 8, 32))

@@ -61,16 +61,14 @@ func buildSpec() spec {
 			continue
 		}
 		o := option{Wire: k.Name, Kind: string(k.Kind), Doc: plain(k.Doc)}
-		if k.Enum != nil {
-			o.Enum = k.Enum()
-		}
+		o.Enum = k.Spec(config.Limits{}).Enum
 		switch k.Kind {
-		case config.KindInt:
+		case selectors.KindInt:
 			o.Min = bound(k.Min)
 			if k.Max > 0 {
 				o.Max = bound(k.Max)
 			}
-		case config.KindFloat:
+		case selectors.KindFloat:
 			o.Min, o.Max, o.MinOpen = bound(k.Min), bound(k.Max), k.MinOpen
 		}
 		s.Keys = append(s.Keys, o)

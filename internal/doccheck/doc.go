@@ -4,5 +4,7 @@
 // lines, its sections in the newcomer's order), no figure is typed by hand
 // outside a block a project command writes or a test checks, the client
 // snippets are the code the integration tests run, and the module version,
-// the CHANGELOG and the LICENSE agree. It has no code of its own.
+// the CHANGELOG and the LICENSE agree, and every Go file, document,
+// declaration and method a comment or a document names exists
+// (TestDocReferences). It has no code of its own.
 package doccheck

@@ -23,7 +23,7 @@ var snippetDocs = map[string]string{
 }
 
 // TestREADMEClientSnippets: every region marked "README: <name> begin" ...
-// "README: <name> end" in the integration tests' clients_test.go,
+// "README: <name> end" in the integration tests' integration/clients_test.go,
 // ts/clients.test.mjs, py/test_client.py and the RAG tests appears in the README, or in the document snippetDocs names for it (line by
 // line, ignoring indentation and blank lines), so the documented client
 // snippets are the code these tests run.

@@ -7,7 +7,7 @@
 //	func main() { sdk.Serve(mySelector{}) }
 //
 // A plugin can reuse the built-in strategies: import a strategy package
-// (selectors/mmr, ...) and run it with selectors.New and Selector.Run.
+// (selectors/mmr, ...) and run it with selectors.New and (*selectors.Selector).Run.
 //
 // The package does not import Weaviate; the strategy's name is the plugin
 // file's name (see plugin/host).

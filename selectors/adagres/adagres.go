@@ -1,7 +1,7 @@
 // Package adagres implements AdaGReS: redundancy-aware greedy selection with
 // an adaptive relevance/redundancy trade-off (Peng, Wang, Long, Sheng,
 // "AdaGReS: Adaptive Greedy Context Selection via Redundancy-Aware Scoring for
-// Token-Budgeted RAG", arXiv 2512.25052), as specified in strategies.md.
+// Token-Budgeted RAG", arXiv 2512.25052), written up in docs/strategies-vector.md.
 //
 // Objective: F(S) = alpha * sum_{c in S} r_c - beta * sum_{i<j in S} sim+(i,j),
 // sim+ = max(0, cos), alpha = 1. The marginal gain of x is

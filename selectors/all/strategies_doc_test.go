@@ -1,7 +1,6 @@
 package all_test
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,9 +9,9 @@ import (
 )
 
 // TestStrategiesDocDocumentsEveryStrategy keeps the strategy sections of
-// docs/strategies.md in
-// step with the registry: every strategy has a section with a query example
-// and a table row per parameter showing its default and allowed range.
+// docs/strategies.md in step with the registry: every strategy has a
+// section with a query example and a row per parameter (cmd/gen-docs writes
+// the rows; its TestDocsUpToDate checks them).
 func TestStrategiesDocDocumentsEveryStrategy(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/strategies.md")
 	if err != nil {
@@ -33,13 +32,8 @@ func TestStrategiesDocDocumentsEveryStrategy(t *testing.T) {
 			t.Errorf("docs/strategies.md section %s has no query example", d.Name)
 		}
 		for _, p := range d.Params {
-			def := "unset"
-			if p.Default != nil {
-				def = fmt.Sprint(p.Default)
-			}
-			row := fmt.Sprintf("| `%s` | %s | %s |", p.Name, def, p.Range())
-			if !strings.Contains(section, row) {
-				t.Errorf("docs/strategies.md section %s lacks the row %q", d.Name, row)
+			if !strings.Contains(section, "| `"+p.Name+"` |") {
+				t.Errorf("docs/strategies.md section %s lacks a row for %s (run make docs-gen)", d.Name, p.Name)
 			}
 		}
 	}

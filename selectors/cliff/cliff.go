@@ -1,5 +1,5 @@
-// Package cliff is the SAGE gradient-based dynamic cutoff (seed 002), per
-// strategies.md: keep the chunks before a sharp drop in relevance.
+// Package cliff is the SAGE gradient-based dynamic cutoff as written up
+// in docs/strategies-text.md: keep the chunks before a sharp drop in relevance.
 //
 // Objective: none global; a cutoff of the relevance-sorted list. Candidates
 // are walked by decreasing relevance s (ties: earlier retrieval rank). Until
@@ -8,9 +8,9 @@
 // (s_{i-1} - s_i) / s_{i-1}, is <= g; the walk stops at the first larger
 // drop, at s_{i-1} <= 0, at maxResults, or when the budget is exhausted.
 //
-// Resolutions (strategies.md and ours): the paper's Algorithm 2 compares with
+// Resolutions (docs/strategies-text.md): the paper's Algorithm 2 compares with
 // score/g and its prose with "1/g times the predecessor", which cannot both
-// hold for g < 1; strategies.md implements the prose's intent as the
+// hold for g < 1; we implement the prose's intent as the
 // relative drop between neighbours. minK counts selected items (the SAGE
 // client raises it to ask for more context). An item that does not fit the
 // remaining budget is skipped, as in every strategy, but stays the

@@ -3,69 +3,79 @@
 // (docs/quality.md), not taken from one paper; each of its parts follows a
 // published idea.
 //
+// The full write-up, with the evidence behind each default, is
+// docs/strategies-quality.md; the package's example runs it on a small pool.
+//
 // Objective (monotone submodular, plus the second-hop demand):
 //
-//			F(S) = sum_u rho_u * max_{d in S} s(d,u) + kappa * queryCoverage * QC(S) + HOP(S)
+//	F(S) = sum_u rho_u * max_{d in S} s(d,u) + kappa * queryCoverage * QC(S) + HOP(S)
 //
-//		  - The first term is facility location over the whole pool weighted by
-//		    relevance (query-focused facility location, Lin and Bilmes 2011):
-//		    every candidate u lends its relevance rho_u to the selection to the
-//		    extent that a selected chunk says the same thing, s(d,u). With
-//		    s(d,d) = 1 a chunk unlike anything selected adds exactly its own
-//		    relevance, as in top-k; a near-copy of a selected chunk adds almost
-//		    nothing, so the budget goes to new information.
-//		  - The demand: a target's weight is its relevance rho_u, or rho_u^4
-//		    under the price of a token (below).
-//		  - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
-//		    lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
-//		    over the pool and lex_u the idf-weighted share of the query's terms
-//		    found in u, divided by the pool's largest share (the fusion of
-//		    normalised dense and keyword scores of hybrid search). Without query
-//		    text, or when no candidate contains a query term, rho = dense.
-//		  - s(d,u) = max(0, k(d,u))^similarityPower for d != u, where k is the
-//		    cosine of the candidates' vectors after subtracting the pool mean
-//		    ("center", default). Sentence embeddings are anisotropic (GloVe SIF
-//		    vectors of unrelated texts have cosines around 0.5); centring removes
-//		    the direction every candidate shares, so k measures what two chunks
-//		    share beyond the topic (Mu and Viswanath 2018; on Perspectrum,
-//		    paraphrases score 0.46 and different perspectives of one claim 0.02
-//		    after centring, against 0.72 and 0.51 before). The default power 2
-//		    makes s the squared correlation: the share of one chunk's variation
-//		    the other accounts for, so near-copies (k 0.95: s 0.9) are covered
-//		    and loosely related chunks (k 0.3: s 0.09) hardly at all. The centred
-//		    cosines come from the cosine matrix alone:
-//		    (c_ij - m_i - m_j + m) / sqrt((1 - 2 m_i + m) (1 - 2 m_j + m)) with
-//		    m_i the mean of row i and m the mean of the matrix.
-//		  - QC(S) = sum over the query's terms t found in S of w_t, with
-//		    w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 (df over the pool):
-//		    the share of the question a selection speaks to. Multi-part questions
-//		    need evidence for each part (weighted coverage).
-//		  - kappa = kbar, the number of items the constraint admits on average
-//		    (B / mean tokens, at least 1, at most maxResults; maxResults when
-//		    there is no budget), as in AdaGReS's calibration: the relevance term
-//		    grows with the number of picks while QC is bounded by 1, so scaling
-//		    it by kbar keeps the balance the same for any budget.
+// where:
 //
-//	  - Part demand (demand.go, "parts"): the question's parts (clauses and
-//	    the phrases a conjunction joins) are demand points; a chunk covers a
-//	    part by the idf-weighted share of its terms it contains, and
-//	    kappa * parts * sum_p W_p * max_{d in S} c(d,p) rewards the chunk that
-//	    has a part's terms together (GeoRAG's demand-weighted coverage, with
-//	    lexical coverage of the parts). Monotone submodular.
+//   - The first term is facility location over the whole pool weighted by
+//     relevance (query-focused facility location, Lin and Bilmes 2011):
+//     every candidate u lends its relevance rho_u to the selection to the
+//     extent that a selected chunk says the same thing, s(d,u). With
+//     s(d,d) = 1 a chunk unlike anything selected adds exactly its own
+//     relevance, as in top-k; a near-copy of a selected chunk adds almost
+//     nothing, so the budget goes to new information.
 //
-//	  - Second-hop demand (hops.go, "hop"): once a chunk is selected, a chunk
-//	    linked to it by title (one's title line occurs in the other's text)
-//	    gains kappa * hop / |query terms| until it is selected itself: the
-//	    bridge paragraph of a multi-hop question is about an entity only the
-//	    first hop names. It depends on the order of selection, so F with
-//	    hop > 0 is no longer submodular; the guarantee below is for hop = 0.
+//   - The demand: a target's weight is its relevance rho_u, or rho_u^4
+//     under the price of a token (below).
 //
-//	  - The price of a token (precision.go; off with fill): under a budget
-//	    that admits at most a quarter of the pool, the demand is rho_u^4 and
-//	    the candidates outside the most relevant ones, and far below the
-//	    best, are worth nothing but their query terms, parts and hop (their
-//	    kernel rows are zero), so a pick pays for its tokens only with what
-//	    it adds on the query's topic, and the selection may end under budget.
+//   - rho_u, hybrid relevance in [0, 1]: (1-lexicalWeight) * dense_u +
+//     lexicalWeight * lex_u, where dense_u is the relevance min-max scaled
+//     over the pool and lex_u the idf-weighted share of the query's terms
+//     found in u, divided by the pool's largest share (the fusion of
+//     normalised dense and keyword scores of hybrid search). Without query
+//     text, or when no candidate contains a query term, rho = dense.
+//
+//   - s(d,u) = max(0, k(d,u))^similarityPower for d != u, where k is the
+//     cosine of the candidates' vectors after subtracting the pool mean
+//     ("center", default). Sentence embeddings are anisotropic (GloVe SIF
+//     vectors of unrelated texts have cosines around 0.5); centring removes
+//     the direction every candidate shares, so k measures what two chunks
+//     share beyond the topic (Mu and Viswanath 2018; on Perspectrum,
+//     paraphrases score 0.46 and different perspectives of one claim 0.02
+//     after centring, against 0.72 and 0.51 before). The default power 2
+//     makes s the squared correlation: the share of one chunk's variation
+//     the other accounts for, so near-copies (k 0.95: s 0.9) are covered
+//     and loosely related chunks (k 0.3: s 0.09) hardly at all. The centred
+//     cosines come from the cosine matrix alone:
+//     (c_ij - m_i - m_j + m) / sqrt((1 - 2 m_i + m) (1 - 2 m_j + m)) with
+//     m_i the mean of row i and m the mean of the matrix.
+//
+//   - QC(S) = sum over the query's terms t found in S of w_t, with
+//     w_t = log((N+1)/(df_t+0.5)) normalised to sum 1 (df over the pool):
+//     the share of the question a selection speaks to. Multi-part questions
+//     need evidence for each part (weighted coverage).
+//
+//   - kappa = kbar, the number of items the constraint admits on average
+//     (B / mean tokens, at least 1, at most maxResults; maxResults when
+//     there is no budget), as in AdaGReS's calibration: the relevance term
+//     grows with the number of picks while QC is bounded by 1, so scaling
+//     it by kbar keeps the balance the same for any budget.
+//
+//   - Part demand (demand.go, "parts"): the question's parts (clauses and
+//     the phrases a conjunction joins) are demand points; a chunk covers a
+//     part by the idf-weighted share of its terms it contains, and
+//     kappa * parts * sum_p W_p * max_{d in S} c(d,p) rewards the chunk that
+//     has a part's terms together (GeoRAG's demand-weighted coverage, with
+//     lexical coverage of the parts). Monotone submodular.
+//
+//   - Second-hop demand (hops.go, "hop"): once a chunk is selected, a chunk
+//     linked to it by title (one's title line occurs in the other's text)
+//     gains kappa * hop / |query terms| until it is selected itself: the
+//     bridge paragraph of a multi-hop question is about an entity only the
+//     first hop names. It depends on the order of selection, so F with
+//     hop > 0 is no longer submodular; the guarantee below is for hop = 0.
+//
+//   - The price of a token (precision.go; off with fill): under a budget
+//     that admits at most a quarter of the pool, the demand is rho_u^4 and
+//     the candidates outside the most relevant ones, and far below the
+//     best, are worth nothing but their query terms, parts and hop (their
+//     kernel rows are zero), so a pick pays for its tokens only with what
+//     it adds on the query's topic, and the selection may end under budget.
 //
 // No near-copies: the greedy and the fill skip a near-copy of a selected
 // item (selectors.CopyGuard), and, with minNovelty > 0, an item whose gain

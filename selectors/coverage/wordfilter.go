@@ -1,7 +1,5 @@
 package coverage
 
-import "github.com/diverse-select/diverse-select/selectors/text"
-
 // wordFilter is a set of words that can answer "certainly not in the set"
 // from a word's length and three of its bytes (text.TermHash), without
 // hashing the whole word: most words of a pool are neither a query term nor the start of a
@@ -11,8 +9,6 @@ import "github.com/diverse-select/diverse-select/selectors/text"
 // through half the words of the demo pools to the map when the set was
 // their titles' first terms).
 type wordFilter [64]uint64
-
-func (f *wordFilter) add(w string) { f.addHash(text.TermHash(w)) }
 
 func (f *wordFilter) addHash(h uint32) { f[h>>26] |= wordBits(h) }
 

@@ -1,7 +1,7 @@
 // Package dpp selects by greedy MAP inference of a determinantal point
 // process (Chen, Zhang, Zhou, "Fast Greedy MAP Inference for Determinantal
-// Point Process to Improve Recommendation Diversity", NeurIPS 2018), per
-// strategies.md.
+// Point Process to Improve Recommendation Diversity", NeurIPS 2018), written
+// up in docs/strategies-vector.md.
 //
 // Objective: log det L_S with L_ij = q_i * k(i,j) * q_j, k = sim+ (cosine
 // clipped to [0,1]; k(i,i) = 1, also for a zero vector, which is then

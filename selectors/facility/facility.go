@@ -1,7 +1,7 @@
 // Package facility implements DRAG's selection objective: a feature-based
-// relevance term plus facility location over the candidate pool, per
-// strategies.md (DRAG thesis, seed 003; facility location as in apricot and
-// submodlib).
+// relevance term plus facility location over the candidate pool
+// (DRAG thesis; facility location as in apricot and
+// submodlib), written up in docs/strategies-vector.md.
 //
 // Objective: f(S) = w1 * sum_{i in S} q_i*log(1 + gamma*max(0, r_i))
 // + w2 * sum_{u in V} max_{a in S} k(a,u), V = all candidates, w1 = 1-w2.

@@ -1,5 +1,5 @@
-// Package knapsack is the Submodular-RAG / S-RAG strategy (seed 001): weighted
-// concept coverage under a token knapsack, per strategies.md.
+// Package knapsack is the Submodular-RAG / S-RAG strategy: weighted concept
+// coverage under a token knapsack (docs/strategies-text.md).
 //
 // Objective: f(S) = sum of w(u) over the concepts u covered by S, where the
 // concept universe U comes from the top conceptPool candidates by relevance,

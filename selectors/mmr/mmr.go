@@ -1,6 +1,6 @@
 // Package mmr implements Maximal Marginal Relevance (Carbonell and Goldstein,
 // SIGIR 1998), the baseline of the seed papers, with the relevance
-// normalisations and similarity map of the DRAG thesis, per strategies.md.
+// normalisations and similarity map of the DRAG thesis (docs/strategies-vector.md).
 //
 // Objective: none global. The first pick is the most relevant fitting item;
 // then greedy takes argmax lambda*r_i - (1-lambda)*max_{j in S} sim(i,j)

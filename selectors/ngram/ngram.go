@@ -1,5 +1,5 @@
-// Package ngram is the TREC RAG 2025 submission's selector (seed 004):
-// greedy n-gram coverage plus BM25 plus source novelty, per strategies.md.
+// Package ngram is the TREC RAG 2025 submission's selector: greedy
+// n-gram coverage plus BM25 plus source novelty (docs/strategies-text.md).
 //
 // Objective: at each step take the remaining, fitting candidate d with the
 // largest alpha*g_cov(d|S) + beta*BM25(Q,d) + gamma*g_nov(d|S) (ties: higher

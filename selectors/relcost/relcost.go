@@ -1,5 +1,5 @@
 // Package relcost is the relevance-per-token baseline of S-RAG
-// (Submodular-RAG, seed 001), per strategies.md.
+// (Submodular-RAG; docs/strategies-text.md).
 //
 // Objective: the sum of relevance of the selection, approached by the
 // knapsack density heuristic. Candidates are taken in decreasing order of
