@@ -79,7 +79,7 @@ func applyCards(ctx context.Context, p *plan, prob *selectors.Problem, in []sear
 			c.Terms, c.TermHashes = analysed[i].Terms([]string{}, card.Sentences), nil
 		}
 		if c.Text != "" {
-			c.Text, c.WordPairs = card.Text, nil // the guard compares the card's word pairs
+			c.Text, c.WordPairs, c.SingleLine = card.Text, nil, false // the guard compares the card's word pairs
 		}
 	}
 	return cards, nil
@@ -120,7 +120,7 @@ func (f *featureSource) analysed(t *lazyText) *evidence.Analysed {
 		if c := t.cached; c != nil {
 			next.Tokens, next.Terms, next.TermHashes, next.Vector = c.Tokens, c.Terms, c.TermHashes, c.Vector
 			if c.Text == next.Text {
-				next.WordPairs = c.WordPairs
+				next.WordPairs, next.SingleLine = c.WordPairs, c.SingleLine
 			}
 		}
 		f.cache.Put(t.key, next)

@@ -89,10 +89,12 @@ func (f *featureSource) loadOrStore(t *lazyText, needTokens bool, vector []float
 		// The near-copy guard's word pairs, once per object version (about
 		// 2 us a chunk, then 8 bytes a pair): the guard of every diversity
 		// strategy asks for those of the candidates it is about to select.
+		// With them, whether the text is one line (then coverage need not
+		// read it to look for a title line).
 		if c != nil && c.WordPairs != nil && c.Text == next.Text {
-			next.WordPairs = c.WordPairs
+			next.WordPairs, next.SingleLine = c.WordPairs, c.SingleLine
 		} else {
-			next.WordPairs = selectors.WordPairs(next.Text)
+			next.WordPairs, next.SingleLine = selectors.WordPairs(next.Text), selectors.SingleLine(next.Text)
 		}
 		if newVector {
 			next.Vector = slices.Clone(vector) // not the search's slice: the response may carry it on

@@ -79,7 +79,7 @@ func (e *engine) problem(ctx context.Context, p *plan, in []search.Result, entri
 		if p.eff.Selector.Def.NeedsText {
 			c.Text = text.get() // for other strategies the text matters only to count tokens on a cache miss
 			if x := text.cached; x != nil && x.HasText && x.Text == c.Text {
-				c.WordPairs = x.WordPairs // the text's, computed when it was cached
+				c.WordPairs, c.SingleLine = x.WordPairs, x.SingleLine // the text's, computed when it was cached
 			}
 		}
 		if p.readsSources() {

@@ -13,7 +13,8 @@ import (
 )
 
 // TestFeatureCacheWordPairs: a strategy that reads the texts gets each
-// candidate's word pairs (the near-copy guard's) with its text, computed
+// candidate's word pairs (the near-copy guard's) with its text, and whether
+// it is one line (coverage's title lines), computed
 // once when the entry is stored and then taken from it as they are; a
 // strategy that reads no text gets neither, so its guard compares vectors
 // only, as before; an evidence card's candidate compares the card's pairs.
@@ -55,6 +56,8 @@ func TestFeatureCacheWordPairs(t *testing.T) {
 					}
 					require.NotEmpty(t, c.WordPairs, "candidate %d", i)
 					require.Equal(t, selectors.WordPairs(c.Text), c.WordPairs, "candidate %d", i)
+					require.Equal(t, selectors.SingleLine(c.Text), c.SingleLine, "candidate %d", i)
+					require.Equal(t, selectors.SingleLine(entry.Text), entry.SingleLine, "candidate %d", i)
 					if round == 1 {
 						require.Same(t, &entry.WordPairs[0], &c.WordPairs[0], "candidate %d: the cached pairs", i)
 					}

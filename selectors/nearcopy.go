@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -108,6 +109,13 @@ func (g *CopyGuard) shingle(d int) []uint64 {
 		g.done[d] = true
 	}
 	return g.shingles[d]
+}
+
+// SingleLine reports whether s is one line: no line break with more than
+// white space after it (so no title line heads it).
+func SingleLine(s string) bool {
+	_, rest, ok := strings.Cut(s, "\n")
+	return !ok || strings.TrimSpace(rest) == ""
 }
 
 // WordPairs returns the sorted distinct hashes of the text's consecutive word

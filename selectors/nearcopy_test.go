@@ -69,6 +69,18 @@ func TestCopyGuardWithoutVectors(t *testing.T) {
 	assert.False(t, g.CopyOf([]int{0, 1}, 2))
 }
 
+func TestSingleLine(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		one  bool
+	}{
+		{"", true}, {"one line", true}, {"one line\n", true}, {"one line\n \t\n", true},
+		{"Title\nbody", false}, {"\nbody", false}, {"a\n\nb", false},
+	} {
+		assert.Equal(t, tc.one, SingleLine(tc.text), "%q", tc.text)
+	}
+}
+
 func TestNormalizedTextHash(t *testing.T) {
 	assert.Equal(t, NormalizedTextHash("Hello, World!"), NormalizedTextHash("  hello world "))
 	assert.NotEqual(t, NormalizedTextHash("hello world"), NormalizedTextHash("helloworld"))

@@ -38,6 +38,11 @@ type Candidate struct {
 	// guard is asked about on every query. Nil means "compute them from
 	// Text"; they must be Text's.
 	WordPairs []uint64
+	// SingleLine optionally tells that Text is one line (SingleLine(Text)):
+	// it has no title line, which coverage then knows without reading the
+	// text. A caller keeps it per object with WordPairs; false means "read
+	// Text".
+	SingleLine bool
 	// Source is where the chunk comes from (a URL or a document name), used by ngram.
 	Source string
 	// Properties holds the object properties named by the strategy's

@@ -44,6 +44,8 @@ type Features struct {
 	// WordPairs are selectors.WordPairs of Text (selectors.Candidate's
 	// WordPairs), which the near-copy guard compares; nil = not cached.
 	WordPairs []uint64
+	// SingleLine is selectors.SingleLine(Text), with WordPairs.
+	SingleLine bool
 	// Evidence is the object's text split into sentences with their token
 	// counts and terms, for evidence cards; nil = not cached.
 	Evidence *evidence.Analysed

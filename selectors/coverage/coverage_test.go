@@ -618,9 +618,9 @@ func TestPooledLinksReuse(t *testing.T) {
 // chunks of random words, of demo-corpus chunks with their title lines, or
 // of their bodies alone; demo queries and long ones; the default and the second hop,
 // query coverage, lexical weight and part demand turned off in turn), the
-// candidates with their Terms and TermHashes select exactly what they
-// select with their Terms alone and with their text alone: the same items,
-// gains, objective and stats.
+// candidates with their Terms and TermHashes (and whether each text is one
+// line) select exactly what they select with their Terms alone and with
+// their text alone: the same items, gains, objective and stats.
 func TestTermHashesSelectIdentically(t *testing.T) {
 	chunks := corpus.Chunks()
 	queries := corpus.Queries()
@@ -662,6 +662,7 @@ func TestTermHashesSelectIdentically(t *testing.T) {
 		for i := range withHashes.Candidates {
 			c := &withHashes.Candidates[i]
 			c.TermHashes = text.TermHashes(make([]uint32, 0, len(c.Terms)), c.Terms)
+			c.SingleLine = selectors.SingleLine(c.Text) // as the module's feature cache gives it
 		}
 		for name, got := range map[string]*selectors.Result{
 			"terms": run(t, params, &withTerms), "terms+hashes": run(t, params, &withHashes)} {
@@ -767,4 +768,21 @@ func TestQueryIndex(t *testing.T) {
 			require.NotPanics(t, func() { q.foundIn(1, text.TermHash("statin"), nil, 7) }, "the word is not read")
 		}
 	}
+}
+
+// TestSingleLineIsRead: a candidate given as one line has no title line,
+// whatever its text: the second hop finds no link through it.
+func TestSingleLineIsRead(t *testing.T) {
+	p := bridgePool()
+	_, o := build(t, nil, p)
+	require.NotNil(t, o.links, "the bridge pool's titles link")
+	o.release()
+	q := *p
+	q.Candidates = slices.Clone(p.Candidates)
+	for i := range q.Candidates {
+		q.Candidates[i].SingleLine = true
+	}
+	_, o = build(t, nil, &q)
+	assert.Nil(t, o.links)
+	o.release()
 }

@@ -30,17 +30,21 @@ const maxTitleWords = 12
 
 // title returns the candidate's title line, if it has one.
 func title(c selectors.Candidate) (string, bool) {
-	head, ok := firstLine(c.Text)
+	head, ok := firstLine(&c)
 	if !ok || moreFields(head, maxTitleWords) {
 		return "", false
 	}
 	return head, true
 }
 
-// firstLine returns the text's first line when more text follows it: the
-// title line, if it is short enough (title).
-func firstLine(text string) (string, bool) {
-	head, rest, ok := strings.Cut(text, "\n")
+// firstLine returns the candidate's first line when more text follows it:
+// the title line, if it is short enough (title). A candidate known to be
+// one line (Candidate.SingleLine) has none, and its text is not read.
+func firstLine(c *selectors.Candidate) (string, bool) {
+	if c.SingleLine {
+		return "", false
+	}
+	head, rest, ok := strings.Cut(c.Text, "\n") // as selectors.SingleLine
 	if !ok || strings.TrimSpace(rest) == "" {
 		return "", false
 	}
@@ -119,7 +123,7 @@ func titleLinks(b *linkBuffers, c []selectors.Candidate, an *text.Analyzer, all 
 	index.reset()
 	for u := range c {
 		group[u] = -1
-		head, ok := firstLine(c[u].Text)
+		head, ok := firstLine(&c[u])
 		if !ok {
 			continue
 		}
