@@ -12,7 +12,8 @@
 // FeatureCache keeps, per object and selection set-up (FeatureKey), what a
 // query would otherwise compute or read again (Features): the token count,
 // the analysed terms and their hashes, the sentences of evidence cards, the
-// text as the selection reads it and the vector it compares. It is bounded
+// text as the selection reads it with the near-copy guard's word pairs and
+// whether it is one line, and the vector it compares. It is bounded
 // in bytes and shared by all queries; a changed object is a new key, so an
 // entry never goes stale, and Claim lets one query compute what others
 // wait for.
