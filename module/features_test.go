@@ -138,21 +138,7 @@ func TestFeatureCacheTermHashes(t *testing.T) {
 		{map[string]any{"strategy": "mmr", "tokenBudget": 300}, false},
 	} {
 		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
-			m := New(func(string) *models.Class { return class })
-			query, err := config.Parse(tc.args, m.defaults.Limits)
-			require.NoError(t, err)
-			pl, err := m.newPlan(class, routeArgument, query, searchFacts{relevance: fromOrder, queryText: "statin liver pain"})
-			require.NoError(t, err)
-			in := results(40, 1000)
-			features := m.featureSource(pl, nil)
-			problem := func() *selectors.Problem {
-				p, _, _, err := m.problem(context.Background(), pl, in, nil)
-				require.NoError(t, err)
-				if e, ok := p.Similarities.(interface{ Release() }); ok {
-					e.Release() // the test reads the candidates only
-				}
-				return p
-			}
+			in, features, problem := cachedProblems(t, class, tc.args)
 			first := problem()
 			entries := make([]*simcache.Features, len(in))
 			for i, c := range first.Candidates {
@@ -182,7 +168,7 @@ func TestFeatureCacheTermHashes(t *testing.T) {
 			// version of the module before them stored it) gets them.
 			old := *entries[0]
 			old.TermHashes = nil
-			m.features.Put(mustKey(t, features, &in[0]), &old)
+			features.cache.Put(mustKey(t, features, &in[0]), &old)
 			third := problem()
 			if tc.wantTerms {
 				require.Equal(t, entries[0].TermHashes, third.Candidates[0].TermHashes)
@@ -237,4 +223,26 @@ func TestFeatureKeyVersions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cachedProblems builds, for 40 candidates of class, the problem of a query
+// with args as often as problem is called, over one feature cache that
+// features reads.
+func cachedProblems(t *testing.T, class *models.Class, args map[string]any) ([]search.Result, *featureSource, func() *selectors.Problem) {
+	t.Helper()
+	m := New(func(string) *models.Class { return class })
+	query, err := config.Parse(args, m.defaults.Limits)
+	require.NoError(t, err)
+	p, err := m.newPlan(class, routeArgument, query, searchFacts{relevance: fromOrder, queryText: "statin liver pain"})
+	require.NoError(t, err)
+	in := results(40, 1000)
+	problem := func() *selectors.Problem {
+		prob, _, _, err := m.problem(context.Background(), p, in, nil)
+		require.NoError(t, err)
+		if e, ok := prob.Similarities.(interface{ Release() }); ok {
+			e.Release() // the test reads the candidates only
+		}
+		return prob
+	}
+	return in, m.featureSource(p, nil), problem
 }

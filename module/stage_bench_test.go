@@ -34,7 +34,7 @@ import (
 // made like the server bench's corpus: a topic's title and 4 to 14 of its
 // sentences, vectors of 768 dimensions near their topic's.
 func BenchmarkRerankStage(b *testing.B) {
-	for _, n := range []int{100, 500, 1000, 2000} {
+	for _, n := range benchPools {
 		pool := benchPool(n)
 		class := &models.Class{Class: "Doc", Properties: []*models.Property{
 			{Name: "title", DataType: []string{"text"}}, {Name: "body", DataType: []string{"text"}}},
@@ -143,3 +143,6 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// benchPools are tools/bench's candidate pools.
+var benchPools = []int{100, 500, 1000, 2000}

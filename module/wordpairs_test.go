@@ -1,14 +1,10 @@
 package diverseselect
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/weaviate/weaviate/entities/models"
 
-	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
 )
 
@@ -19,32 +15,17 @@ import (
 // strategy that reads no text gets neither, so its guard compares vectors
 // only, as before; an evidence card's candidate compares the card's pairs.
 func TestFeatureCacheWordPairs(t *testing.T) {
-	class := docClass()
-	for _, tc := range []struct {
+	for name, tc := range map[string]struct {
 		args      map[string]any
 		wantPairs bool
 	}{
-		{map[string]any{"tokenBudget": 300}, true}, // the default strategy, coverage
-		{map[string]any{"strategy": "knapsack", "tokenBudget": 300}, true},
-		{map[string]any{"strategy": "mmr", "tokenBudget": 300}, false},
-		{map[string]any{"tokenBudget": 300, "evidence": "cards"}, false},
+		"coverage (the default)": {map[string]any{"tokenBudget": 300}, true},
+		"knapsack":               {map[string]any{"strategy": "knapsack", "tokenBudget": 300}, true},
+		"mmr reads no text":      {map[string]any{"strategy": "mmr", "tokenBudget": 300}, false},
+		"evidence cards":         {map[string]any{"tokenBudget": 300, "evidence": "cards"}, false},
 	} {
-		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
-			m := New(func(string) *models.Class { return class })
-			query, err := config.Parse(tc.args, m.defaults.Limits)
-			require.NoError(t, err)
-			pl, err := m.newPlan(class, routeArgument, query, searchFacts{relevance: fromOrder, queryText: "statin liver pain"})
-			require.NoError(t, err)
-			in := results(40, 1000)
-			features := m.featureSource(pl, nil)
-			problem := func() *selectors.Problem {
-				p, _, _, err := m.problem(context.Background(), pl, in, nil)
-				require.NoError(t, err)
-				if e, ok := p.Similarities.(interface{ Release() }); ok {
-					e.Release() // the test reads the candidates only
-				}
-				return p
-			}
+		t.Run(name, func(t *testing.T) {
+			in, features, problem := cachedProblems(t, docClass(), tc.args)
 			for round := range 2 {
 				for i, c := range problem().Candidates {
 					entry := features.lookup(&in[i])
