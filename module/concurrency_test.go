@@ -49,7 +49,7 @@ func TestStageConcurrent(t *testing.T) {
 			for k := 0; k < rounds; k++ {
 				i := (g + k) % len(queries)
 				r := &Request{e: m.engine, route: routeArgument}
-				if r.query, r.err = config.Parse(queries[i], m.defaults.Limits); r.err != nil {
+				if r.overrides, r.err = config.Parse(queries[i], m.defaults.Limits); r.err != nil {
 					errs <- r.err
 					return
 				}
@@ -81,7 +81,7 @@ func TestSelectionCancelled(t *testing.T) {
 	m := New(func(string) *models.Class { return class })
 	r := &Request{e: m.engine, route: routeArgument}
 	var err error
-	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
+	r.overrides, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -91,7 +91,7 @@ func TestSelectionCancelled(t *testing.T) {
 
 	m.defaults.MaxSelectTime = 1 // 1 ns: expired before the first check
 	r = &Request{e: m.engine, route: routeArgument}
-	r.query, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
+	r.overrides, err = config.Parse(map[string]any{"strategy": "adagres"}, m.defaults.Limits)
 	require.NoError(t, err)
 	_, err = m.selectStage(context.Background(), results(40, 1), r)
 	require.ErrorContains(t, err, "DIVERSE_SELECT_MAX_SELECT_TIME")

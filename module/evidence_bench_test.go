@@ -39,7 +39,7 @@ func BenchmarkEvidenceCards(b *testing.B) {
 		args := map[string]any{"tokenBudget": 150, "query": "statin side effects muscle pain", "evidence": mode}
 		r := &Request{e: m.engine, route: routeArgument}
 		var err error
-		if r.query, err = config.Parse(args, m.defaults.Limits); err != nil {
+		if r.overrides, err = config.Parse(args, m.defaults.Limits); err != nil {
 			b.Fatal(err)
 		}
 		run := func() []search.Result {

@@ -122,8 +122,8 @@ func checkOutput(t *testing.T, r *Request, in, out []search.Result) {
 		t.Fatalf("selection uses %d tokens, budget %d", used, b)
 	}
 	var max int
-	if r.query != nil {
-		max = r.query.MaxResults
+	if r.overrides != nil {
+		max = r.overrides.MaxResults
 	}
 	if len(out) > len(in) || (max > 0 && len(out) > max) {
 		t.Fatalf("%d selected of %d, maxResults %d", len(out), len(in), max)

@@ -85,7 +85,7 @@ func (q *query) decorate(out []search.Result) {
 }
 
 // planFrom builds the plan from the settings merged for class.
-func planFrom(class *models.Class, route route, query *config.Overrides, st *settings, s searchFacts) (*plan, error) {
+func planFrom(class *models.Class, route route, overrides *config.Overrides, st *settings, s searchFacts) (*plan, error) {
 	var err error
 	p := &plan{routeLabel: route.String(), ownRerank: routes[route].ownsRerank, className: class.Class, tenant: s.tenant, settings: *st, maxOut: s.limit,
 		relevance: s.relevance, queryText: s.queryText, threshold: s.threshold, filtered: s.filtered}
@@ -95,14 +95,14 @@ func planFrom(class *models.Class, route route, query *config.Overrides, st *set
 	if err := config.CheckQueryText(p.queryText, st.limits); err != nil {
 		return nil, err
 	}
-	if p.offset, p.paged, err = pageOffset(query, s); err != nil {
+	if p.offset, p.paged, err = pageOffset(overrides, s); err != nil {
 		return nil, err
 	}
 	if p.paged && st.eff.WidenTo > 0 {
 		return nil, &config.Error{Key: config.KeyWidenTo, Msg: fmt.Sprintf(
 			"is %d and the query pages (offset): pages need one fixed pool; give widenTo: 0 with offset, or raise candidates", st.eff.WidenTo)}
 	}
-	p.target, p.metric, err = resolveTarget(class, query, st, s.targets)
+	p.target, p.metric, err = resolveTarget(class, overrides, st, s.targets)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func planFrom(class *models.Class, route route, query *config.Overrides, st *set
 
 // settingsFor merges module defaults, class config and query, and picks the
 // text properties.
-func (e *engine) settingsFor(class *models.Class, name string, query *config.Overrides) (*settings, error) {
+func (e *engine) settingsFor(class *models.Class, name string, overrides *config.Overrides) (*settings, error) {
 	e.resolutions.Add(1)
 	var classOverrides *config.Overrides
 	if raw := classConfig(class, name); raw != nil {
@@ -121,15 +121,15 @@ func (e *engine) settingsFor(class *models.Class, name string, query *config.Ove
 			return nil, fmt.Errorf("class %s has an invalid %s config: %w", class.Class, name, err)
 		}
 	}
-	if err := checkPolicy(class, name, query); err != nil { // rerank_settings.go
+	if err := checkPolicy(class, name, overrides); err != nil { // rerank_settings.go
 		return nil, err
 	}
-	eff, err := config.Merge(e.defaults, classOverrides, query)
+	eff, err := config.Merge(e.defaults, classOverrides, overrides)
 	if err != nil {
 		return nil, err
 	}
 	s := schemaOf(class)
-	if err := config.CheckSchema(query, s); err != nil {
+	if err := config.CheckSchema(overrides, s); err != nil {
 		return nil, err
 	}
 	if err := config.CheckPropertyParams(eff, s); err != nil {
@@ -160,13 +160,13 @@ func (e *engine) settingsFor(class *models.Class, name string, query *config.Ove
 // the class's configured targetVector, else the class's only named vector,
 // else the legacy vector. A class with several named vectors and no target
 // is an error only for a selection that compares vectors.
-func resolveTarget(class *models.Class, query *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
+func resolveTarget(class *models.Class, overrides *config.Overrides, st *settings, searchTargets []string) (target, metric string, err error) {
 	eff := st.eff
 	searchTargets = slices.Compact(slices.Sorted(slices.Values(searchTargets)))
 	needsVector := st.needsVectors()
 	switch {
-	case query != nil && query.TargetVector != "":
-		target = query.TargetVector
+	case overrides != nil && overrides.TargetVector != "":
+		target = overrides.TargetVector
 	case len(searchTargets) == 1:
 		target = searchTargets[0]
 	case len(searchTargets) > 1 && slices.Contains(searchTargets, eff.TargetVector):
@@ -217,17 +217,17 @@ func resolveTarget(class *models.Class, query *config.Overrides, st *settings, s
 // pageOffset is the query's offset: the diverse-select setting offset (the
 // rerank route's place for it) or the query's own offset (GraphQL); giving
 // both with different values is an error rather than a guess.
-func pageOffset(query *config.Overrides, s searchFacts) (offset int, paged bool, err error) {
+func pageOffset(overrides *config.Overrides, s searchFacts) (offset int, paged bool, err error) {
 	if s.offset < 0 {
 		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
 			"is %d; allowed: an integer >= 0, the number of results the earlier pages showed", s.offset)}
 	}
-	if !query.Has(config.KeyOffset) {
+	if !overrides.Has(config.KeyOffset) {
 		return s.offset, s.paged, nil
 	}
-	if s.paged && s.offset != query.Offset {
+	if s.paged && s.offset != overrides.Offset {
 		return 0, false, &config.Error{Key: config.KeyOffset, Msg: fmt.Sprintf(
-			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", query.Offset, s.offset)}
+			"is given twice, %d in the diverse-select settings and %d as the query's offset; give it once", overrides.Offset, s.offset)}
 	}
-	return query.Offset, true, nil
+	return overrides.Offset, true, nil
 }

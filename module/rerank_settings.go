@@ -175,12 +175,12 @@ func classPolicy(class *models.Class, name string) (config.Policy, error) {
 
 // checkPolicy applies the class's query policy of route to a query's
 // settings.
-func checkPolicy(class *models.Class, name string, query *config.Overrides) error {
+func checkPolicy(class *models.Class, name string, overrides *config.Overrides) error {
 	p, err := classPolicy(class, name)
 	if err != nil {
 		return err
 	}
-	return p.CheckQuery(query)
+	return p.CheckQuery(overrides)
 }
 
 // checkPoolPolicy applies the class's cap on the pool to a route's pool

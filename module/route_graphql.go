@@ -29,10 +29,10 @@ import (
 type Request struct {
 	e *engine
 	// route is the form the arguments came in: routeArgument or routeField.
-	route   route
-	query   *config.Overrides
-	err     error
-	hasArgs bool // the _additional field was given arguments
+	route     route
+	overrides *config.Overrides
+	err       error
+	hasArgs   bool // the _additional field was given arguments
 	// limitGiven, offsetGiven: the query gave a limit (the top-level form's
 	// output cap) or an offset, even 0 (then the response says whether the
 	// pool is spent); the search params keep only their values.
@@ -63,18 +63,18 @@ func resolveGraphQL(e *engine, c *arrival, row *routeRow, class *models.Class, w
 	if row.candidatesArePool && r.limitGiven && w.limit > 0 {
 		s.limit = w.limit
 	}
-	st, err := e.settingsFor(class, row.config, r.query)
+	st, err := e.settingsFor(class, row.config, r.overrides)
 	if err != nil {
 		return nil, nil, err
 	}
-	return r.query, st, nil
+	return r.overrides, st, nil
 }
 
 // parseArgument parses the top-level argument (GraphQL variables are
 // already resolved into values here).
 func (e *engine) parseArgument(raw map[string]any) *Request {
 	r := &Request{e: e, route: routeArgument}
-	r.query, r.err = config.Parse(raw, e.defaults.Limits)
+	r.overrides, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }
 
@@ -90,7 +90,7 @@ func (e *engine) parseField(args []*ast.Argument, class *models.Class) *Request 
 		}
 		raw[a.Name.Value] = v
 	}
-	r.query, r.err = config.Parse(raw, e.defaults.Limits)
+	r.overrides, r.err = config.Parse(raw, e.defaults.Limits)
 	return r
 }
 

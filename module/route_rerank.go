@@ -48,15 +48,15 @@ func (e *engine) rerankSettings(class *models.Class, property, rerankQuery strin
 	if text != "" {
 		raw[config.KeyQuery] = text
 	}
-	query, err := config.Parse(raw, e.defaults.Limits)
+	overrides, err := config.Parse(raw, e.defaults.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := e.settingsFor(class, RerankerName, query)
+	st, err := e.settingsFor(class, RerankerName, overrides)
 	if err != nil {
 		return nil, nil, err
 	}
-	return query, st, nil
+	return overrides, st, nil
 }
 
 // giveRerankScores gives each selected object the rerank score gRPC replies
@@ -117,15 +117,15 @@ func resolveCrossEncoder(e *engine, c *arrival, row *routeRow, class *models.Cla
 	if q := c.rerank.GetQuery(); strings.TrimSpace(q) != "" {
 		raw[config.KeyQuery] = q // plain text, as on the rerank route
 	}
-	query, err := config.Parse(raw, e.defaults.Limits)
+	overrides, err := config.Parse(raw, e.defaults.Limits)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := e.settingsFor(class, row.config, query)
+	st, err := e.settingsFor(class, row.config, overrides)
 	if err != nil {
 		return nil, nil, err
 	}
-	return query, st, nil
+	return overrides, st, nil
 }
 
 // Pages on the gRPC rerank route. A gRPC search's offset would make the

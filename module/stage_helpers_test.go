@@ -91,7 +91,7 @@ func fieldParams(t *testing.T, m *Module, limit int, args map[string]any) dto.Ge
 	t.Helper()
 	r := &Request{e: m.engine, route: routeField, hasArgs: len(args) > 0}
 	var err error
-	r.query, err = config.Parse(args, m.defaults.Limits)
+	r.overrides, err = config.Parse(args, m.defaults.Limits)
 	require.NoError(t, err)
 	return dto.GetParams{ClassName: "Doc", NearVector: &searchparams.NearVector{},
 		Pagination:           &filters.Pagination{Limit: limit},
