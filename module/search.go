@@ -209,27 +209,6 @@ func (e *engine) setSearchLoads(q *query, class *models.Class) {
 	e.askVector(q)
 }
 
-// cut cuts a selected object to what the query loads (loads, noProps):
-// whatever the pool's search or a read by id loaded for the selection.
-func (p *plan) cut(schema any) any {
-	props, ok := schema.(map[string]any)
-	if !ok || (len(p.loads) == 0 && !p.noProps) {
-		return schema
-	}
-	out := make(map[string]any, len(p.loads)+2)
-	for _, name := range p.loads {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	for _, name := range []string{"id", "_additional"} {
-		if v, ok := props[name]; ok {
-			out[name] = v
-		}
-	}
-	return out
-}
-
 // askVector asks the pool's search for the vector the selection compares.
 func (e *engine) askVector(q *query) {
 	p, addl := q.plan, &q.search.AdditionalProperties

@@ -90,6 +90,132 @@ func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, w
 	return s, nil
 }
 
+// selectionBytes estimates what selecting from in holds beyond the results
+// Weaviate already has: the candidates' texts and their analysis (problemTextBytes), the packed vectors (when the strategy or the dedup
+// pass compares vectors; every vector of a multi-vector) and the strategy's
+// N x N matrices (unless the matrix cap refuses them before they are
+// allocated). entries are the candidates' feature cache entries when looked
+// up (a deferred vector's length is read there).
+func (e *engine) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+	n := len(in)
+	var need int64
+	if mb, limit := p.eff.Selector.MatrixBytes(n), e.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
+		need += mb
+	}
+	need += problemTextBytes(p, in, entries)
+	if p.needsVectors() && p.multiVector {
+		need += multiVectorBytes(p, in)
+	} else if p.needsVectors() {
+		var first *simcache.Features
+		if len(entries) > 0 {
+			first = entries[0]
+		}
+		if v, err := vectorOf(in[0], p.target, first); err == nil {
+			need += simcache.PackedBytes(n, len(v))
+		}
+	}
+	return need
+}
+
+// textOverhead is what building the problem holds per byte of a candidate's
+// text: the joined text, its terms and, on a feature cache miss, the cached
+// copy and the sentence analysis of evidence cards.
+const textOverhead = 3
+
+// problemTextBytes estimates what building the problem holds for the
+// candidates' texts: textOverhead times their length, from the properties
+// the search loaded or else the feature cache entry.
+func problemTextBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
+	var n int64
+	for i := range in {
+		props, _ := in[i].Schema.(map[string]any)
+		loaded := false
+		for _, name := range p.textProps {
+			if v, ok := props[name]; ok {
+				n += textLength(v)
+				loaded = true
+			}
+		}
+		if !loaded && i < len(entries) && entries[i] != nil {
+			n += int64(len(entries[i].Text))
+		}
+	}
+	return textOverhead * n
+}
+
+func textLength(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x))
+	case []string:
+		var n int64
+		for _, s := range x {
+			n += int64(len(s))
+		}
+		return n
+	case []any:
+		var n int64
+		for _, e := range x {
+			n += textLength(e)
+		}
+		return n
+	}
+	return 0
+}
+
+// runSelection runs the strategy under ctx (capTime's); the strategies
+// check the context in their loops. A cancelled selection is logged, so the
+// stop is observable.
+func (e *engine) runSelection(ctx context.Context, p *plan, prob *selectors.Problem) (*selectors.Page, error) {
+	res, err := p.eff.Selector.RunPage(ctx, prob, p.offset, p.paged)
+	if err == nil {
+		return res, nil
+	}
+	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
+		return nil, panicError(e.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
+	}
+	if ctx.Err() == nil {
+		return nil, strategyError(err)
+	}
+	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
+	e.logger.WithFields(map[string]any{
+		"class": p.className, "strategy": p.eff.Strategy, "candidates": len(prob.Candidates),
+		"reason": ctx.Err().Error(), "timeCap": capHit,
+	}).Warn("diverse-select: selection cancelled")
+	if capHit {
+		return nil, e.stopped(ctx, p, len(prob.Candidates), "selecting")
+	}
+	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
+}
+
+// Widening (widenTo). A fixed pool of a redundant corpus can be all copies
+// of a few chunks: the selection keeps one of each and leaves the budget
+// unused. With widenTo set, a selection that spent its pool on near-copies
+// with room left (selectors.SpentOnCopies) asks the stage for a wider pool;
+// runStage searches once more with widenTo candidates, and the selection on
+// that pool is the answer. The module only asks; the search stays Weaviate's.
+
+// spentOnCopies reports whether the plan widens and the selection res spent
+// the full pool in on near-copies with room left.
+func (e *engine) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
+	if p.eff.WidenTo <= len(in) || (p.poolSize > 0 && len(in) < p.poolSize) {
+		return false // not asked, or the search found no more than this
+	}
+	if len(res.Items) >= prob.K() {
+		return false // full: nothing to widen for (the cheap test first)
+	}
+	// The near-copy test reads the texts, which a strategy that does not
+	// read them was not given.
+	text := &lazyText{names: p.textProps, features: e.featureSource(p, nil)}
+	for i := range in {
+		if prob.Candidates[i].Text == "" {
+			text.reset(&in[i])
+			prob.Candidates[i].Text = text.get()
+		}
+	}
+	return selectors.SpentOnCopies(prob, res)
+}
+
 // selectedObjects returns the selected objects of s, in the requested order,
 // each with its explanation in _additional.diverseSelect; objects whose
 // properties the pool's search deferred are read whole by id first (and
@@ -170,6 +296,42 @@ func (e *engine) selectedObjects(ctx context.Context, p *plan, s *poolSelection)
 	return out, nil
 }
 
+// cut cuts a selected object to what the query loads (loads, noProps):
+// whatever the pool's search or a read by id loaded for the selection.
+func (p *plan) cut(schema any) any {
+	props, ok := schema.(map[string]any)
+	if !ok || (len(p.loads) == 0 && !p.noProps) {
+		return schema
+	}
+	out := make(map[string]any, len(p.loads)+2)
+	for _, name := range p.loads {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	for _, name := range []string{"id", "_additional"} {
+		if v, ok := props[name]; ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// statsList turns a strategy's calibrated parameters into GraphQL values,
+// sorted by name.
+func statsList(m map[string]float64) []map[string]any {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]map[string]any, len(names))
+	for i, k := range names {
+		out[i] = map[string]any{"name": k, "value": finite(m[k])}
+	}
+	return out
+}
+
 func finite(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return 0
@@ -212,145 +374,4 @@ func levelEnabled(logger logrus.FieldLogger, level logrus.Level) bool {
 		return l.IsLevelEnabled(level)
 	}
 	return true
-}
-
-// runSelection runs the strategy under ctx (capTime's); the strategies
-// check the context in their loops. A cancelled selection is logged, so the
-// stop is observable.
-func (e *engine) runSelection(ctx context.Context, p *plan, prob *selectors.Problem) (*selectors.Page, error) {
-	res, err := p.eff.Selector.RunPage(ctx, prob, p.offset, p.paged)
-	if err == nil {
-		return res, nil
-	}
-	if pe := (*selectors.PanicError)(nil); errors.As(err, &pe) {
-		return nil, panicError(e.logger, fmt.Sprintf("strategy %q", pe.Strategy), pe.Value, pe.Stack)
-	}
-	if ctx.Err() == nil {
-		return nil, strategyError(err)
-	}
-	capHit := errors.Is(context.Cause(ctx), errTimeCap) // the cap fired, not the client
-	e.logger.WithFields(map[string]any{
-		"class": p.className, "strategy": p.eff.Strategy, "candidates": len(prob.Candidates),
-		"reason": ctx.Err().Error(), "timeCap": capHit,
-	}).Warn("diverse-select: selection cancelled")
-	if capHit {
-		return nil, e.stopped(ctx, p, len(prob.Candidates), "selecting")
-	}
-	return nil, fmt.Errorf("selection cancelled: %w", errors.Join(ctx.Err(), err))
-}
-
-// selectionBytes estimates what selecting from in holds beyond the results
-// Weaviate already has: the candidates' texts and their analysis (problemTextBytes), the packed vectors (when the strategy or the dedup
-// pass compares vectors; every vector of a multi-vector) and the strategy's
-// N x N matrices (unless the matrix cap refuses them before they are
-// allocated). entries are the candidates' feature cache entries when looked
-// up (a deferred vector's length is read there).
-func (e *engine) selectionBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
-	n := len(in)
-	var need int64
-	if mb, limit := p.eff.Selector.MatrixBytes(n), e.defaults.MaxMatrixBytes(); limit == 0 || mb <= limit {
-		need += mb
-	}
-	need += problemTextBytes(p, in, entries)
-	if p.needsVectors() && p.multiVector {
-		need += multiVectorBytes(p, in)
-	} else if p.needsVectors() {
-		var first *simcache.Features
-		if len(entries) > 0 {
-			first = entries[0]
-		}
-		if v, err := vectorOf(in[0], p.target, first); err == nil {
-			need += simcache.PackedBytes(n, len(v))
-		}
-	}
-	return need
-}
-
-// textOverhead is what building the problem holds per byte of a candidate's
-// text: the joined text, its terms and, on a feature cache miss, the cached
-// copy and the sentence analysis of evidence cards.
-const textOverhead = 3
-
-// problemTextBytes estimates what building the problem holds for the
-// candidates' texts: textOverhead times their length, from the properties
-// the search loaded or else the feature cache entry.
-func problemTextBytes(p *plan, in []search.Result, entries []*simcache.Features) int64 {
-	var n int64
-	for i := range in {
-		props, _ := in[i].Schema.(map[string]any)
-		loaded := false
-		for _, name := range p.textProps {
-			if v, ok := props[name]; ok {
-				n += textLength(v)
-				loaded = true
-			}
-		}
-		if !loaded && i < len(entries) && entries[i] != nil {
-			n += int64(len(entries[i].Text))
-		}
-	}
-	return textOverhead * n
-}
-
-func textLength(v any) int64 {
-	switch x := v.(type) {
-	case string:
-		return int64(len(x))
-	case []string:
-		var n int64
-		for _, s := range x {
-			n += int64(len(s))
-		}
-		return n
-	case []any:
-		var n int64
-		for _, e := range x {
-			n += textLength(e)
-		}
-		return n
-	}
-	return 0
-}
-
-// Widening (widenTo). A fixed pool of a redundant corpus can be all copies
-// of a few chunks: the selection keeps one of each and leaves the budget
-// unused. With widenTo set, a selection that spent its pool on near-copies
-// with room left (selectors.SpentOnCopies) asks the stage for a wider pool;
-// runStage searches once more with widenTo candidates, and the selection on
-// that pool is the answer. The module only asks; the search stays Weaviate's.
-
-// spentOnCopies reports whether the plan widens and the selection res spent
-// the full pool in on near-copies with room left.
-func (e *engine) spentOnCopies(p *plan, in []search.Result, prob *selectors.Problem, res *selectors.Result) bool {
-	if p.eff.WidenTo <= len(in) || (p.poolSize > 0 && len(in) < p.poolSize) {
-		return false // not asked, or the search found no more than this
-	}
-	if len(res.Items) >= prob.K() {
-		return false // full: nothing to widen for (the cheap test first)
-	}
-	// The near-copy test reads the texts, which a strategy that does not
-	// read them was not given.
-	text := &lazyText{names: p.textProps, features: e.featureSource(p, nil)}
-	for i := range in {
-		if prob.Candidates[i].Text == "" {
-			text.reset(&in[i])
-			prob.Candidates[i].Text = text.get()
-		}
-	}
-	return selectors.SpentOnCopies(prob, res)
-}
-
-// statsList turns a strategy's calibrated parameters into GraphQL values,
-// sorted by name.
-func statsList(m map[string]float64) []map[string]any {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	out := make([]map[string]any, len(names))
-	for i, k := range names {
-		out[i] = map[string]any{"name": k, "value": finite(m[k])}
-	}
-	return out
 }
