@@ -249,7 +249,7 @@ func (e *engine) loadProperties(ctx context.Context, p *plan, in []search.Result
 		}
 		in[i].Schema = got[k].Schema
 		if vector != nil {
-			fill(&in[i], got[k], *vector)
+			fillVector(&in[i], got[k], *vector)
 		}
 	}
 	return gone, nil
@@ -297,9 +297,9 @@ func hasVector(res search.Result, target string) bool {
 	return ok
 }
 
-// fill copies the loaded vector into a search result without changing what
+// fillVector copies the loaded vector into a search result without changing what
 // the search already set.
-func fill(dst *search.Result, src search.Result, target string) {
+func fillVector(dst *search.Result, src search.Result, target string) {
 	if target == "" {
 		if len(dst.Vector) == 0 {
 			dst.Vector = src.Vector

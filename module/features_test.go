@@ -237,7 +237,7 @@ func cachedProblems(t *testing.T, class *models.Class, args map[string]any) ([]s
 	require.NoError(t, err)
 	in := results(40, 1000)
 	problem := func() *selectors.Problem {
-		prob, _, _, err := m.problem(context.Background(), p, in, nil)
+		prob, _, _, err := m.buildProblem(context.Background(), p, in, nil)
 		require.NoError(t, err)
 		if e, ok := prob.Similarities.(interface{ Release() }); ok {
 			e.Release() // the test reads the candidates only

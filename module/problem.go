@@ -23,11 +23,11 @@ func pickProperties(props map[string]any, names []string) map[string]any {
 	return out
 }
 
-// problem turns the candidate list into a selection problem, and tells
+// buildProblem turns the candidate list into a selection problem, and tells
 // where the candidates' relevance came from; with evidence cards it returns
 // every candidate's card (see applyCards). entries are the candidates'
 // feature cache entries when already looked up (nil: look them up).
-func (e *engine) problem(ctx context.Context, p *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
+func (e *engine) buildProblem(ctx context.Context, p *plan, in []search.Result, entries []*simcache.Features) (*selectors.Problem, relevanceSource, []evidence.Card, error) {
 	counter, err := e.counter(p.eff.Tokenizer)
 	if err != nil {
 		return nil, 0, nil, err

@@ -16,11 +16,11 @@ import (
 	"github.com/diverse-select/diverse-select/config"
 )
 
-// query is one query in the stage: its plan, resolved once from the query's
+// stageQuery is one query in the stage: its plan, resolved once from the query's
 // params, and search, the params of the search that fetches its pool - the
 // window (from the first result, the offset paging the selection), what the
 // search loads, and the hooks that run on the pool.
-type query struct {
+type stageQuery struct {
 	plan    *plan
 	search  dto.GetParams
 	arrival arrival
@@ -31,7 +31,7 @@ type query struct {
 
 // resolve builds the query's plan, exactly once per query, and the params
 // of its pool's search.
-func (e *engine) resolve(c arrival, params dto.GetParams) (*query, error) {
+func (e *engine) resolve(c arrival, params dto.GetParams) (*stageQuery, error) {
 	if params.Selection != nil && params.Selection.MMR != nil {
 		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with Weaviate's own MMR selection: choose one")}
 	}
@@ -57,7 +57,7 @@ func (e *engine) resolve(c arrival, params dto.GetParams) (*query, error) {
 		return nil, err
 	}
 	p.read, p.noProps = c.read, params.AdditionalProperties.NoProps
-	q := &query{plan: p, arrival: c, search: params, explain: params.AdditionalProperties.ExplainScore}
+	q := &stageQuery{plan: p, arrival: c, search: params, explain: params.AdditionalProperties.ExplainScore}
 	for _, prop := range params.Properties {
 		p.loads = append(p.loads, prop.Name)
 	}
@@ -73,7 +73,7 @@ func (e *engine) resolve(c arrival, params dto.GetParams) (*query, error) {
 
 // decorate finishes the selected objects for the route's reply: the rerank
 // route's scores, and a gRPC search's explanations in explainScore.
-func (q *query) decorate(out []search.Result) {
+func (q *stageQuery) decorate(out []search.Result) {
 	row := routes[q.arrival.route]
 	if row.rerankScores {
 		giveRerankScores(out)

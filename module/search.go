@@ -85,7 +85,7 @@ func queryWindow(params dto.GetParams) window {
 // offset pages the selection ((*selectors.Selector).RunPage), never the search, so every
 // page selects from the same retrieval. The top-level form's pool is
 // candidates; the field form's and the rerank route's, the query limit.
-func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error {
+func (e *engine) setSearchWindow(q *stageQuery, class *models.Class, w window) error {
 	p := q.plan
 	pool := w.limit
 	row := routes[q.arrival.route]
@@ -120,7 +120,7 @@ func (e *engine) setSearchWindow(q *query, class *models.Class, w window) error 
 // setSearchLimit makes the pool's search fetch limit results from its first one
 // (autocut kept); under boost, boost re-ranks at least that deep and keeps
 // them all.
-func (q *query) setSearchLimit(limit int) {
+func (q *stageQuery) setSearchLimit(limit int) {
 	pg := filters.Pagination{Limit: limit}
 	if q.search.Pagination != nil {
 		pg = *q.search.Pagination
@@ -143,7 +143,7 @@ func (q *query) setSearchLimit(limit int) {
 // rerank }` of a GraphQL selection on a collection with another reranker.
 // The explorer's stage runs every other hook after the selection. Settings
 // given in two places are refused.
-func setSearchHooks(q *query, class *models.Class) error {
+func setSearchHooks(q *stageQuery, class *models.Class) error {
 	c := q.arrival
 	hooks := map[string]any{}
 	switch rp, reranks := q.search.AdditionalProperties.ModuleParams[rerankProperty].(*rank.Params); {
@@ -181,7 +181,7 @@ func plainRerank(rp *rank.Params) *rank.Params {
 // and the selected objects' properties by id (selectedObjects). Otherwise
 // the pool's search loads what the selection reads with what the query asks
 // for.
-func (e *engine) setSearchLoads(q *query, class *models.Class) {
+func (e *engine) setSearchLoads(q *stageQuery, class *models.Class) {
 	p := q.plan
 	// A rerank property that carries settings is loaded by its plain name.
 	q.plan.loads = plainNames(q.plan.loads)
@@ -210,7 +210,7 @@ func (e *engine) setSearchLoads(q *query, class *models.Class) {
 }
 
 // askVector asks the pool's search for the vector the selection compares.
-func (e *engine) askVector(q *query) {
+func (e *engine) askVector(q *stageQuery) {
 	p, addl := q.plan, &q.search.AdditionalProperties
 	switch {
 	case !p.needsVectors():
@@ -223,7 +223,7 @@ func (e *engine) askVector(q *query) {
 
 // searchDeferrable: the selection may read the pool as ids and scores (see
 // setSearchLoads).
-func (e *engine) searchDeferrable(q *query, class *models.Class) bool {
+func (e *engine) searchDeferrable(q *stageQuery, class *models.Class) bool {
 	pool := q.search
 	if e.features == nil || q.plan.read == nil || len(pool.AdditionalProperties.ModuleParams) > 0 ||
 		(pool.Boost != nil && pool.Boost.Weight > 0) || pool.Group != nil || !q.plan.readsOnlyText() ||

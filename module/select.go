@@ -77,7 +77,7 @@ func (e *engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, w
 		}
 	}()
 	s.start = time.Now()
-	if s.problem, s.source, s.cards, err = e.problem(ctx, p, s.in, s.entries); err != nil {
+	if s.problem, s.source, s.cards, err = e.buildProblem(ctx, p, s.in, s.entries); err != nil {
 		return nil, err
 	}
 	if sims, ok := s.problem.Similarities.(interface{ Release() }); ok {

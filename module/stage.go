@@ -183,7 +183,7 @@ func (e *engine) runStage(ctx context.Context, c arrival, params dto.GetParams, 
 // the search): read the pool (readPool), select (selectPool, which only
 // selects), then read and explain the selected objects (selectedObjects);
 // or return the size of the pool to widen from.
-func (e *engine) selectFrom(ctx context.Context, q *query, in []search.Result, widenedFrom int) ([]search.Result, int, error) {
+func (e *engine) selectFrom(ctx context.Context, q *stageQuery, in []search.Result, widenedFrom int) ([]search.Result, int, error) {
 	ctx, stop := e.capTime(ctx)
 	defer stop()
 	pool, err := e.readPool(ctx, q.plan, in)
