@@ -106,11 +106,11 @@ func newMetrics(reg prometheus.Registerer, cache func() simcache.CacheStats) (*m
 }
 
 // selection records one finished selection.
-func (m *metrics) selection(strategy, route string, candidates int, res *selectors.Result, took time.Duration) {
+func (m *metrics) selection(strategy, routeLabel string, candidates int, res *selectors.Result, took time.Duration) {
 	if m == nil {
 		return
 	}
-	m.duration.WithLabelValues(strategy, route).Observe(took.Seconds())
+	m.duration.WithLabelValues(strategy, routeLabel).Observe(took.Seconds())
 	m.candidates.WithLabelValues(strategy).Observe(float64(candidates))
 	m.selected.WithLabelValues(strategy).Observe(float64(len(res.Items)))
 	if res.Budget > 0 {
@@ -120,9 +120,9 @@ func (m *metrics) selection(strategy, route string, candidates int, res *selecto
 	m.stops.WithLabelValues(strategy, string(res.Stop)).Inc()
 }
 
-func (m *metrics) failure(route string, err error) {
+func (m *metrics) failure(routeLabel string, err error) {
 	if m != nil && err != nil {
-		m.errors.WithLabelValues(errorKind(err), route).Inc()
+		m.errors.WithLabelValues(errorKind(err), routeLabel).Inc()
 	}
 }
 

@@ -3,8 +3,6 @@ package diverseselect
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/dto"
@@ -87,24 +85,6 @@ func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, sea
 		return nil, false, nil
 	}
 	return rr.e.selectResults(ctx, params, searchPool)
-}
-
-// otherRerankers refuses a class whose moduleConfig names another reranker.
-// Its error names no module: the caller's entry point does, once.
-func (e *engine) otherRerankers(class *models.Class) error {
-	all, _ := class.ModuleConfig.(map[string]any)
-	var others []string
-	for name := range all {
-		if name != RerankerName && e.isReranker(name) {
-			others = append(others, name)
-		}
-	}
-	if len(others) == 0 {
-		return nil
-	}
-	sort.Strings(others)
-	return fmt.Errorf("class %s also configures the reranker %s; Weaviate would give each query's rerank "+
-		"to one of them at random: configure one reranker per collection", class.Class, strings.Join(others, ", "))
 }
 
 // Close implements modulecapabilities.ModuleWithClose: it ends the engine's

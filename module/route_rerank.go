@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
@@ -143,4 +144,22 @@ func explainPage(rank, offset int, exhausted *bool) string {
 		s += fmt.Sprintf(", exhausted %t", *exhausted)
 	}
 	return s
+}
+
+// otherRerankers refuses a class whose moduleConfig names another reranker.
+// Its error names no module: the caller's entry point does, once.
+func (e *engine) otherRerankers(class *models.Class) error {
+	all, _ := class.ModuleConfig.(map[string]any)
+	var others []string
+	for name := range all {
+		if name != RerankerName && e.isReranker(name) {
+			others = append(others, name)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	sort.Strings(others)
+	return fmt.Errorf("class %s also configures the reranker %s; Weaviate would give each query's rerank "+
+		"to one of them at random: configure one reranker per collection", class.Class, strings.Join(others, ", "))
 }
