@@ -37,7 +37,7 @@ func TestLayers(t *testing.T) {
 	names, _ := filepath.Glob("*.go")
 	fset := gotoken.NewFileSet()
 	parsed := map[string]*ast.File{}
-	declaredIn := map[string]string{}          // top-level name -> file
+	declaredIn := map[string]string{}           // top-level name -> file
 	methodFiles := map[string]map[string]bool{} // method name -> files declaring one
 	fields := map[string]bool{}
 	for _, name := range names {
