@@ -10,8 +10,8 @@
 //
 // # Where to start
 //
-// The files stand in layers; each uses only the layers under it. Read them
-// top-down:
+// The files stand in layers; each uses only its own layer and those under
+// it (TestLayers holds them to it). Read them top-down:
 //
 //   - The adapters Weaviate calls: module.go (diverse-select: the GraphQL
 //     argument and field), reranker.go (reranker-diverse-select: the rerank
