@@ -31,14 +31,13 @@ func resolveRerank(e *engine, c *arrival, _ *routeRow, class *models.Class, w wi
 	return e.rerankSettings(class, c.rerank.GetProperty(), c.rerank.GetQuery())
 }
 
-// rerankSettings reads a rerank call's settings: those the rerank property
-// carries (or, on a collection that opts in, those the rerank query starts
-// with: rerank_settings.go), the property's name as textProperty and the
-// query text, merged over the class's reranker-diverse-select config.
-func (e *engine) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
-	raw, property, text, err := e.rerankRequest(class, property, rerankQuery) // rerank_settings.go
+// rerankOverrides are a rerank call's own settings, parsed: those its
+// property or query carries (rerank_settings.go), the property's name as
+// textProperty and the query text.
+func (e *engine) rerankOverrides(class *models.Class, property, rerankQuery string) (*config.Overrides, error) {
+	raw, property, text, err := e.rerankRequest(class, property, rerankQuery)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if raw == nil {
 		raw = map[string]any{}
@@ -49,7 +48,15 @@ func (e *engine) rerankSettings(class *models.Class, property, rerankQuery strin
 	if text != "" {
 		raw[config.KeyQuery] = text
 	}
-	overrides, err := config.Parse(raw, e.defaults.Limits)
+	return config.Parse(raw, e.defaults.Limits)
+}
+
+// rerankSettings reads a rerank call's settings: those the rerank property
+// carries (or, on a collection that opts in, those the rerank query starts
+// with: rerank_settings.go), the property's name as textProperty and the
+// query text, merged over the class's reranker-diverse-select config.
+func (e *engine) rerankSettings(class *models.Class, property, rerankQuery string) (*config.Overrides, *settings, error) {
+	overrides, err := e.rerankOverrides(class, property, rerankQuery)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -87,7 +87,7 @@ func (s *Standalone) Close() { s.e.close() }
 // schema wait for it (Select).
 func (s *Standalone) Precheck(collection string, defaults map[string]any, property, query string, limit int) error {
 	if err := s.precheck(collection, defaults, property, query, limit); err != nil {
-		return withStatus(fmt.Errorf("%s: rerank: %w", RerankerName, err))
+		return withStatus(named(routes[routeRerank].errPrefix, err)) // the rerank route's prefix
 	}
 	return nil
 }
@@ -98,20 +98,7 @@ func (s *Standalone) precheck(collection string, defaults map[string]any, proper
 		defaults = map[string]any{}
 	}
 	class := &models.Class{Class: collection, ModuleConfig: map[string]any{RerankerName: defaults}}
-	raw, name, text, err := e.rerankRequest(class, property, query) // as rerankSettings reads them
-	if err != nil {
-		return err
-	}
-	if raw == nil {
-		raw = map[string]any{}
-	}
-	if name != "" {
-		raw[config.KeyTextProperty] = name
-	}
-	if text != "" {
-		raw[config.KeyQuery] = text
-	}
-	q, err := config.Parse(raw, e.defaults.Limits)
+	q, err := e.rerankOverrides(class, property, query) // as the rerank route reads them
 	if err != nil {
 		return err
 	}
