@@ -297,14 +297,23 @@ func (a *authEnv) grpcIDs(u authUser, class, tenant string) []string {
 // re-fetch from the wrong tenant would change the selection), and creates
 // and assigns the roles.
 func (a *authEnv) setup() {
+	mc := withReranker(authCfg)
+	mc["diverse-select"] = authCfg
+	a.setupWith(mc)
+}
+
+// setupStock is setup on a stock server: the same classes without the
+// module's config (the gateway's file holds it), objects and roles.
+func (a *authEnv) setupStock() { a.setupWith(transformers()) }
+
+// setupWith is setup with mc as every class's moduleConfig.
+func (a *authEnv) setupWith(mc map[string]any) {
 	t := a.t
 	admin, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(a.s.HTTPURL, "http://"), Scheme: "http",
 		AuthConfig: auth.ApiKey{Value: authAdmin.key}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc := withReranker(authCfg)
-	mc["diverse-select"] = authCfg
 	for _, c := range []*models.Class{
 		{Class: authDocs, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps()},
 		{Class: authTenants, Vectorizer: "text2vec-transformers", ModuleConfig: mc, Properties: bodyProps(),

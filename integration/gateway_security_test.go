@@ -3,16 +3,11 @@ package integration
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-openapi/strfmt"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate"
-	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
-	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -105,61 +100,6 @@ func TestGatewayAuthorization(t *testing.T) {
 		}
 	}
 	t.Logf("%d user x collection checks through the gateway, RBAC decided each", checked)
-}
-
-// setupStock is setup on a stock server: the same classes without the
-// module's config (the gateway's file holds it), objects and roles.
-func (a *authEnv) setupStock() {
-	t := a.t
-	admin, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(a.s.HTTPURL, "http://"), Scheme: "http",
-		AuthConfig: auth.ApiKey{Value: authAdmin.key}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*models.Class{
-		{Class: authDocs, Vectorizer: "text2vec-transformers", ModuleConfig: transformers(), Properties: bodyProps()},
-		{Class: authTenants, Vectorizer: "text2vec-transformers", ModuleConfig: transformers(), Properties: bodyProps(),
-			MultiTenancyConfig: &models.MultiTenancyConfig{Enabled: true}},
-		{Class: authOther, Vectorizer: "text2vec-transformers", ModuleConfig: transformers(), Properties: bodyProps()},
-	} {
-		if err := admin.Schema().ClassCreator().WithClass(c).Do(ctx(t)); err != nil {
-			t.Fatalf("create %s: %v", c.Class, err)
-		}
-	}
-	if err := admin.Schema().TenantsCreator().WithClassName(authTenants).
-		WithTenants(models.Tenant{Name: "alpha"}, models.Tenant{Name: "beta"}).Do(ctx(t)); err != nil {
-		t.Fatalf("create tenants: %v", err)
-	}
-	var objs []*models.Object
-	for i, d := range healthDocs {
-		props := map[string]any{"body": d.Body, "grp": d.Group, "ntok": d.Props["ntok"]}
-		id := strfmt.UUID(uuidOf(authDocs, d.Key))
-		objs = append(objs,
-			&models.Object{Class: authDocs, ID: id, Properties: props},
-			&models.Object{Class: authOther, ID: id, Properties: props},
-			&models.Object{Class: authTenants, ID: id, Properties: props, Tenant: "alpha"},
-			&models.Object{Class: authTenants, ID: id, Tenant: "beta", Properties: map[string]any{
-				"body": healthDocs[len(healthDocs)-1-i].Body, "grp": d.Group, "ntok": d.Props["ntok"]}})
-	}
-	res, err := admin.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx(t))
-	if err != nil {
-		t.Fatalf("import: %v", err)
-	}
-	if err := stack.BatchError(res); err != nil {
-		t.Fatalf("import: %v", err)
-	}
-	readData := func(class, tenant string) map[string]any {
-		return map[string]any{"action": "read_data", "data": map[string]any{"collection": class, "tenant": tenant, "object": "*"}}
-	}
-	readSchema := map[string]any{"action": "read_collections", "collections": map[string]any{"collection": "*"}}
-	a.rest(http.MethodPost, "/v1/authz/roles", map[string]any{"name": "docs-reader", "permissions": []any{
-		readSchema, readData(authDocs, "*"), readData(authTenants, "alpha"),
-	}})
-	a.rest(http.MethodPost, "/v1/authz/roles", map[string]any{"name": "other-reader", "permissions": []any{
-		readSchema, readData(authOther, "*"),
-	}})
-	a.rest(http.MethodPost, "/v1/authz/users/"+authReader.name+"/assign", map[string]any{"roles": []string{"docs-reader"}, "userType": "db"})
-	a.rest(http.MethodPost, "/v1/authz/users/"+authOutsider.name+"/assign", map[string]any{"roles": []string{"other-reader"}, "userType": "db"})
 }
 
 // limitCases are requests over one of the module's limits each, with the
