@@ -312,14 +312,8 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatalf("TypeScript client test failed: %v", err)
 	}
 	// The per-query selections the TypeScript client got, against the library.
-	b, err = os.ReadFile(outFile)
-	if err != nil {
-		t.Fatalf("the TypeScript test wrote no selections: %v", err)
-	}
 	got := map[string][]string{}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, outFile, "the TypeScript test", &got)
 	checkPerQuery(t, got, "default")
 }
 

@@ -58,14 +58,8 @@ func runTSGateway(t *testing.T, httpPort, grpcPort string, cases map[string]map[
 	if err != nil {
 		t.Fatalf("node --test gateway.test.mjs: %v\n%s", err, out)
 	}
-	raw, err := os.ReadFile(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got tsGatewayOut
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, outFile, "gateway.test.mjs", &got)
 	return got
 }
 
@@ -161,14 +155,8 @@ func TestGatewayPythonClient(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("python gateway_client.py: %v\n%s", err, out)
 	}
-	raw, err := os.ReadFile(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got tsGatewayOut
-	if err := json.Unmarshal(raw, &got); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, outFile, "gateway_client.py", &got)
 	checkClientSelections(t, got.Selections)
 	direct, err := eqModuleSearch(t, plainRequest(7))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -483,4 +484,17 @@ func startOwnStack(t *testing.T, name string, o stack.Options) (*stack.Stack, *w
 	}
 	t.Logf("%s stack log: %s", name, logFile.Name())
 	return s, wc, logFile.Name()
+}
+
+// readJSON decodes the JSON file a client's test wrote (writer names it in
+// the failure) into v.
+func readJSON(t testing.TB, path, writer string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s wrote nothing to %s: %v", writer, filepath.Base(path), err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s's %s: %v", writer, filepath.Base(path), err)
+	}
 }

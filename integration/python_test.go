@@ -111,18 +111,12 @@ func TestPythonClient(t *testing.T) {
 	checkPytestReport(t, junit, pythonTests)
 
 	// The per-query selections the Python client got, against the library.
-	b, err := os.ReadFile(filepath.Join(dir, "selections.json"))
-	if err != nil {
-		t.Fatalf("the Python test wrote no selections: %v", err)
-	}
 	got := map[string][]string{}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "selections.json"), "the Python test", &got)
 	checkPerQuery(t, got, "default")
 
 	// Each generative reply: the LLM got exactly the selection, in order.
-	b, err = os.ReadFile(filepath.Join(dir, "rag.jsonl"))
+	b, err := os.ReadFile(filepath.Join(dir, "rag.jsonl"))
 	if err != nil {
 		t.Fatalf("the Python test wrote no generative replies: %v", err)
 	}
