@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,13 +127,7 @@ func TestLayers(t *testing.T) {
 			}
 			return true
 		})
-		for _, used := range slices.Sorted(func(yield func(string) bool) {
-			for u := range uses {
-				if !yield(u) {
-					return
-				}
-			}
-		}) {
+		for _, used := range slices.Sorted(maps.Keys(uses)) {
 			if layerOf[used] < layerOf[name] {
 				t.Errorf("%s (layer %d) uses %s of %s (layer %d), a layer above it", name, layerOf[name], why[used], used, layerOf[used])
 			}
