@@ -101,6 +101,13 @@ run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
 demo-readme: build venv
 	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
 
+## frameworks: docs/frameworks.md's side-by-side: each demo query through LangChain, LlamaIndex and Haystack - their
+## top-k, LangChain's search_type="mmr" and Haystack's PyversityRanker next to the helper's components (tools/demo
+## -frameworks runs tools/demo/frameworks.py from the venv on make run's servers and corpus)
+.PHONY: frameworks
+frameworks: build venv
+	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -frameworks docs/frameworks.md
+
 ## diagrams: docs/query-path.svg, the README's picture of the query path (tools/diagram, the selection stage's order)
 ## (tools/diagram; its test fails when the committed file differs)
 .PHONY: diagrams
