@@ -1,19 +1,14 @@
 package integration
 
 import (
-	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
-	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
@@ -89,14 +84,6 @@ func TestFrameworks(t *testing.T) {
 // runFrameworkTests runs pyfw against one target and returns the selections it wrote.
 func runFrameworkTests(t *testing.T, target, httpPort, grpcPort string) map[string][]string {
 	t.Helper()
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	python := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%s is missing: run `make venv` (make test does) for the framework tests", python)
-	}
 	dir := t.TempDir()
 	var queries []string
 	for _, q := range corpus.Queries() {
@@ -104,20 +91,8 @@ func runFrameworkTests(t *testing.T, target, httpPort, grpcPort string) map[stri
 	}
 	input := writeJSON(t, filepath.Join(dir, "input.json"), map[string]any{
 		"chunks": corpus.Chunks(), "queries": queries, "embedder": srv.EmbedderURL, "target": target})
-	junit := filepath.Join(dir, "junit.xml")
-	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(c, python, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-rA", "--junitxml", junit, ".")
-	cmd.Dir = filepath.Join(root, "integration", "pyfw")
-	cmd.Env = append(os.Environ(), "WEAVIATE_HTTP_PORT="+httpPort, "WEAVIATE_GRPC_PORT="+grpcPort,
+	runPytest(t, "pyfw", frameworkTests, "WEAVIATE_HTTP_PORT="+httpPort, "WEAVIATE_GRPC_PORT="+grpcPort,
 		"DIVERSE_SELECT_FW_INPUT="+input, "DIVERSE_SELECT_FW_OUT="+dir, "HAYSTACK_TELEMETRY_ENABLED=False")
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("pytest integration/pyfw against the %s (%s):\n%s", target, time.Since(start).Round(time.Millisecond), out)
-	if err != nil {
-		t.Fatalf("the framework tests failed against the %s: %v", target, err)
-	}
-	checkPytestReport(t, junit, frameworkTests)
 	got := map[string][]string{}
 	readJSON(t, filepath.Join(dir, "selections.json"), "the framework tests", &got)
 	if want := 3 * len(queries); len(got) != want {

@@ -238,7 +238,7 @@ def test_docs_examples(client: weaviate.WeaviateClient, demo: Demo) -> None:
                  skip_init_checks=True)
     question = "How do I look after my solar panels?"
     try:
-        weaviate.connect_to_local = lambda **kw: connect(**{**kw, **ports})  # type: ignore[assignment]
+        weaviate.connect_to_local = lambda **kw: connect(**{**kw, **ports})
         for i, code in enumerate(blocks):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
@@ -254,4 +254,4 @@ def test_docs_examples(client: weaviate.WeaviateClient, demo: Demo) -> None:
             at = [prompt.find(text) for _, text, _ in want]
             assert -1 not in at and at == sorted(at), (i, prompt)
     finally:
-        weaviate.connect_to_local = connect  # type: ignore[assignment]
+        weaviate.connect_to_local = connect

@@ -11,7 +11,7 @@ import statistics
 import sys
 import time
 import urllib.request
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, cast
 
 import weaviate
 
@@ -82,7 +82,7 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
                 query_embedding, limit=self.top_k, include_vector=True, return_metadata=MetadataQuery(distance=True))
             return {"documents": [Document(id=str(o.uuid), content=str(o.properties[text_key]),
                                            meta={"chunkId": o.properties["chunkId"]},
-                                           embedding=list(o.vector["default"]), score=1 - float(o.metadata.distance or 0))
+                                           embedding=cast(List[float], o.vector["default"]), score=1 - float(o.metadata.distance or 0))
                                   for o in res.objects]}
 
     def pipeline(*stages: Any) -> Pipeline:

@@ -3,7 +3,7 @@ the settings, and bad input fails with a message that names it, before any
 query. Against the server they run in integration/pyfw."""
 
 import unittest
-from typing import Any
+from typing import Any, Dict, List, Tuple
 
 from diverse_select import Settings, SettingsError
 from diverse_select._frameworks import search, with_budget
@@ -32,11 +32,12 @@ class BadInput(unittest.TestCase):
 
     def test_search(self) -> None:
         client: Any = None
-        for name, kwargs, message in [
+        cases: List[Tuple[str, Dict[str, Any], str]] = [
             ("pool zero", dict(question="q", pool=0), "pool is 0; allowed: an integer >= 1"),
             ("pool text", dict(question="q", pool="40"), "pool is '40'"),
             ("empty question", dict(question=" ", pool=40), "the question is ' '; allowed: a non-empty string"),
-        ]:
+        ]
+        for name, kwargs, message in cases:
             with self.subTest(name), self.assertRaisesRegex(ValueError, message):
                 search(client, "C", "body", **kwargs)
 
