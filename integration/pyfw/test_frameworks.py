@@ -192,7 +192,7 @@ def test_haystack_pipeline(client: weaviate.WeaviateClient, demo: Demo) -> None:
     pipe = Pipeline()
     pipe.add_component("embedder", DemoTextEmbedder())
     pipe.add_component("retriever", DiverseSelectRetriever(client, COLLECTION, text_key="text", token_budget=BUDGET,
-                                                           settings=ds.Settings(strategy="adagres")))
+                                                           settings=ds.Settings(strategy="facility")))
     pipe.add_component("prompt", ChatPromptBuilder(template=[ChatMessage.from_user(
         "Context:\n{% for d in documents %}{{ d.content }}\n\n{% endfor %}Question: {{ query }}")],
         required_variables=["documents", "query"]))
@@ -201,15 +201,15 @@ def test_haystack_pipeline(client: weaviate.WeaviateClient, demo: Demo) -> None:
     pipe.connect("retriever.documents", "prompt.documents")
     pipe.connect("prompt.prompt", "llm.messages")
     for q in demo.queries:
-        for budget in (BUDGET, 150):
-            want = reference(client, q, ds.Settings(strategy="adagres", token_budget=budget), vector=demo.embed(q))
+        for budget in (BUDGET, 200):
+            want = reference(client, q, ds.Settings(strategy="facility", token_budget=budget), vector=demo.embed(q))
             out = pipe.run({"embedder": {"text": q}, "retriever": {"query": q, "token_budget": budget},
                             "prompt": {"query": q}}, include_outputs_from={"retriever"})
             docs: List[Document] = out["retriever"]["documents"]
             assert [(d.id, d.content) for d in docs] == [(u, t) for u, t, _ in want], (q, budget)
             assert [d.score for d in docs] == [why.relevance for _, _, why in want], q
             check_meta("haystack " + q, demo, [{**d.meta["diverse_select"], "chunkId": d.meta["chunkId"]} for d in docs],
-                       want, budget, "adagres")
+                       want, budget, "facility")
             assert out["llm"]["replies"][0].text == expected_prompt(want, q), (q, budget)
             if budget == BUDGET:
                 record("haystack/" + q, [d.id for d in docs])
