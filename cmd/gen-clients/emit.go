@@ -75,49 +75,6 @@ func allowed(o option) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// --- TypeScript
-
-func tsSpec(js []byte) []byte {
-	return []byte("// " + header + "\nexport const spec = " + string(js) + ";\n")
-}
-
-func tsTypes(s spec) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\n", header)
-	strategies := s.Keys[0].Enum
-	fmt.Fprintf(&b, "/** A built-in selection strategy. */\nexport type Strategy = %s;\n\n", tsUnion(strategies))
-	b.WriteString("/** Per-query settings of diverse selection: each overrides the collection's reranker-diverse-select config for one query. */\nexport interface Options {\n")
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "  /** %s */\n  %s?: %s;\n", strings.ReplaceAll(docOf(o), "*/", "* /"), o.Wire, tsType(o))
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
-}
-
-func tsUnion(vals []string) string {
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = "'" + v + "'"
-	}
-	return strings.Join(q, " | ")
-}
-
-func tsType(o option) string {
-	switch {
-	case o.Wire == "strategy":
-		return "Strategy"
-	case len(o.Enum) > 0:
-		return tsUnion(o.Enum)
-	case o.Kind == "int" || o.Kind == "float":
-		return "number"
-	case o.Kind == "bool":
-		return "boolean"
-	case o.Kind == "strings":
-		return "string[]"
-	}
-	return "string"
-}
-
 // --- Go
 
 // goName is the exported Go field name of a wire name.

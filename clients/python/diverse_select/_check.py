@@ -72,7 +72,8 @@ def _check_params(spec: Spec, params: Mapping[str, Any]) -> None:
     """Parameters for the collection's strategy: each must be a value of a
     strategy that takes it (the server checks it against the collection's)."""
     if not isinstance(params, Mapping):
-        raise SettingsError("params", "is %r; allowed: a dict of strategy parameters by their wire names" % (params,))
+        raise SettingsError("params", "is a %s; allowed: a dict of strategy parameters by their wire names"
+                            % type(params).__name__)
     keys = {k["name"] for k in spec["keys"]}
     union = {p["name"]: p for p in spec["params"]}
     for name, v in params.items():
@@ -136,7 +137,7 @@ def from_wire(spec: Spec, py_to_wire: Mapping[str, str], options: Mapping[str, A
     """The typed settings of options (the server's key names): the class of
     its strategy, or configured, which takes the parameters in params."""
     if not isinstance(options, Mapping):
-        raise SettingsError("options", "is %r; allowed: a dict of settings by their wire names" % (options,))
+        raise SettingsError("options", "is a %s; allowed: a dict of settings by their wire names" % type(options).__name__)
     wire_to_py = {w: p for p, w in py_to_wire.items()}
     rest = dict(options)
     strategy = rest.pop("strategy", None)
