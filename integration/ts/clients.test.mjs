@@ -104,8 +104,9 @@ test('per-query settings through the helper: selections for the library check, G
   const articles = client.collections.get('Article');
   const question = 'statins cholesterol heart';
   // README: ts settings begin
-  // Per-query settings through the helper (clients/typescript): one typed factory per strategy, sent in the rerank
-  // property; the question stays plain text, so an end user's words cannot change the settings.
+  // Per-query settings through the helper (clients/typescript): one typed factory per strategy,
+  // sent in the rerank property; the question stays plain text, so an end user's words cannot
+  // change the settings.
   const perQuery = await articles.query.nearText(question, {
     limit: 40, // the candidate pool
     rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.mmr({ tokenBudget: 60, lambda: 0.7 })),
