@@ -21,18 +21,18 @@ from weaviate.classes.query import MetadataQuery
 import diverse_select as ds
 from conftest import BUDGET, COLLECTION, Demo, out_path
 
-Selection = List[Tuple[str, str, ds.Explanation]]  # (uuid, text, explanation) in the server's order
+Picks = List[Tuple[str, str, ds.Explanation]]  # (uuid, text, explanation) in the server's order
 written: Dict[str, List[str]] = {}
 
 
-def reference(client: weaviate.WeaviateClient, question: str, settings: ds.Settings,
-              vector: Optional[Sequence[float]] = None, collection: str = COLLECTION, pool: int = 40) -> Selection:
+def reference(client: weaviate.WeaviateClient, question: str, settings: ds.Selection,
+              vector: Optional[Sequence[float]] = None, collection: str = COLLECTION, pool: int = 40) -> Picks:
     """The selection through the raw client and the helper, as docs/clients.md shows it."""
     coll = client.collections.get(collection)
     kw: Dict[str, Any] = dict(limit=pool, rerank=ds.rerank("text", question, settings),
                               return_metadata=MetadataQuery(explain_score=True))
     res = coll.query.near_vector(list(vector), **kw) if vector is not None else coll.query.near_text(question, **kw)
-    out: Selection = []
+    out: Picks = []
     for o in res.objects:
         why = ds.explain(o)
         assert why is not None
@@ -41,7 +41,7 @@ def reference(client: weaviate.WeaviateClient, question: str, settings: ds.Setti
     return out
 
 
-def check_meta(name: str, demo: Demo, metas: List[Dict[str, Any]], want: Selection, budget: int, strategy: str) -> None:
+def check_meta(name: str, demo: Demo, metas: List[Dict[str, Any]], want: Picks, budget: int, strategy: str) -> None:
     """The explanation in each result's metadata is the server's, ranks 1..n, the
     budget kept, and no two results copy one paragraph (the demo's near-copies)."""
     assert [m["rank"] for m in metas] == list(range(1, len(want) + 1)), name
@@ -63,7 +63,7 @@ def record(name: str, ids: List[str]) -> None:
         json.dump(written, f)
 
 
-def expected_prompt(want: Selection, question: str) -> str:
+def expected_prompt(want: Picks, question: str) -> str:
     return "Context:\n" + "".join(text + "\n\n" for _, text, _ in want) + "Question: " + question
 
 
@@ -76,8 +76,8 @@ def test_langchain_retriever(client: weaviate.WeaviateClient, demo: Demo) -> Non
     from diverse_select.langchain import DiverseSelectRetriever
 
     retriever = DiverseSelectRetriever(client=client, collection=COLLECTION, token_budget=BUDGET,
-                                       settings=ds.Settings(strategy="coverage"))
-    settings = ds.Settings(strategy="coverage", token_budget=BUDGET)
+                                       settings=ds.Select.coverage())
+    settings = ds.Select.coverage(token_budget=BUDGET)
     wants = [reference(client, q, settings) for q in demo.queries]
     batched = retriever.batch(demo.queries)
     for q, want, batch_docs in zip(demo.queries, wants, batched):
@@ -109,9 +109,9 @@ def test_langchain_from_vector_store(client: weaviate.WeaviateClient, demo: Demo
     db = WeaviateVectorStore(client=client, index_name=COLLECTION, text_key="text", embedding=DemoEmbeddings())
     mmr = db.as_retriever(search_type="mmr", search_kwargs={"k": 4})  # what a user has before
     assert len(mmr.invoke(demo.queries[0])) == 4
-    retriever = DiverseSelectRetriever.from_vector_store(db, token_budget=200, settings=ds.Settings(strategy="mmr", lambda_=0.7))
+    retriever = DiverseSelectRetriever.from_vector_store(db, token_budget=200, settings=ds.Select.mmr(lambda_=0.7))
     for q in demo.queries:
-        want = reference(client, q, ds.Settings(strategy="mmr", lambda_=0.7, token_budget=200), vector=demo.embed(q))
+        want = reference(client, q, ds.Select.mmr(lambda_=0.7, token_budget=200), vector=demo.embed(q))
         docs = retriever.invoke(q)
         assert [d.id for d in docs] == [u for u, _, _ in want], q
         check_meta("from_vector_store " + q, demo, [{**d.metadata["diverse_select"], "chunkId": d.metadata["chunkId"]}
@@ -134,7 +134,7 @@ def test_langchain_chain_prompt(client: weaviate.WeaviateClient, demo: Demo) -> 
     prompt = ChatPromptTemplate.from_messages([("human", "Context:\n{context}Question: {question}")])
     chain = {"context": retriever | RunnableLambda(context), "question": RunnablePassthrough()} | prompt | ParrotFakeChatModel()
     for q in demo.queries:
-        want = reference(client, q, ds.Settings(token_budget=BUDGET))
+        want = reference(client, q, ds.Select.configured(token_budget=BUDGET))
         assert chain.invoke(q).content == expected_prompt(want, q), q
 
 
@@ -150,12 +150,12 @@ def test_llamaindex_query_engine(client: weaviate.WeaviateClient, demo: Demo) ->
 
     from diverse_select.llamaindex import DiverseSelectRetriever
 
-    settings = ds.Settings(strategy="dpp")
+    settings = ds.Select.dpp()
     retriever = DiverseSelectRetriever(client, COLLECTION, token_budget=BUDGET, settings=settings)
     engine = RetrieverQueryEngine.from_args(retriever, llm=MockLLM(),
                                             text_qa_template=PromptTemplate("Context:\n{context_str}\n\nQuestion: {query_str}"))
     for q in demo.queries:
-        want = reference(client, q, ds.Settings(strategy="dpp", token_budget=BUDGET))
+        want = reference(client, q, ds.Select.dpp(token_budget=BUDGET))
         nodes = retriever.retrieve(q)
         assert all(isinstance(n, NodeWithScore) for n in nodes)
         assert [(n.node.node_id, n.node.get_content()) for n in nodes] == [(u, t) for u, t, _ in want], q
@@ -192,7 +192,7 @@ def test_haystack_pipeline(client: weaviate.WeaviateClient, demo: Demo) -> None:
     pipe = Pipeline()
     pipe.add_component("embedder", DemoTextEmbedder())
     pipe.add_component("retriever", DiverseSelectRetriever(client, COLLECTION, text_key="text", token_budget=BUDGET,
-                                                           settings=ds.Settings(strategy="facility")))
+                                                           settings=ds.Select.facility()))
     pipe.add_component("prompt", ChatPromptBuilder(template=[ChatMessage.from_user(
         "Context:\n{% for d in documents %}{{ d.content }}\n\n{% endfor %}Question: {{ query }}")],
         required_variables=["documents", "query"]))
@@ -202,7 +202,7 @@ def test_haystack_pipeline(client: weaviate.WeaviateClient, demo: Demo) -> None:
     pipe.connect("prompt.prompt", "llm.messages")
     for q in demo.queries:
         for budget in (BUDGET, 200):
-            want = reference(client, q, ds.Settings(strategy="facility", token_budget=budget), vector=demo.embed(q))
+            want = reference(client, q, ds.Select.facility(token_budget=budget), vector=demo.embed(q))
             out = pipe.run({"embedder": {"text": q}, "retriever": {"query": q, "token_budget": budget},
                             "prompt": {"query": q}}, include_outputs_from={"retriever"})
             docs: List[Document] = out["retriever"]["documents"]
@@ -243,7 +243,7 @@ def test_docs_examples(client: weaviate.WeaviateClient, demo: Demo) -> None:
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(compile(code, "docs/frameworks.md example %d" % (i + 1), "exec"), {"__name__": "__main__"})
-            want = reference(client, question, ds.Settings(strategy="coverage", token_budget=80),
+            want = reference(client, question, ds.Select.coverage(token_budget=80),
                              collection="SolarNote", pool=20)
             lines = out.getvalue().split("\n")
             picks = ["%d %d %s %s" % (why.rank, why.tokens, why.stop_reason, text) for _, text, why in want]

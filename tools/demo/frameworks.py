@@ -110,7 +110,7 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
     lc_mmr = db.as_retriever(search_type="mmr", search_kwargs={"k": k, "fetch_k": pool})
     lc_ours = ds_langchain.DiverseSelectRetriever.from_vector_store(db, token_budget=budget, pool=pool)
     li_topk = ds_llamaindex.DiverseSelectRetriever(client, cls, text_key=text_key, token_budget=budget, pool=pool,
-                                                   settings=ds.Settings(strategy="topk"))
+                                                   settings=ds.Select.topk())
     li_ours = ds_llamaindex.DiverseSelectRetriever(client, cls, text_key=text_key, token_budget=budget, pool=pool)
 
     def lc(r: Any) -> Callable[[str], List[str]]:

@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import Explanation, explain, rerank
+from . import Explanation, Select, Selection, explain, rerank
 
 __all__ = ["Pick", "search", "with_budget", "explanation_meta", "META_KEY"]
 
@@ -25,18 +25,18 @@ class Pick:
     explanation: Explanation
 
 
-def with_budget(settings: Any, token_budget: Optional[int]) -> Any:
+def with_budget(settings: Optional[Selection], token_budget: Optional[int]) -> Optional[Selection]:
     """The settings with token_budget set, when given: the budget is each
-    component's own argument, the rest goes through the helper's settings."""
+    component's own argument, the rest goes through the helper's Select
+    (without one, the collection's strategy)."""
+    if settings is not None and not isinstance(settings, Selection):
+        raise TypeError("settings is %s; allowed: what Select makes (Select.mmr(...), ...) or None"
+                        % type(settings).__name__)
     if token_budget is None:
         return settings
     if settings is None:
-        from . import Settings
-
-        return Settings(token_budget=token_budget)
-    if dataclasses.is_dataclass(settings) and not isinstance(settings, type):
-        return dataclasses.replace(settings, token_budget=token_budget)
-    raise TypeError("settings is %s; allowed: the helper's Settings or None" % type(settings).__name__)
+        return Select.configured(token_budget=token_budget)
+    return dataclasses.replace(settings, token_budget=token_budget)
 
 
 def explanation_meta(why: Explanation) -> Dict[str, Any]:
@@ -47,7 +47,7 @@ def explanation_meta(why: Explanation) -> Dict[str, Any]:
             "candidates": why.candidates, "selected": why.selected}
 
 
-def search(client: Any, collection: str, text_key: str, question: str, *, settings: Any = None,
+def search(client: Any, collection: str, text_key: str, question: str, *, settings: Optional[Selection] = None,
            vector: Optional[Sequence[float]] = None, pool: int = 40,
            return_properties: Optional[List[str]] = None, target_vector: Optional[str] = None) -> List[Pick]:
     """Selects from the pool of ``pool`` objects nearest the question (near_vector with ``vector``, else

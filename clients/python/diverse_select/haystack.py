@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional
 
 from haystack import Document, component
 
+from . import Selection
 from ._frameworks import META_KEY, explanation_meta, search, with_budget
 
 __all__ = ["DiverseSelectRetriever"]
@@ -22,13 +23,13 @@ class DiverseSelectRetriever:
     ``client`` is a connected ``weaviate.WeaviateClient`` (the server with the module, or the gateway);
     ``collection`` the collection; ``text_key`` the property holding the text (weaviate-haystack writes
     ``content``); ``token_budget`` the most tokens selected (``run`` may override it); ``settings`` the
-    helper's ``Settings`` for everything else; ``pool`` the candidates the selection reads. ``run`` with a
+    helper's ``Select`` for everything else; ``pool`` the candidates the selection reads. ``run`` with a
     ``query_embedding`` (from an embedder) reads the pool nearest it, without one nearest by the
     collection's vectorizer.
     """
 
     def __init__(self, client: Any, collection: str, *, text_key: str = "content", token_budget: Optional[int] = None,
-                 settings: Any = None, pool: int = 40, properties: Optional[List[str]] = None) -> None:
+                 settings: Optional[Selection] = None, pool: int = 40, properties: Optional[List[str]] = None) -> None:
         with_budget(settings, token_budget)  # a bad settings object fails here, not at the first query
         self.client, self.collection, self.text_key = client, collection, text_key
         self.token_budget, self.settings, self.pool, self.properties = token_budget, settings, pool, properties

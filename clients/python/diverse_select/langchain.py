@@ -13,8 +13,9 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, InstanceOf
 
+from . import Selection
 from ._frameworks import META_KEY, Pick, explanation_meta, search, with_budget
 
 __all__ = ["DiverseSelectRetriever"]
@@ -25,10 +26,11 @@ class DiverseSelectRetriever(BaseRetriever):
 
     ``client`` is a connected ``weaviate.WeaviateClient`` (the server with the module, or the gateway);
     ``collection`` the collection; ``text_key`` the property holding the text (the selection reads it and
-    it becomes ``page_content``); ``token_budget`` the most tokens selected; ``settings`` the helper's
-    ``Settings`` for everything else; ``pool`` the candidates the selection reads. With ``embedding``
-    the pool is the collection's nearest to ``embedding.embed_query(question)`` (a collection with your
-    own vectors, as langchain-weaviate writes it), without it nearest by the collection's vectorizer.
+    it becomes ``page_content``); ``token_budget`` the most tokens selected; ``settings`` the rest, made by
+    the helper's ``Select`` (``Select.mmr(lambda_=0.7)``; None: the collection's); ``pool`` the candidates
+    the selection reads. With ``embedding`` the pool is the collection's nearest to
+    ``embedding.embed_query(question)`` (a collection with your own vectors, as langchain-weaviate writes
+    it), without it nearest by the collection's vectorizer.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -37,14 +39,17 @@ class DiverseSelectRetriever(BaseRetriever):
     collection: str
     text_key: str = "text"
     token_budget: Optional[int] = None
-    settings: Any = None
+    settings: Optional[InstanceOf[Selection]] = None  # kept as given: pydantic would rebuild a subclass
     pool: int = 40
     embedding: Optional[Embeddings] = None
     properties: Optional[List[str]] = None
     """The properties copied into each Document's metadata (None: every property)."""
 
+    def model_post_init(self, context: Any, /) -> None:
+        with_budget(self.settings, self.token_budget)  # a bad budget fails here, not at the first query
+
     @classmethod
-    def from_vector_store(cls, store: Any, *, token_budget: Optional[int] = None, settings: Any = None,
+    def from_vector_store(cls, store: Any, *, token_budget: Optional[int] = None, settings: Optional[Selection] = None,
                           pool: int = 40, **kwargs: Any) -> "DiverseSelectRetriever":
         """The retriever over a langchain-weaviate ``WeaviateVectorStore``'s collection, with its client,
         text key and embeddings: ``DiverseSelectRetriever.from_vector_store(db, token_budget=600)`` where

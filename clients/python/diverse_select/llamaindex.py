@@ -12,6 +12,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from . import Selection
 from ._frameworks import META_KEY, Pick, explanation_meta, search, with_budget
 
 __all__ = ["DiverseSelectRetriever"]
@@ -22,14 +23,14 @@ class DiverseSelectRetriever(BaseRetriever):
 
     ``client`` is a connected ``weaviate.WeaviateClient`` (the server with the module, or the gateway);
     ``collection`` the collection; ``text_key`` the property holding the text (LlamaIndex's Weaviate store
-    writes ``text``); ``token_budget`` the most tokens selected; ``settings`` the helper's ``Settings`` for
+    writes ``text``); ``token_budget`` the most tokens selected; ``settings`` the helper's ``Select`` for
     everything else; ``pool`` the candidates the selection reads. The pool is nearest the query bundle's
     embedding when it has one, else ``embed_model``'s embedding of the question when given, else nearest by
     the collection's vectorizer.
     """
 
     def __init__(self, client: Any, collection: str, *, text_key: str = "text", token_budget: Optional[int] = None,
-                 settings: Any = None, pool: int = 40, embed_model: Optional[BaseEmbedding] = None,
+                 settings: Optional[Selection] = None, pool: int = 40, embed_model: Optional[BaseEmbedding] = None,
                  properties: Optional[List[str]] = None, callback_manager: Optional[CallbackManager] = None,
                  verbose: bool = False) -> None:
         super().__init__(callback_manager=callback_manager, verbose=verbose)
