@@ -57,7 +57,18 @@ function check(o, v) {
     default:
       if (typeof v === 'string' && (!o.enum || o.enum.includes(v))) return '';
   }
-  return `is ${JSON.stringify(v)}; allowed: ${range(o)}`;
+  return `is ${show(v)}; allowed: ${range(o)}`;
+}
+
+// show is v as JSON, cut after 80 characters (a value may be as long as a caller makes it).
+function show(v) {
+  let text;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = String(v); // a BigInt, a cycle
+  }
+  return text.length <= 80 ? text : `${text.slice(0, 80)}... (${text.length} characters)`;
 }
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -167,7 +178,7 @@ export const Select = Object.freeze({
  */
 export function rerank(property, query, settings) {
   if (typeof property !== 'string' || !PROPERTY_NAME.test(property)) {
-    throw new SettingsError('property', `is ${JSON.stringify(property)}; allowed: a property name (letters, digits, _)`);
+    throw new SettingsError('property', `is ${show(property)}; allowed: a property name (letters, digits, _)`);
   }
   if (settings !== undefined && !(settings instanceof Selection)) {
     throw new TypeError(`diverse-select: settings is ${kind(settings)}; allowed: undefined or what Select's factories make (Select.mmr({...}), Select.fromWire({...}))`);

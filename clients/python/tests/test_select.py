@@ -53,6 +53,17 @@ class Refused(unittest.TestCase):
                     factory(**kwargs)
                 self.assertTrue(str(cm.exception).startswith(want), "%s\nwant it to start with\n%s" % (cm.exception, want))
 
+    def test_long_values_are_cut_in_the_message(self) -> None:
+        long: Any = "x" * (1 << 20)
+        makers: List[Callable[[], Any]] = [lambda: Select.mmr(order=long),
+                                           lambda: Select.configured(params={"lambda": long}),
+                                           lambda: ds.rerank_fields("body|" + long, "q")]
+        for make in makers:
+            with self.assertRaises(ds.SettingsError) as cm:
+                make()
+            self.assertLess(len(str(cm.exception)), 400, str(cm.exception)[:400])
+            self.assertRegex(str(cm.exception), r"\.\.\. \(\d+ characters\); allowed: ")
+
     def test_foreign_argument_is_a_type_error(self) -> None:
         cases: List[Tuple[Callable[..., ds.Selection], Dict[str, Any]]] = [
             (Select.mmr, {"theta": 1}), (Select.coverage, {"lambda_": 0.5}), (Select.relcost, {"strategy": "mmr"}),

@@ -25,3 +25,15 @@ for (const c of cases.explain) {
     assert.deepEqual(explain({ metadata: { explainScore: c.explainScore } }), c.explanation);
   });
 }
+
+// Not in the shared table: the TypeScript helper's own checks.
+test('a long value is cut in the message', () => {
+  for (const make of [
+    () => Select.mmr({ order: 'x'.repeat(1 << 20) }),
+    () => Select.configured({ params: { lambda: new Array(1 << 18).fill(0.5) } }),
+    () => rerank('body|' + 'x'.repeat(1 << 20), 'q'),
+  ]) {
+    assert.throws(make, (e) => e instanceof SettingsError && e.message.length < 400 && /\.\.\. \(\d+ characters\); allowed: /.test(e.message),
+      'want a SettingsError whose message cuts the value');
+  }
+});
