@@ -96,6 +96,7 @@ function checkParams(ps) {
 // would refuse or the strategy (undefined: the collection's) does not take.
 function checkOptions(strategy, options) {
   if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
+  if (strategy !== undefined && check(keys.get('strategy'), strategy)) throw new SettingsError('strategy', check(keys.get('strategy'), strategy));
   const factory = `Select.${strategy ?? 'configured'}`;
   for (const [name, v] of Object.entries(options)) {
     if (v === undefined) continue;
@@ -117,6 +118,10 @@ function checkOptions(strategy, options) {
   }
 }
 
+// frozenCopy copies v's objects and arrays, frozen: what was checked is what is sent.
+const frozenCopy = (v) => (Array.isArray(v) ? Object.freeze(v.map(frozenCopy))
+  : isObject(v) ? Object.freeze(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, frozenCopy(x)]))) : v);
+
 /**
  * Per-query settings, made by Select's factories and checked on
  * construction; immutable.
@@ -125,7 +130,7 @@ export class Selection {
   constructor(strategy, options = {}) {
     checkOptions(strategy, options);
     this.strategy = strategy;
-    this.options = Object.freeze({ ...options });
+    this.options = frozenCopy(options);
     Object.freeze(this);
   }
 
@@ -145,11 +150,7 @@ function fromWire(options) {
   if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
   const { strategy, ...rest } = options;
   for (const name of Object.keys(rest)) if (!keys.has(name) && !params.has(name)) throw unknown(name);
-  if (strategy !== undefined) {
-    const why = check(keys.get('strategy'), strategy);
-    if (why) throw new SettingsError('strategy', why);
-    return new Selection(strategy, rest);
-  }
+  if (strategy !== undefined) return new Selection(strategy, rest);
   const common = Object.fromEntries(Object.entries(rest).filter(([k]) => keys.has(k)));
   const ps = Object.fromEntries(Object.entries(rest).filter(([k]) => !keys.has(k)));
   return new Selection(undefined, Object.keys(ps).length ? { ...common, params: ps } : common);

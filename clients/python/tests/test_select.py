@@ -96,6 +96,14 @@ class Made(unittest.TestCase):
         with self.assertRaises(dataclasses.FrozenInstanceError):
             s.token_budget = 5  # type: ignore[misc]
 
+    def test_checked_again_when_sent(self) -> None:
+        s = Select.configured(extra_text_properties=["title"], params={"lambda": 0.5})
+        assert s.extra_text_properties is not None
+        s.extra_text_properties.append(5)  # type: ignore[arg-type]
+        with self.assertRaises(ds.SettingsError) as cm:
+            ds.rerank_fields("body", "q", s)
+        self.assertEqual(cm.exception.key, "extraTextProperties")
+
     def test_from_wire_is_the_strategy_class(self) -> None:
         s = Select.from_wire({"strategy": "mmr", "tokenBudget": 60, "lambda": 0.7})
         self.assertEqual(s, Select.mmr(token_budget=60, lambda_=0.7))
