@@ -6,6 +6,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,10 @@ type Options struct {
 	Env map[string]string
 	// HTTPPort, GRPCPort and EmbedderPort; 0 = a free port.
 	HTTPPort, GRPCPort, EmbedderPort int
+	// Host is the address Weaviate's HTTP listener binds (default
+	// 127.0.0.1; 0.0.0.0 opens it to the network). The cluster's listeners
+	// bind 127.0.0.1 whatever it is (CLUSTER_BIND_ADDR).
+	Host string
 	// Log receives both processes' output (default: discarded).
 	Log io.Writer
 	// ReadyTimeout bounds the wait for readiness (default 2 minutes).
@@ -241,16 +246,18 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"TRANSFORMERS_INFERENCE_API":              s.EmbedderURL,
 		"CLUSTER_HOSTNAME":                        "node1",
 		"CLUSTER_IN_LOCALHOST":                    "true",
-		"CLUSTER_GOSSIP_BIND_PORT":                strconv.Itoa(internal[0]),
-		"CLUSTER_DATA_BIND_PORT":                  strconv.Itoa(internal[1]),
-		"RAFT_PORT":                               strconv.Itoa(internal[2]),
-		"RAFT_INTERNAL_RPC_PORT":                  strconv.Itoa(internal[3]),
-		"RAFT_BOOTSTRAP_EXPECT":                   "1",
-		"GRPC_PORT":                               strconv.Itoa(o.GRPCPort),
-		"GO_PROFILING_PORT":                       strconv.Itoa(internal[4]),
-		"DISABLE_TELEMETRY":                       "true",
-		"LOG_LEVEL":                               "info",
-		"QUERY_DEFAULTS_LIMIT":                    "25",
+		// gossip, raft and raft RPC on loopback: memberlist binds 0.0.0.0 unless told
+		"CLUSTER_BIND_ADDR":        "127.0.0.1",
+		"CLUSTER_GOSSIP_BIND_PORT": strconv.Itoa(internal[0]),
+		"CLUSTER_DATA_BIND_PORT":   strconv.Itoa(internal[1]),
+		"RAFT_PORT":                strconv.Itoa(internal[2]),
+		"RAFT_INTERNAL_RPC_PORT":   strconv.Itoa(internal[3]),
+		"RAFT_BOOTSTRAP_EXPECT":    "1",
+		"GRPC_PORT":                strconv.Itoa(o.GRPCPort),
+		"GO_PROFILING_PORT":        strconv.Itoa(internal[4]),
+		"DISABLE_TELEMETRY":        "true",
+		"LOG_LEVEL":                "info",
+		"QUERY_DEFAULTS_LIMIT":     "25",
 		// generative-openai needs a key even when a class points it at a local
 		// server (OpenAIRecorder); this one is only ever sent there.
 		"OPENAI_APIKEY": "local-recorder-key",
@@ -280,7 +287,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.ProfilingURL = "http://127.0.0.1:" + env["GO_PROFILING_PORT"]
 	s.newServer = func() *exec.Cmd {
 		wv := exec.Command(filepath.Join(o.BinDir, o.Server),
-			"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
+			"--host", cmp.Or(o.Host, "127.0.0.1"), "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
 		wv.Env = os.Environ()
 		for k, v := range env {
 			wv.Env = append(wv.Env, k+"="+v)

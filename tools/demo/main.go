@@ -35,6 +35,7 @@ func main() {
 		python     = flag.String("python", ".venv/bin/python", "the Python of the neural mode (made by `make venv`)")
 		gloveDir   = flag.String("glove-dir", "", "GloVe folder (words.txt + vectors.f16) for the embedder's glove mode")
 		dataDir    = flag.String("data", ".data/run", "Weaviate data folder (the embedder and Weaviate logs go to logs.txt beside it)")
+		host       = flag.String("host", "127.0.0.1", "the address Weaviate's HTTP port binds (0.0.0.0: every interface); the other listeners stay on 127.0.0.1")
 		httpPort   = flag.Int("http-port", 8080, "Weaviate HTTP port on 127.0.0.1")
 		grpcPort   = flag.Int("grpc-port", 50051, "Weaviate gRPC port on 127.0.0.1")
 		embedPort  = flag.Int("embedder-port", 8090, "embedder port on 127.0.0.1")
@@ -49,7 +50,7 @@ func main() {
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
+	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, host: *host, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
 		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme,
 		segment: *segment, segmentMaxTokens: *segTokens}
 	if err := run(ctx, os.Stdout, opts); err != nil {
@@ -104,6 +105,7 @@ func embedderMode(o options) ([]string, string, error) {
 type options struct {
 	embedder, python              string
 	gloveDir, dataDir, strategy   string
+	host                          string // Weaviate's HTTP listener ("" = 127.0.0.1)
 	readme                        string // file whose demo block gets the first query's comparison
 	segment                       string // import through the segment endpoint with this method ("" = as written)
 	segmentMaxTokens              int
@@ -120,7 +122,9 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	}
 	// The embedder is the segment endpoint's encoder, under the name of the
 	// scorer trained for its model.
-	env := map[string]string{}
+	// Go's profiling listener binds every interface (Weaviate has no address
+	// for it): off, so that the demo listens on loopback only.
+	env := map[string]string{"GO_PROFILING_DISABLE": "true"}
 	if enc := segmentEncoders[embedArgs[1]]; enc != "" {
 		env["DIVERSE_SELECT_SEGMENT_ENCODERS"] = fmt.Sprintf("%s=http://127.0.0.1:%d", enc, o.embedPort)
 	}
@@ -140,7 +144,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
 	s, err := stack.Start(ctx, stack.Options{
 		DataDir: absData, EmbedderArgs: embedArgs, Log: logFile,
-		HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort, Env: env,
+		Host: o.host, HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort, Env: env,
 	})
 	if err != nil {
 		return err
@@ -164,19 +168,21 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err := importCorpus(ctx, w, client, budget, chunks); err != nil {
 		return err
 	}
-	var shown []string
+	var shown []shownQuery
 	for _, q := range corpus.Queries() {
 		var b strings.Builder
-		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &b), q, budget, candidates, strategy); err != nil {
+		p, err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &b), q, budget, candidates, strategy)
+		if err != nil {
 			return err
 		}
-		shown = append(shown, b.String())
+		shown = append(shown, shownQuery{text: b.String(), pair: p})
 	}
+	fmt.Fprintf(w, "%s\n%s\n\n", legend, overall(shown))
 	if o.readme != "" {
-		if err := spliceDemo(o.readme, readmeComparison(shown)); err != nil {
+		if err := spliceDemo(o.readme, readmeBlock(shown)); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "(the comparison with the most near-copies in top-k written into %s)\n\n", o.readme)
+		fmt.Fprintf(w, "(the query of median facet gain and the summary written into %s)\n\n", o.readme)
 	}
 	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
 		s.HTTPURL, Class, exampleQuery(budget, candidates))
@@ -192,15 +198,19 @@ func run(ctx context.Context, w io.Writer, o options) error {
 func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk) error {
 	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
 	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
+	selection := map[string]any{
+		"textProperty": "body", "extraTextProperties": []string{"title"},
+		"sourceProperty": "source", "tokenBudget": budget,
+	}
 	class := &models.Class{
 		Class:      Class,
 		Vectorizer: "text2vec-transformers",
 		ModuleConfig: map[string]any{
 			"text2vec-transformers": map[string]any{"vectorizeClassName": false},
-			"diverse-select": map[string]any{
-				"textProperty": "body", "extraTextProperties": []string{"title"},
-				"sourceProperty": "source", "tokenBudget": budget,
-			},
+			"diverse-select":        selection,
+			// the same defaults for the clients' rerank route, so that the
+			// helpers' queries (docs/clients.md) work on the demo's collection
+			"reranker-diverse-select": selection,
 			// generate's answer shows what an LLM would receive (the prompt, echoed)
 			"generative-dummy": map[string]any{},
 		},

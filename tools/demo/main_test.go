@@ -28,7 +28,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	summary := regexp.MustCompile(`= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies\s+= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies`)
+	summary := regexp.MustCompile(`= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies, \d+ paraphrases\s+= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies, \d+ paraphrases`)
 	rows := summary.FindAllStringSubmatch(text, -1)
 	if len(rows) != len(corpus.Queries()) {
 		t.Fatalf("%d summaries for %d queries:\n%s", len(rows), len(corpus.Queries()), text)
