@@ -39,8 +39,9 @@ type Options struct {
 	// HTTPPort, GRPCPort and EmbedderPort; 0 = a free port.
 	HTTPPort, GRPCPort, EmbedderPort int
 	// Host is the address Weaviate's HTTP listener binds (default
-	// 127.0.0.1; 0.0.0.0 opens it to the network). The cluster's listeners
-	// bind 127.0.0.1 whatever it is (CLUSTER_BIND_ADDR).
+	// 127.0.0.1; 0.0.0.0 opens it to the network). gRPC and the cluster's
+	// listeners bind 127.0.0.1 whatever it is (GRPC_BIND_ADDR,
+	// CLUSTER_BIND_ADDR).
 	Host string
 	// Log receives both processes' output (default: discarded).
 	Log io.Writer
@@ -246,8 +247,11 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"TRANSFORMERS_INFERENCE_API":              s.EmbedderURL,
 		"CLUSTER_HOSTNAME":                        "node1",
 		"CLUSTER_IN_LOCALHOST":                    "true",
-		// gossip, raft and raft RPC on loopback: memberlist binds 0.0.0.0 unless told
+		// gossip, raft, raft RPC and the cluster API on loopback: Weaviate
+		// binds 0.0.0.0 unless told; gRPC too (our build's grpc-bind patch;
+		// stock Weaviate ignores it)
 		"CLUSTER_BIND_ADDR":        "127.0.0.1",
+		"GRPC_BIND_ADDR":           "127.0.0.1",
 		"CLUSTER_GOSSIP_BIND_PORT": strconv.Itoa(internal[0]),
 		"CLUSTER_DATA_BIND_PORT":   strconv.Itoa(internal[1]),
 		"RAFT_PORT":                strconv.Itoa(internal[2]),
@@ -369,6 +373,23 @@ func (s *Stack) ServerPID() int {
 		return 0
 	}
 	return s.weaviate.cmd.Process.Pid
+}
+
+// Listeners returns what Weaviate and the embedder listen on, by process
+// ("weaviate", "embedder").
+func (s *Stack) Listeners() (map[string][]Listener, error) {
+	out := map[string][]Listener{}
+	for name, pid := range map[string]int{"weaviate": s.ServerPID(), "embedder": s.EmbedderPID()} {
+		if pid == 0 {
+			continue
+		}
+		ls, err := Listeners(pid)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = ls
+	}
+	return out, nil
 }
 
 // Alive reports whether the Weaviate process is still running.

@@ -112,6 +112,9 @@ type options struct {
 	httpPort, grpcPort, embedPort int
 	budget, candidates            int
 	exit                          bool
+	// ready, when set, is called with the running stack after the queries
+	// (TestDemo reads its listeners there).
+	ready func(*stack.Stack) error
 }
 
 func run(ctx context.Context, w io.Writer, o options) error {
@@ -186,6 +189,11 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	}
 	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
 		s.HTTPURL, Class, exampleQuery(budget, candidates))
+	if o.ready != nil {
+		if err := o.ready(s); err != nil {
+			return err
+		}
+	}
 	if o.exit {
 		return nil
 	}

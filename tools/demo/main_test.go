@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
@@ -23,7 +24,9 @@ func TestDemo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	err := run(ctx, &out, options{dataDir: t.TempDir() + "/data", budget: 600, candidates: 40, exit: true})
+	var listeners map[string][]stack.Listener
+	err := run(ctx, &out, options{dataDir: t.TempDir() + "/data", budget: 600, candidates: 40, exit: true,
+		ready: func(s *stack.Stack) (err error) { listeners, err = s.Listeners(); return err }})
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
@@ -67,6 +70,22 @@ func TestDemo(t *testing.T) {
 	}
 	if topkWaste == 0 {
 		t.Errorf("top-k's prompts spend no tokens on near-copies: the demo shows no difference")
+	}
+	// make run's every listener is on loopback: HTTP, gRPC, the cluster's
+	// gossip (TCP and UDP), data and Raft ports, the embedder.
+	for proc, ls := range listeners {
+		t.Logf("%s listens on %v", proc, ls)
+		for _, l := range ls {
+			if !l.Loopback() {
+				t.Errorf("%s listens on %s, reachable from the network", proc, l)
+			}
+		}
+	}
+	if n := len(listeners["weaviate"]); n < 6 {
+		t.Errorf("Weaviate listens on %d sockets, want HTTP, gRPC and the cluster's ports: %v", n, listeners["weaviate"])
+	}
+	if len(listeners["embedder"]) == 0 {
+		t.Error("no listener of the embedder found")
 	}
 	if !strings.Contains(text, "stopping Weaviate and the embedder") {
 		t.Errorf("the demo did not stop its servers:\n%s", text)
