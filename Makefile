@@ -121,6 +121,13 @@ DEMO_FLAGS = -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" \
 run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
 	$(GO) run ./tools/demo $(DEMO_FLAGS)
 
+## run-gateway: the same demo through the gateway: stock Weaviate of the pinned version (make weaviate-stock) on free
+## loopback ports, bin/gateway in front of it on HTTP_PORT and GRPC_PORT (127.0.0.1), the demo corpus imported through
+## the gateway and every query selected over gRPC; Ctrl-C stops all three (docs/gateway.md)
+.PHONY: run-gateway
+run-gateway: build weaviate-stock $(if $(filter auto neural,$(EMBEDDER)),venv)
+	$(GO) run ./tools/demo $(DEMO_FLAGS) -gateway
+
 ## demo-readme: the demo of make run, stopping after the queries; the first query of median facet gain (the rule a
 ## skeptic accepts: neither the best case nor the worst) and the summary over all queries go into the README's demo block
 .PHONY: demo-readme

@@ -66,6 +66,8 @@ type Stack struct {
 	MetricsURL  string // http://127.0.0.1:PORT/metrics when Options.Metrics
 	HTTPPort    int
 	GRPCPort    int
+	// ClusterDataPort is the cluster API's (CLUSTER_DATA_BIND_PORT).
+	ClusterDataPort int
 	// ProfilingURL serves Weaviate's pprof handlers (GO_PROFILING_PORT).
 	ProfilingURL string
 	DataDir      string
@@ -228,7 +230,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	internal := [5]int{base, base + 1, base + 2, base + 3, base + 4}
-	s.HTTPPort, s.GRPCPort = o.HTTPPort, o.GRPCPort
+	s.HTTPPort, s.GRPCPort, s.ClusterDataPort = o.HTTPPort, o.GRPCPort, internal[1]
 	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
 	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)

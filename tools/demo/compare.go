@@ -36,18 +36,14 @@ type hit struct {
 
 // compare prints top-k and diverse selection for one query, side by side,
 // and returns the figures of both columns.
-func compare(ctx context.Context, url string, w io.Writer, q corpus.Query, budget, candidates int, strategy string) (pair, error) {
-	topk, err := selection(ctx, url, q.Text, fmt.Sprintf(`strategy: "topk", tokenBudget: %d, candidates: %d`, budget, candidates))
+func compare(ctx context.Context, sel selector, w io.Writer, q corpus.Query, budget, candidates int, strategy string) (pair, error) {
+	topk, err := sel(ctx, q.Text, settings{strategy: "topk", budget: budget, candidates: candidates})
 	if err != nil {
-		return pair{}, err
+		return pair{}, fmt.Errorf("query %q: %w", q.Text, err)
 	}
-	args := fmt.Sprintf(`tokenBudget: %d, candidates: %d`, budget, candidates)
-	if strategy != "" {
-		args += fmt.Sprintf(`, strategy: %q`, strategy)
-	}
-	diverse, err := selection(ctx, url, q.Text, args)
+	diverse, err := sel(ctx, q.Text, settings{strategy: strategy, budget: budget, candidates: candidates})
 	if err != nil {
-		return pair{}, err
+		return pair{}, fmt.Errorf("query %q: %w", q.Text, err)
 	}
 	name := "diverse-select"
 	if len(diverse) > 0 {
@@ -230,16 +226,32 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// selection runs one nearText query with the given diverseSelect arguments,
-// and generate over what it selects.
-func selection(ctx context.Context, url, text, dsArgs string) ([]hit, error) {
-	query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
+// settings are one selection's: the strategy ("" = the collection's), the
+// token budget and the candidate pool.
+type settings struct {
+	strategy           string
+	budget, candidates int
+}
+
+// selector runs one nearText query with a selection's settings, and
+// generate's grouped task over what it selects.
+type selector func(ctx context.Context, text string, s settings) ([]hit, error)
+
+// graphqlSelector selects through the module's GraphQL argument.
+func graphqlSelector(url string) selector {
+	return func(ctx context.Context, text string, s settings) ([]hit, error) {
+		args := fmt.Sprintf(`tokenBudget: %d, candidates: %d`, s.budget, s.candidates)
+		if s.strategy != "" {
+			args += fmt.Sprintf(`, strategy: %q`, s.strategy)
+		}
+		query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
 		title facet dupGroup chunkId _additional { diverseSelect { rank tokens strategy }
 		generate(groupedResult: {task: %q, properties: ["title", "body"]}) { groupedResult error } } } } }`,
-		Class, text, dsArgs, llmTask)
-	var hits []hit
-	if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
-		return nil, fmt.Errorf("query %q: %w", text, err)
+			Class, text, args, llmTask)
+		var hits []hit
+		if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
+			return nil, err
+		}
+		return hits, nil
 	}
-	return hits, nil
 }
