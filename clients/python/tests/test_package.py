@@ -37,7 +37,7 @@ class Package(unittest.TestCase):
             site = os.path.join(tmp, "site")
             subprocess.run(pip + ["install", "--no-deps", "--target", site, os.path.join(tmp, wheels[0])], check=True)
             code = ("import diverse_select as ds; print(ds.__file__); "
-                    "print(ds.rerank_fields('body', 'q', ds.Settings(strategy='mmr', token_budget=60))['prop'])")
+                    "print(ds.rerank_fields('body', 'q', ds.Select.mmr(token_budget=60))['prop'])")
             out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
                                  cwd=tmp, env={**os.environ, "PYTHONPATH": site}).stdout.split("\n")
             self.assertTrue(out[0].startswith(site), "imported %s, not the installed wheel" % out[0])
