@@ -38,7 +38,6 @@ func selectChunks(ctx context.Context, conn dsclient.Searcher, question string, 
 	}, settings)
 }
 
-
 // perQueryCases are per-query settings the Go and TypeScript clients send
 // through their helpers (options: JSON with the wire names), with the
 // library run each one implies on the Article collection (tokens: cl100k of

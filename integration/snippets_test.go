@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/format"
 	"net/http"
 	"os"
 	"os/exec"
@@ -241,6 +242,9 @@ func programCommand(t *testing.T, c context.Context, root string, s Snippet) *ex
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
+		if formatted, err := format.Source([]byte(s.Code)); err != nil || string(formatted) != s.Code {
+			t.Errorf("%s is not gofmt-formatted (%v)", s, err)
+		}
 		writeFile(t, filepath.Join(dir, "main.go"), s.Code)
 		bin := filepath.Join(t.TempDir(), "snippet")
 		build := exec.CommandContext(c, "go", "build", "-o", bin, ".")
