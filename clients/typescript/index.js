@@ -7,7 +7,7 @@ import { spec } from './spec.generated.js';
 
 export { spec };
 
-/** The settings form the server reads (module/rerank_settings.go). */
+/** The settings form the server reads (engine/rerank_settings.go). */
 export const VERSION = spec.version;
 const SEPARATOR = '|';
 /** Largest rerank property, settings included, the server accepts. */

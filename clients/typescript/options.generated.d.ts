@@ -168,39 +168,9 @@ export interface ConfiguredOptions extends CommonOptions {
 }
 
 /** Every per-query setting by the server's key name: Select.fromWire's argument. */
-export interface WireOptions {
+export interface WireOptions extends CommonOptions {
   /** the selection algorithm; allowed: adagres, cliff, coverage, dpp, facility, knapsack, mmr, ngram, relcost, topk */
   strategy?: Strategy;
-  /** most tokens selected in total (0 = none); allowed: [0, 1073741824] */
-  tokenBudget?: number;
-  /** most objects selected (the query limit caps it too); allowed: [0, 1048576] */
-  maxResults?: number;
-  /** counted with textProperty */
-  extraTextProperties?: string[];
-  /** token counter (BPE encodings are embedded: no download); allowed: cl100k_base, o200k_base, words, chars */
-  tokenizer?: 'cl100k_base' | 'o200k_base' | 'words' | 'chars';
-  /** property already holding each object's token count */
-  tokenProperty?: string;
-  /** vector compared between candidates */
-  targetVector?: string;
-  /** how candidates are compared on a multi-vector (ColBERT) target: maxsim the symmetric Chamfer similarity of their vectors, mean the cosine of their mean-pooled vectors (see docs/multi-vector.md); allowed: maxsim, mean */
-  multiVector?: 'maxsim' | 'mean';
-  /** source of each object (URL or document) for source novelty (ngram) */
-  sourceProperty?: string;
-  /** output order; edges puts the best at both ends, for models that lose the middle; allowed: selection, relevance, edges */
-  order?: 'selection' | 'relevance' | 'edges';
-  /** first drop candidates whose cosine to a more relevant candidate is >= this; allowed: (0, 1] */
-  dedupThreshold?: number;
-  /** evidence cards: select and return each chunk's best sentences for the query (see docs/evidence-cards.md); allowed: off, auto, cards */
-  evidence?: 'off' | 'auto' | 'cards';
-  /** most sentences of a card with evidence: cards (the first sentence and the best by query overlap); allowed: [1, 64] */
-  evidenceSentences?: number;
-  /** most words of a card with evidence: cards (0 = no limit); allowed: [0, 100000] */
-  evidenceMaxWords?: number;
-  /** the page after this many results: the selection continues the earlier pages (see Pages); allowed: [0, 1048576] */
-  offset?: number;
-  /** when the pool is spent on near-copies with room left, retrieve this many candidates once and select again (see Widening); allowed: [0, inf) */
-  widenTo?: number;
   /** Strategy parameter (ngram). ngram: weight of n-gram coverage gain. */
   alpha?: number;
   /** Strategy parameter (facility). facility: decay: bin at distance d from the top gets base^max(0, powerIterations-d). */

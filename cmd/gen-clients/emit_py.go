@@ -7,7 +7,8 @@ import (
 	"unicode"
 )
 
-var pyKeywords = map[string]bool{"lambda": true, "from": true, "class": true, "def": true, "global": true, "in": true, "is": true}
+// pyKeywords are Python's keywords (lowercase): a name cannot be one.
+var pyKeywords = map[string]bool{"and": true, "as": true, "assert": true, "async": true, "await": true, "break": true, "class": true, "continue": true, "def": true, "del": true, "elif": true, "else": true, "except": true, "finally": true, "for": true, "from": true, "global": true, "if": true, "import": true, "in": true, "is": true, "lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true, "raise": true, "return": true, "try": true, "while": true, "with": true, "yield": true}
 
 // pyName is the snake_case name of a wire name (lambda_ for the keyword).
 func pyName(wire string) string {

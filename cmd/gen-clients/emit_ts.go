@@ -45,15 +45,10 @@ export interface ConfiguredOptions extends CommonOptions {
   params?: Record<string, number | boolean | string>;
 }
 
-/** Every per-query setting by the server's key name: Select.fromWire's argument. */
-export interface WireOptions {
 `)
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "  %s\n  %s?: %s;\n", tsDoc(docOf(o)), o.Wire, tsType(o))
-	}
-	b.WriteString(`}
-
-/**
+	tsInterface(&b, "Every per-query setting by the server's key name: Select.fromWire's argument.", "WireOptions",
+		" extends CommonOptions", append([]option{s.Keys[0]}, s.Params...))
+	b.WriteString(`/**
  * Typed per-query settings, one factory per strategy, as weaviate-client's Diversity.mmr is:
  * Select.mmr({ lambda: 0.7, tokenBudget: 300 }). A parameter the strategy does not take does not compile;
  * a value the server would refuse throws a SettingsError naming it and its allowed values.

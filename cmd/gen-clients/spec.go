@@ -43,11 +43,11 @@ type spec struct {
 	StrategyDocs map[string]string `json:"-"`
 }
 
-// rerankOnly are the keys the rerank route sets itself (module/rerank_settings.go
+// rerankOnly are the keys the rerank route sets itself (engine/rerank_settings.go
 // refuses them in the settings).
 var rerankOnly = map[string]bool{config.KeyCandidates: true, config.KeyTextProperty: true, config.KeyQuery: true}
 
-// settingsVersion is the form module/rerank_settings.go reads.
+// settingsVersion is the form engine/rerank_settings.go reads.
 const settingsVersion = "diverseSelect.v1"
 
 func bound(f float64) *float64 {

@@ -29,7 +29,8 @@ class Package(unittest.TestCase):
             with zipfile.ZipFile(os.path.join(tmp, wheels[0])) as whl:
                 names = set(whl.namelist())
                 meta = whl.read("diverse_select_weaviate-0.1.0.dist-info/METADATA").decode()
-            for f in ("diverse_select/__init__.py", "diverse_select/_generated.py", "diverse_select/py.typed"):
+            for f in ("diverse_select/__init__.py", "diverse_select/_check.py", "diverse_select/_generated.py",
+                      "diverse_select/py.typed"):
                 self.assertIn(f, names)
             self.assertIn("Name: diverse-select-weaviate", meta)
             self.assertIn("Provides-Extra: client", meta)
