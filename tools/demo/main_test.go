@@ -139,6 +139,7 @@ func checkDemo(t *testing.T, gateway bool, open func(string, stack.Listener, *se
 	}
 	return text[i:j]
 }
+
 // figureLines are the query and figure lines of the demo's output.
 func figureLines(text string) string {
 	var out []string
