@@ -13,7 +13,7 @@ import (
 
 // noReranker refuses a plain rerank the gateway does not answer (its
 // collection is not in the config file) on a collection that configures no
-// reranker upstream either: stock Weaviate's answer, "unknown capability:
+// reranker stock Weaviate runs: stock Weaviate's answer, "unknown capability:
 // rerank", names neither the collection nor the fix. nil lets the search
 // pass through (no rerank, another reranker, or the schema unreadable: the
 // upstream answers as it would).
@@ -29,7 +29,9 @@ func (g *Gateway) noReranker(ctx context.Context, req *pb.SearchRequest) error {
 	}
 	mc, _ := class.ModuleConfig.(map[string]any)
 	for name := range mc {
-		if g.engine.IsReranker(name) {
+		// reranker-diverse-select in the schema (a data folder the module's
+		// server wrote) runs nowhere upstream: stock Weaviate has no such module
+		if g.engine.IsReranker(name) && name != engine.RerankerName {
 			return nil
 		}
 	}
