@@ -5,12 +5,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/diverse-select/diverse-select/selectors/evidence"
+	"github.com/diverse-select/diverse-select/selectors/sentences"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
 // Span is a byte range text[Start:End].
-type Span = evidence.Span
+type Span = sentences.Span
 
 // Chunk is one chunk of a text: text[Start:End], its token count and the
 // number of sentences it holds (0 for a chunk [Fixed] cut inside one).
@@ -26,11 +26,11 @@ type Chunker interface {
 	Chunk(ctx context.Context, text string) ([]Chunk, error)
 }
 
-// Sentences splits text into sentences (selectors/evidence.Sentences: at
+// Sentences splits text into sentences (selectors/sentences: at
 // '.', '!', '?' and '…' before a capital, a digit or a quote, and at list
 // items and blank lines; not after abbreviations, initials or inside
 // numbers).
-func Sentences(text string) []Span { return evidence.Sentences(text) }
+func Sentences(text string) []Span { return sentences.Sentences(text) }
 
 // Fixed cuts every Tokens tokens at a word boundary, ignoring sentences.
 type Fixed struct {

@@ -7,8 +7,8 @@
 // chunk's token count. The methods, each with what it optimises and its
 // cost for a text of n bytes, s sentences and encoder dimension d:
 //
-//   - [Sentences] splits a text into sentences (the evidence cards' splitter,
-//     selectors/evidence). O(n).
+//   - [Sentences] splits a text into sentences (selectors/sentences, the
+//     splitter the evidence cards use too). O(n).
 //   - [Fixed]: cut every Tokens tokens at the word boundary where the count
 //     is reached, whatever the sentences. Objective: equal-size chunks.
 //     O(n); the baseline SAGE measures against.
