@@ -24,14 +24,24 @@ type ChangePoint struct {
 	Encoder Encoder
 	// Penalty is the cost of one more chunk in the document's mean
 	// per-sentence scatter (DefaultPenalty when 0).
-	Penalty              float64
+	Penalty float64
+	// Scorer, when set, adds what SAGE's pair scorer says of the two
+	// sentences beside each cut: Weight (DefaultWeight when 0) times its
+	// log-odds that the second continues the first, in the same unit as
+	// Penalty (a cut the scorer calls a paragraph break costs less).
+	Scorer               *Scorer
+	Weight               float64
 	MinTokens, MaxTokens int
 	Counter              tokens.Counter
 }
 
-// DefaultPenalty is ChangePoint's penalty, tuned on the validation articles
+// DefaultPenalty and DefaultWeight are ChangePoint's penalty and scorer
+// weight, chosen on the validation articles for both encoders
 // (docs/segmentation.md).
-const DefaultPenalty = 4.0
+const (
+	DefaultPenalty = 2.0
+	DefaultWeight  = 1.0
+)
 
 // maxLookback bounds the sentences of one chunk the dynamic programme
 // considers, so its time stays linear in the text when MaxTokens is large.
@@ -39,7 +49,11 @@ const maxLookback = 256
 
 // Chunk implements Chunker.
 func (p ChangePoint) Chunk(ctx context.Context, text string) ([]Chunk, error) {
-	sents, vecs, err := embedSentences(ctx, p.Encoder, text, 0)
+	dims := 0
+	if p.Scorer != nil {
+		dims = p.Scorer.Dims
+	}
+	sents, vecs, err := embedSentences(ctx, p.Encoder, text, dims)
 	if err != nil || len(sents) == 0 {
 		return nil, err
 	}
@@ -50,7 +64,20 @@ func (p ChangePoint) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 	if pen == 0 {
 		pen = DefaultPenalty
 	}
-	starts := changePoints(x, toks, pen*scatter(x)/float64(len(x)), p.MinTokens, p.MaxTokens)
+	w := p.Weight
+	if w == 0 {
+		w = DefaultWeight
+	}
+	scale := scatter(x) / float64(len(x))
+	cut := make([]float64, len(us)) // cut[j]: the cost of a chunk starting at unit j > 0
+	for j := 1; j < len(us); j++ {
+		cut[j] = pen * scale
+		if a, b := us[j-1].sentence, us[j].sentence; p.Scorer != nil && a != b {
+			s := min(max(p.Scorer.Score(vecs[a], vecs[b]), 1e-6), 1-1e-6)
+			cut[j] += w * math.Log(s/(1-s)) * scale
+		}
+	}
+	starts := changePoints(x, toks, cut, p.MinTokens, p.MaxTokens)
 	return finish(text, us, starts, p.MinTokens, p.MaxTokens, p.Counter, affinity(x)), nil
 }
 
@@ -104,13 +131,17 @@ func dot(a, b []float64) float64 {
 
 // changePoints returns the first unit of each chunk of the partition of x
 // (units of toks tokens each, every one at most hi) that minimises the
-// chunks' scatter plus pen per chunk, with no chunk over hi tokens and -
-// first - as few chunks under lo tokens as possible.
-func changePoints(x [][]float64, toks []int, pen float64, lo, hi int) []int {
+// chunks' scatter plus cut[j] for each chunk starting at unit j > 0, with no
+// chunk over hi tokens and - first - as few chunks under lo tokens as
+// possible.
+func changePoints(x [][]float64, toks []int, cut []float64, lo, hi int) []int {
 	n := len(x)
 	// under is the cost of a chunk under lo: more than any partition's
-	// scatter and penalties together, so the fewest such chunks come first.
-	under := float64(n+1) * (2 + pen)
+	// scatter and cuts together, so the fewest such chunks come first.
+	under := 2 * float64(n+1)
+	for _, c := range cut {
+		under += math.Abs(c)
+	}
 	best := make([]float64, n+1)
 	from := make([]int, n+1)
 	acc := make([]float64, len(x[0]))
@@ -127,7 +158,7 @@ func changePoints(x [][]float64, toks []int, pen float64, lo, hi int) []int {
 				acc[k] += f
 				sq += f * f
 			}
-			c := best[i] + sq - dot(acc, acc)/float64(j-i) + pen
+			c := best[i] + sq - dot(acc, acc)/float64(j-i) + cut[i]
 			if t < lo {
 				c += under
 			}
