@@ -126,13 +126,17 @@ type namedChunker struct {
 }
 
 // segChunkers are the rows of the tables, each cutting at most size and at
-// least segMin tokens a chunk.
-func segChunkers(e *segEncoder, counter tokens.Counter, size int) ([]namedChunker, error) {
+// least segMin tokens a chunk; Chonkie's semantic chunker with the
+// threshold chosen on the validation articles.
+func segChunkers(o options, e *segEncoder, counter tokens.Counter, size int, chonkieThreshold float64) ([]namedChunker, error) {
 	scorer, err := segment.Weights(e.name)
 	if err != nil {
 		return nil, err
 	}
 	return []namedChunker{
+		{fmt.Sprintf("Chonkie SemanticChunker (threshold %.2f, chosen; same vectors)", chonkieThreshold), chonkieSemantic(o, e, counter, size, chonkieThreshold)},
+		{fmt.Sprintf("Chonkie RecursiveChunker %d", size), &peerChunker{python: o.python, enc: e, counter: counter,
+			job: map[string]any{"job": "chonkie-recursive", "chunk_size": size, "min_characters": segMinChars}}},
 		{fmt.Sprintf("change point + SAGE scorer (penalty %.1f, weight %.1f; default)", segment.DefaultPenalty, segment.DefaultWeight),
 			segment.ChangePoint{Encoder: e, Scorer: scorer, MinTokens: segMin, MaxTokens: size, Counter: counter}},
 		{fmt.Sprintf("change point alone (penalty %.1f)", segment.DefaultPenalty), segment.ChangePoint{Encoder: e, MinTokens: segMin, MaxTokens: size, Counter: counter}},
@@ -143,6 +147,19 @@ func segChunkers(e *segEncoder, counter tokens.Counter, size int) ([]namedChunke
 		{fmt.Sprintf("fixed length %d", size), segment.Fixed{Tokens: size, MinTokens: segMin, Counter: counter}},
 	}, nil
 }
+
+// segMinChars is Chonkie's recursive chunker's least chunk, in characters
+// (its own unit): about segMin tokens.
+const segMinChars = 4 * segMin
+
+func chonkieSemantic(o options, e *segEncoder, counter tokens.Counter, size int, threshold float64) *peerChunker {
+	return &peerChunker{python: o.python, enc: e, counter: counter,
+		job: map[string]any{"job": "chonkie-semantic", "chunk_size": size, "threshold": threshold}}
+}
+
+// chonkieThresholds is the grid Chonkie's semantic threshold is chosen from
+// on the validation articles (its default is 0.8).
+var chonkieThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
 
 // oracle knows the true boundaries: it cuts there, then packs each
 // paragraph into chunks of at most size tokens - the best a chunker of whole
@@ -172,10 +189,10 @@ func (o oracle) Chunk(ctx context.Context, text string) ([]segment.Chunk, error)
 // segTuning is the grid the change point's penalty and the SAGE scorer's
 // weight are chosen from: each pair's Pk on the validation articles'
 // documents with only semantic cuts (cap segFree).
-func segTuning(ctx context.Context, b *bytes.Buffer, e *segEncoder, docs []wikiseg.Document, counter tokens.Counter) error {
+func segTuning(ctx context.Context, b *bytes.Buffer, o options, e *segEncoder, docs []wikiseg.Document, counter tokens.Counter) (float64, error) {
 	scorer, err := segment.Weights(e.name)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var cs []namedChunker
 	for _, w := range []float64{0, 0.5, 1, 2} {
@@ -187,12 +204,21 @@ func segTuning(ctx context.Context, b *bytes.Buffer, e *segEncoder, docs []wikis
 			cs = append(cs, namedChunker{fmt.Sprintf("penalty %.1f, weight %.1f", pen, w), c})
 		}
 	}
+	for _, th := range chonkieThresholds {
+		cs = append(cs, namedChunker{fmt.Sprintf("Chonkie SemanticChunker, threshold %.2f", th), chonkieSemantic(o, e, counter, segFree, th)})
+	}
 	rows, err := boundaryRows(ctx, cs, docs, counter, segFree)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	table(b, []string{"change point", "Pk", "WindowDiff", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}, rows)
-	return nil
+	table(b, []string{"chunker", "Pk", "WindowDiff", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}, rows)
+	best, bestPk := chonkieThresholds[0], 2.0
+	for k, th := range chonkieThresholds {
+		if pk, _ := strconv.ParseFloat(rows[len(rows)-len(chonkieThresholds)+k][1], 64); pk < bestPk {
+			best, bestPk = th, pk
+		}
+	}
+	return best, nil
 }
 
 // runSegment measures every chunker with every encoder and writes the
@@ -234,16 +260,29 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 	table(&b, []string{"encoder", "dimensions", "hidden units", "threshold", "pairs", "threshold chosen by"}, scorers)
 	sets := []multiHopSet{multiHopSets[0], multiHopSets[1]}
 	var speed [][]string
+	var paraTexts []string
+	for _, p := range wikiseg.Of(paras, wikiseg.HeldOut) {
+		paraTexts = append(paraTexts, p.Text)
+	}
+	agree, err := splitterAgreement(ctx, o.python, paraTexts)
+	if err != nil {
+		return err
+	}
+	b.WriteString("### The sentence splitter beside pysbd\n\n" +
+		"Where a sentence starts (after a paragraph's first), by the project's splitter (selectors/sentences) and by pysbd " +
+		"(rule-based, Punkt-style; requirements/segment-eval.txt), over the held-out paragraphs; agreeing: both at the same byte.\n\n")
+	table(&b, []string{"paragraphs", "sentence starts, ours", "sentence starts, pysbd", "agreeing", "precision (ours against pysbd)", "recall", "F1"}, [][]string{agree})
 	head := []string{"chunker", "Pk (lower is better)", "WindowDiff (lower is better)", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}
 	for _, e := range encs {
 		fmt.Fprintf(&b, "### Choosing the change point's penalty and the scorer's weight, %s\n\n"+
 			"On the %d documents of the validation articles (never the held-out ones), only semantic cuts (at most %d tokens a chunk); "+
 			"the default is the pair with the lowest Pk over both encoders.\n\n", encoderLabel(e.name), len(valDocs), segFree)
-		if err := segTuning(ctx, &b, e, valDocs, counter); err != nil {
+		chonkieTh, err := segTuning(ctx, &b, o, e, valDocs, counter)
+		if err != nil {
 			return err
 		}
 		for _, size := range []int{segFree, segSize} {
-			chunkers, err := segChunkers(e, counter, size)
+			chunkers, err := segChunkers(o, e, counter, size, chonkieTh)
 			if err != nil {
 				return err
 			}
@@ -258,7 +297,7 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 			}
 			table(&b, head, rows)
 		}
-		chunkers, err := segChunkers(e, counter, segSize)
+		chunkers, err := segChunkers(o, e, counter, segSize, chonkieTh)
 		if err != nil {
 			return err
 		}
@@ -301,7 +340,14 @@ func encoderLabel(name string) string {
 // exactly at a join).
 func boundaryRows(ctx context.Context, chunkers []namedChunker, docs []wikiseg.Document, counter tokens.Counter, size int) ([][]string, error) {
 	var rows [][]string
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+	}
 	for _, nc := range chunkers {
+		if err := prepareAll(ctx, nc.c, texts); err != nil {
+			return nil, fmt.Errorf("%s: %w", nc.label, err)
+		}
 		var pk, wd float64
 		tp, nh, nr, chunks, toks, out := 0, 0, 0, 0, 0, 0
 		for _, d := range docs {
@@ -422,6 +468,15 @@ func chunkSuite(ctx context.Context, name string, qs []hotpotQuestion, answers m
 	}
 	spans := map[string][][2]int{} // per instance: each candidate's byte span
 	docs := map[string]segDoc{}
+	if c != nil {
+		var all []string
+		for _, q := range qs {
+			all = append(all, contextDoc(q).text)
+		}
+		if err := prepareAll(ctx, c, all); err != nil {
+			return nil, err
+		}
+	}
 	for _, q := range qs {
 		d := contextDoc(q)
 		var chunks []segment.Chunk
@@ -492,9 +547,21 @@ func speedRows(ctx context.Context, e *segEncoder, chunkers []namedChunker, docs
 		sentences += len(segment.Sentences(d.Text))
 	}
 	times := make([][]time.Duration, len(chunkers))
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+	}
 	for run := 0; run < 3; run++ {
 		for ci, nc := range chunkers {
 			c := uncached(nc.c, e)
+			if p, ok := c.(*peerChunker); ok {
+				// the time Python spent chunking, its interpreter's start left out
+				if err := p.prepare(ctx, texts); err != nil {
+					return nil, err
+				}
+				times[ci] = append(times[ci], time.Duration(p.seconds*float64(time.Second)))
+				continue
+			}
 			start := time.Now()
 			for _, d := range docs {
 				if _, err := c.Chunk(ctx, d.Text); err != nil {
@@ -530,6 +597,8 @@ func uncached(c segment.Chunker, e *segEncoder) segment.Chunker {
 	case segment.ChangePoint:
 		x.Encoder = base
 		return x
+	case *peerChunker:
+		return &peerChunker{python: x.python, job: x.job, enc: base, counter: x.counter}
 	}
 	return c
 }
