@@ -195,6 +195,7 @@ func pack(runs []span, toks []int, a, b, hi int, count func(a, b int) int) []spa
 	return runs
 }
 
+// startsOf is the first unit of each run.
 func startsOf(runs []span) []int {
 	out := make([]int, len(runs))
 	for k, r := range runs {
@@ -218,14 +219,6 @@ func borrow(l *span, cur span, lo, hi int, count func(a, b int) int) span {
 		cur = span{l.b, cur.b, count(l.b, cur.b)}
 	}
 	return cur
-}
-
-func sum(v []int) int {
-	s := 0
-	for _, x := range v {
-		s += x
-	}
-	return s
 }
 
 // unitTokens is the token counts of us.
