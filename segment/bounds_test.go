@@ -43,9 +43,9 @@ func randomText(r *rand.Rand) string {
 			}
 			switch r.IntN(40) {
 			case 0:
-				b.WriteString(strings.Repeat("long", 5+r.IntN(80))) // one word over any small maximum
+				b.WriteString(strings.Repeat("long", 5+r.IntN(30))) // one word over any small maximum
 			case 1:
-				b.WriteString(strings.Repeat("ş", 3+r.IntN(40)))
+				b.WriteString(strings.Repeat("ş", 3+r.IntN(20)))
 			default:
 				word := vocab[r.IntN(len(vocab))]
 				if w == 0 {
