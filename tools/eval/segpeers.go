@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/weaviate/tiktoken-go"
+
 	"github.com/diverse-select/diverse-select/segment"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
@@ -28,7 +30,9 @@ import (
 var segPeersPy string
 
 // peerServer serves an encoder (POST /vectors {"texts"} -> {"vectors"}) and
-// a token counter (POST /count {"texts"} -> {"counts"}) on a loopback port.
+// a token counter (POST /count {"texts"} -> {"counts"}) on a loopback port,
+// and cl100k_base's token ids (POST /encode {"texts"} -> {"ids"}, POST
+// /decode {"ids"} -> {"texts"}) for Chonkie's chunkers that cut by tokens.
 type peerServer struct {
 	url string
 	srv *http.Server
@@ -59,6 +63,34 @@ func startPeerServer(enc segment.Encoder, counter tokens.Counter) (*peerServer, 
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]any{"vectors": vecs})
+	})
+	bpe, err := tiktoken.GetEncoding(tokens.CL100K)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	mux.HandleFunc("/encode", func(w http.ResponseWriter, r *http.Request) {
+		texts, ok := read(w, r)
+		if !ok {
+			return
+		}
+		ids := make([][]int, len(texts))
+		for i, t := range texts {
+			ids[i] = bpe.EncodeOrdinary(t)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"ids": ids})
+	})
+	mux.HandleFunc("/decode", func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ IDs [][]int }
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		texts := make([]string, len(body.IDs))
+		for i, ids := range body.IDs {
+			texts[i] = bpe.Decode(ids)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"texts": texts})
 	})
 	mux.HandleFunc("/count", func(w http.ResponseWriter, r *http.Request) {
 		texts, ok := read(w, r)

@@ -26,18 +26,41 @@ def post(url, body):
         return json.loads(res.read())
 
 
-def counter(url):
-    def count(text):
-        return post(url + "/count", {"texts": [text]})["counts"][0]
+def tokenizer(url):
+    """Chonkie's tokenizer interface over the evaluation's cl100k_base (encode, decode and count)."""
+    from chonkie.tokenizer import Tokenizer
 
-    return count
+    class Remote(Tokenizer):
+        def __repr__(self):
+            return "Remote(cl100k_base)"
+
+        def encode(self, text):
+            return self.encode_batch([text])[0]
+
+        def encode_batch(self, texts):
+            return post(url + "/encode", {"texts": list(texts)})["ids"]
+
+        def decode(self, tokens):
+            return self.decode_batch([tokens])[0]
+
+        def decode_batch(self, token_sequences):
+            return post(url + "/decode", {"ids": [list(t) for t in token_sequences]})["texts"]
+
+        def tokenize(self, text):
+            return self.encode(text)
+
+        def count_tokens(self, text):
+            return self.count_tokens_batch([text])[0]
+
+        def count_tokens_batch(self, texts):
+            return post(url + "/count", {"texts": list(texts)})["counts"]
+
+    return Remote()
 
 
 def chonkie_semantic(job):
     from chonkie import SemanticChunker
     from chonkie.embeddings.base import BaseEmbeddings
-    from chonkie.tokenizer import AutoTokenizer
-
     url = job["url"]
 
     class Remote(BaseEmbeddings):
@@ -63,7 +86,7 @@ def chonkie_semantic(job):
             return self._dims
 
         def get_tokenizer(self):
-            return AutoTokenizer(counter(url))
+            return tokenizer(url)
 
     chunker = SemanticChunker(embedding_model=Remote(), threshold=job["threshold"], chunk_size=job["chunk_size"])
     return [[[c.start_index, c.end_index] for c in chunker.chunk(t)] for t in job["texts"]]
@@ -72,7 +95,7 @@ def chonkie_semantic(job):
 def chonkie_recursive(job):
     from chonkie import RecursiveChunker
 
-    chunker = RecursiveChunker(tokenizer=counter(job["url"]), chunk_size=job["chunk_size"], min_characters_per_chunk=job["min_characters"])
+    chunker = RecursiveChunker(tokenizer=tokenizer(job["url"]), chunk_size=job["chunk_size"], min_characters_per_chunk=job["min_characters"])
     return [[[c.start_index, c.end_index] for c in chunker.chunk(t)] for t in job["texts"]]
 
 

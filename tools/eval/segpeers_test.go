@@ -41,6 +41,7 @@ func TestPeers(t *testing.T) {
 	require.Len(t, spans[0], 4)
 	for _, job := range []map[string]any{
 		{"job": "chonkie-recursive", "chunk_size": 12, "min_characters": 4},
+		{"job": "chonkie-recursive", "chunk_size": 4, "min_characters": 4}, // sentences over the size: cut by token ids
 		{"job": "chonkie-semantic", "chunk_size": 100, "threshold": 0.5},
 	} {
 		p := &peerChunker{python: python, job: job, enc: onehot{}, counter: counter}
@@ -53,7 +54,7 @@ func TestPeers(t *testing.T) {
 		for _, c := range cs {
 			joined = append(joined, text[c.Start:c.End])
 		}
-		if job["job"] == "chonkie-recursive" { // a sentence a chunk; byte offsets past the "Ü"
+		if job["chunk_size"] == 12 { // a sentence a chunk; byte offsets past the "Ü"
 			require.Equal(t, "Über bananas are yellow and long today.", joined[2])
 		}
 	}
