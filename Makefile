@@ -294,13 +294,15 @@ EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTH
 eval-vectors: venv
 	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
 
-## eval-segment: the chunkers of package segment (SAGE's scorer, similarity percentile, sentence-packed, fixed length) on
-## held-out Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, and their speed; tables into docs/segmentation.md.
-## NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the neural encoder's tables
+## eval-segment: the chunkers of package segment (change point, SAGE's scorer, similarity percentile, sentence-packed,
+## fixed length) beside Chonkie's semantic and recursive chunkers (from the venv, same vectors and counts) on held-out
+## Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, their speed, and the sentence splitter beside pysbd;
+## tables into docs/segmentation.md. NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the
+## neural encoder's tables
 .PHONY: eval-segment segtrain
 NEURAL_URL ?=
-eval-segment:
-	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)"
+eval-segment: venv
+	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)" -python $(PYTHON)
 
 ## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
 ## tools/segtrain's comment gives the command for another encoder)
