@@ -80,8 +80,7 @@ func (u *upstreamQuery) orderingVector(ctx context.Context, ids []string) []floa
 	vecs := make([][]float32, len(got))
 	for i, r := range got {
 		if len(r.Vector) == 0 {
-			u.g.logger.WithField("i", i).WithField("id", r.ID).Warn("NOVEC")
-			return nil
+			return nil // no vector to order by: the selection's own order stands
 		}
 		vecs[i] = r.Vector
 	}
