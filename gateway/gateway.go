@@ -158,7 +158,7 @@ func New(o Options) (*Gateway, error) {
 		g.conn.Close()
 		return nil, err
 	}
-	httpc := &http.Client{Transport: upstreamTransport(up)}
+	httpc := &http.Client{Transport: upstreamTransport()}
 	g.classes = newClasses(up, httpc, o.SchemaTTL)
 	g.http = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -184,8 +184,9 @@ var connectParams = grpc.ConnectParams{
 	MinConnectTimeout: 2 * time.Second,
 }
 
-// upstreamTransport is the HTTP transport to the upstream's REST API.
-func upstreamTransport(up *url.URL) http.RoundTripper {
+// upstreamTransport is the HTTP transport to the upstream's REST API: the
+// default one, with idle connections kept for the selecting searches' reads.
+func upstreamTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
 	return t
