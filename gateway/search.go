@@ -39,6 +39,9 @@ func (g *Gateway) handle(_ any, stream grpc.ServerStream) (err error) {
 	if proto.Unmarshal(f.b, req) != nil || !g.selects(req) {
 		return g.pass(stream, method, f) // Weaviate answers, as without the gateway
 	}
+	if err := unknownField(req.ProtoReflect()); err != nil {
+		return err
+	}
 	reply, selected, err := g.search(stream.Context(), req)
 	if err != nil {
 		return err
