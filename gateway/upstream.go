@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"github.com/weaviate/weaviate/usecases/byteops"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/protobuf/proto"
@@ -246,7 +245,7 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 		IsConsistent: m.GetIsConsistent(),
 	}
 	if len(m.GetVectorBytes()) > 0 {
-		res.Vector = floats(m.GetVectorBytes())
+		res.Vector = byteops.Fp32SliceFromBytes(m.GetVectorBytes())
 	} else if len(m.GetVector()) > 0 {
 		res.Vector = m.GetVector()
 	}
@@ -256,7 +255,7 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 			if v.GetType() == pb.Vectors_VECTOR_TYPE_MULTI_FP32 {
 				res.Vectors[v.GetName()] = multiFloats(v.GetVectorBytes())
 			} else {
-				res.Vectors[v.GetName()] = floats(v.GetVectorBytes())
+				res.Vectors[v.GetName()] = byteops.Fp32SliceFromBytes(v.GetVectorBytes())
 			}
 		}
 	}
@@ -274,29 +273,17 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 	return res
 }
 
-// floats decodes Weaviate's little-endian float32 vector bytes.
-func floats(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// multiFloats decodes a multi-vector: the dimension as a little-endian
-// uint16, then the vectors' float32s.
+// multiFloats decodes a multi-vector (the dimension as a little-endian
+// uint16, then the vectors' float32s) with Weaviate's byteops, which
+// panics on a single byte and refuses a dimension of 0: those are no
+// vectors.
 func multiFloats(b []byte) [][]float32 {
 	if len(b) < 2 {
 		return nil
 	}
-	dim := int(binary.LittleEndian.Uint16(b))
-	flat := floats(b[2:])
-	if dim == 0 {
+	out, err := byteops.Fp32SliceOfSlicesFromBytes(b)
+	if err != nil {
 		return nil
-	}
-	out := make([][]float32, 0, len(flat)/dim)
-	for i := 0; i+dim <= len(flat); i += dim {
-		out = append(out, flat[i:i+dim])
 	}
 	return out
 }
@@ -347,12 +334,12 @@ func listValue(l *pb.ListValue) any {
 	case *pb.ListValue_BoolValues:
 		return slices.Clone(k.BoolValues.GetValues())
 	case *pb.ListValue_NumberValues:
-		return floats64(k.NumberValues.GetValues())
+		return byteops.Fp64SliceFromBytes(k.NumberValues.GetValues())
 	case *pb.ListValue_IntValues:
-		b := k.IntValues.GetValues()
-		out := make([]float64, len(b)/8)
-		for i := range out {
-			out[i] = float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
+		ints := byteops.IntsFromByteVector(k.IntValues.GetValues())
+		out := make([]float64, len(ints))
+		for i, n := range ints {
+			out[i] = float64(n)
 		}
 		return out
 	case *pb.ListValue_ObjectValues:
@@ -367,12 +354,4 @@ func listValue(l *pb.ListValue) any {
 		return out
 	}
 	return nil
-}
-
-func floats64(b []byte) []float64 {
-	out := make([]float64, len(b)/8)
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
 }
