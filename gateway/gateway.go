@@ -11,7 +11,8 @@
 // objects read by id, kept by version), reply.go (the reply in Weaviate's
 // shape), classes.go (the collections' schemas, the upstream's readiness),
 // config.go (the file of per-collection defaults), generate.go and order.go
-// (generative searches over the selection, in its order).
+// (generative searches over the selection, in its order), unknown.go (a
+// selecting search with fields the linked protocol does not know).
 package gateway
 
 import (
