@@ -82,10 +82,14 @@ const (
 
 // lowerIsBetter names the metrics where less is better (the best MMR
 // lambda of such a column is the one with the smallest value).
-func lowerIsBetter(m string) bool { return m == mDistract || m == mOtherTok || m == mAhead }
+func lowerIsBetter(m string) bool {
+	return m == mDistract || m == mOtherTok || m == mAhead || m == mCopies || m == mParaPair || m == mOffPicks
+}
 
 // countMetric names the metrics printed as plain numbers, not percentages.
-func countMetric(m string) bool { return m == mDistract || m == mOtherTok }
+func countMetric(m string) bool {
+	return m == mDistract || m == mOtherTok || m == mFacets || m == mCopies || m == mParaPair || m == mOffPicks
+}
 
 func hotpotScore(in *instance, sel []int, _ constraint) []float64 {
 	return []float64{allHit(sel, in.Labels, in.NLabels), recall(sel, in.Labels, in.NLabels)}
