@@ -189,7 +189,7 @@ func printTune(w io.Writer, r *results, labels []string) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s summary: mean all-gold margin at B=450 over max(topk, mmr best) on the 3 sets; worst own cell (all-gold, answer) against it; mixed other tokens / topk's (max)\n", r.enc)
+	fmt.Fprintf(w, "\n%s summary: mean all-gold margin at B=450 over the best baseline (topk, best-lambda MMR and, with -peers, pyversity's best) on the 3 sets; worst own cell (all-gold, answer) against it; mixed other tokens / topk's (max)\n", r.enc)
 	for _, l := range labels {
 		for _, h := range tuneHalves {
 			var sum, worst, ratio float64
