@@ -84,7 +84,7 @@ func parseConfig(s string) (config, error) {
 type outcome struct {
 	vals   [][][]float64
 	copies [][]int
-	// stats are the Result.Stats of each instance at the lead budget
+	// stats are the Result.Stats of each instance at the middle constraint
 	// (the tune mode's dump).
 	stats []map[string]float64
 }
@@ -173,7 +173,7 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 					out[c.Label].vals[ci][mi][ii] = v
 				}
 				out[c.Label].copies[ci][ii] = nearCopyPairs(sel, sims, keys)
-				if con.Budget == leadBudget {
+				if ci == len(s.Constraints)/2 {
 					out[c.Label].stats[ii] = res.Stats
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
@@ -38,6 +39,8 @@ type instance struct {
 	// Answers are the gold answer strings whose occurrence in the selected
 	// text the answer-in-context metric looks for (nil: not measured).
 	Answers []string
+	// Comparison marks a multi-hop comparison question (comparisonQuestion).
+	Comparison bool
 }
 
 // constraint is one column of a table: a token budget or a K.
@@ -326,7 +329,7 @@ func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *sui
 	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID], Comparison: comparisonQuestion(q)}
 		for pi, p := range q.Paras {
 			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pi), hotpotText(p), qv))
 			var l []int
@@ -339,6 +342,22 @@ func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *sui
 		s.Insts = append(s.Insts, finish(in))
 	}
 	return s
+}
+
+// comparisonQuestion is the per-type rule of issue 42: a question is a
+// comparison when a gold answer is yes or no, or is written in the question
+// itself (the question names the two entities and asks which one: "Who was
+// born first, A or B?"); the rest are the bridge and compositional
+// questions.
+func comparisonQuestion(q hotpotQuestion) bool {
+	question := strings.ToLower(q.Question)
+	for _, a := range q.Answers {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if a == "yes" || a == "no" || (a != "" && strings.Contains(question, a)) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedQuestions embeds every question of qs and its paragraphs, in one
@@ -377,7 +396,7 @@ func mixedSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite 
 	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID], Comparison: comparisonQuestion(q)}
 		own := map[string]bool{}
 		for pi, p := range q.Paras {
 			t := hotpotText(p)

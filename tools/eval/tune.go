@@ -50,6 +50,13 @@ func loadMultiHopSuites(o options, enc string) ([]*suite, error) {
 		mixed = append(mixed, mixedSuite(e, set.Name, qs, tuneBudgets))
 	}
 	suites := append(own, mixed...)
+	if o.suites == nil || slices.Contains(o.suites, "Perspectrum") {
+		pd, err := loadPerspectrum(o.dataDir)
+		if err != nil {
+			return nil, err
+		}
+		suites = append(suites, perspSuite(e, pd, perspKs))
+	}
 	if enc != encUSE && (o.suites == nil || slices.Contains(o.suites, "Demo")) { // the stored USE-Lite vectors hold no demo text
 		suites = append(suites, demoSuite(e))
 	}
@@ -94,6 +101,7 @@ func runTune(ctx context.Context, o options, w io.Writer) error {
 		}
 		fmt.Fprintf(os.Stderr, "eval: %s: tuned in %s\n", enc, time.Since(t).Round(time.Millisecond))
 		printTune(w, r, labels)
+		printTypes(w, r, labels)
 		printDemo(w, r, append(append([]string{}, labels...), "topk", fillBudget))
 		if o.dump != "" {
 			if err := dumpTune(o.dump, r); err != nil {
@@ -118,10 +126,11 @@ func dumpTune(path string, r *results) error {
 		for ii, in := range s.Insts {
 			row := map[string]any{"enc": r.enc, "suite": s.Name, "half": in.Half, "id": in.ID}
 			vals := map[string]any{}
+			var stats map[string]float64
 			for _, c := range r.cfgs {
 				o := r.out[s.Name][c.Label]
-				if st := o.stats[ii]; len(st) > 2 {
-					row["stats"] = st
+				if len(o.stats[ii]) > len(stats) { // the config that reported the most
+					stats = o.stats[ii]
 				}
 				m := map[string]float64{}
 				for ci, con := range s.Constraints {
@@ -133,7 +142,7 @@ func dumpTune(path string, r *results) error {
 				}
 				vals[c.Label] = m
 			}
-			row["vals"] = vals
+			row["vals"], row["stats"] = vals, stats
 			if err := enc.Encode(row); err != nil {
 				return err
 			}
@@ -147,6 +156,47 @@ var tuneHalves = []struct {
 	name string
 	keep func(*instance) bool
 }{{"tuning", tuning}, {"held-out", heldOut}}
+
+// printTypes prints, per half, the all-gold and answer-in-context of the
+// labels and the baselines on HotpotQA's and 2Wiki's own pools split by
+// question type (comparisonQuestion).
+func printTypes(w io.Writer, r *results, labels []string) {
+	rows := append(append([]string{}, labels...), "topk", "mmr best")
+	if r.hasPeers() {
+		rows = append(rows, "pyversity best")
+	}
+	for _, name := range []string{"HotpotQA", "2Wiki"} {
+		s := r.suite(name)
+		if s == nil {
+			continue
+		}
+		for _, h := range tuneHalves {
+			for _, typ := range []struct {
+				name string
+				cmp  bool
+			}{{"comparison", true}, {"other", false}} {
+				keep := func(in *instance) bool { return h.keep(in) && in.Comparison == typ.cmp }
+				fmt.Fprintf(w, "\n%s %s %s, %s questions (%d)\n%-30s", r.enc, name, h.name, typ.name, count(s, keep), "")
+				ms := []string{allGoldMetric(name), mAnswer}
+				for _, m := range ms {
+					for _, c := range s.Constraints {
+						fmt.Fprintf(w, " %8s", abbrev(m)+"@"+c.String()[2:])
+					}
+				}
+				fmt.Fprintln(w)
+				for _, l := range rows {
+					fmt.Fprintf(w, "%-30s", trunc(l, 30))
+					for _, m := range ms {
+						for _, c := range s.Constraints {
+							fmt.Fprintf(w, " %8.1f", 100*tuneValue(r, name, l, m, c, keep))
+						}
+					}
+					fmt.Fprintln(w)
+				}
+			}
+		}
+	}
+}
 
 // printTune prints, per half and suite, each label's row beside top-k's
 // and best-lambda MMR's, then per label and half the summary: the mean
