@@ -296,6 +296,13 @@ EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTH
 eval-vectors: venv
 	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
 
+## eval-tune: the fast loop of the default's rules - the default and TUNE_EXTRA (';'-separated name:key=value
+## configs) against top-k and best-lambda MMR on the multi-hop sets, own and mixed pools, per encoder and half; printed only
+TUNE_EXTRA ?=
+.PHONY: eval-tune
+eval-tune: eval-vectors
+	$(GO) run ./tools/eval -mode tune -data "$(SHARED_DATA)" $(EVAL_VEC) $(if $(TUNE_EXTRA),-extra '$(TUNE_EXTRA)')
+
 ## eval-segment: the chunkers of package segment (change point, SAGE's scorer, similarity percentile, sentence-packed,
 ## fixed length) beside Chonkie's semantic and recursive chunkers (from the venv, same vectors and counts) on held-out
 ## Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, their speed, and the sentence splitter beside pysbd;
