@@ -11,6 +11,7 @@ require (
 	github.com/stretchr/testify v1.11.1
 	github.com/weaviate/weaviate v1.38.14
 	github.com/weaviate/weaviate-go-client/v5 v5.5.0
+	github.com/x448/float16 v0.8.4
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/grpc v1.83.2
 	gopkg.in/yaml.v3 v3.0.1

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/x448/float16"
 )
 
 // SIFA is the smoothing constant a of the SIF weight a/(a+p(w))
@@ -189,7 +191,7 @@ func (g *GloVe) Embed(text string) []float32 {
 		weights += weight
 		vec := g.halves[int(row)*g.dims : (int(row)+1)*g.dims]
 		for i, h := range vec {
-			sum[i] += weight * float64(Float16ToFloat32(h))
+			sum[i] += weight * float64(float16.Frombits(h).Float32())
 		}
 	}
 	if !found {

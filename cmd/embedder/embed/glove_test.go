@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/diverse-select/diverse-select/internal/vecmath"
+	"github.com/x448/float16"
 )
 
 // Half-float bit patterns used to build the tiny test vocabulary.
@@ -165,7 +166,7 @@ func TestGloVeDefaultPostProcessing(t *testing.T) {
 				}
 				wsum += float64(g.weights[row])
 				for i := range want {
-					want[i] += float64(g.weights[row]) * float64(Float16ToFloat32(g.halves[int(row)*4+i]))
+					want[i] += float64(g.weights[row]) * float64(float16.Frombits(g.halves[int(row)*4+i]).Float32())
 				}
 			}
 			for i := range want {

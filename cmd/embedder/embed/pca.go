@@ -1,6 +1,10 @@
 package embed
 
-import "math"
+import (
+	"math"
+
+	"github.com/x448/float16"
+)
 
 // principalDirections returns the mean of the rows of the rows x dims
 // half-float matrix and the top k unit eigenvectors of the covariance of
@@ -14,7 +18,7 @@ func principalDirections(halves []uint16, dims, k int) (mean []float64, dirs [][
 	row := make([]float64, dims)
 	for r := 0; r < rows; r++ {
 		for i, h := range halves[r*dims : (r+1)*dims] {
-			mean[i] += float64(Float16ToFloat32(h))
+			mean[i] += float64(float16.Frombits(h).Float32())
 		}
 	}
 	for i := range mean {
@@ -26,7 +30,7 @@ func principalDirections(halves []uint16, dims, k int) (mean []float64, dirs [][
 	cov := make([]float64, dims*dims)
 	for r := 0; r < rows; r++ {
 		for i, h := range halves[r*dims : (r+1)*dims] {
-			row[i] = float64(Float16ToFloat32(h)) - mean[i]
+			row[i] = float64(float16.Frombits(h).Float32()) - mean[i]
 		}
 		// Upper triangle only; mirrored below.
 		for i, ri := range row {
