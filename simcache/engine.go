@@ -13,15 +13,13 @@ import (
 // kern is the kernel set every engine uses: the first of availableKernels,
 // i.e. our AVX-512 kernels where the CPU has them, else AVX2, else Go.
 //
-// Why ours and not Weaviate's distancer or gonum (BenchmarkGram, medians in
-// docs/performance.md; N = 500, d = 768 on one Zen 5 core: ours 192
-// GFLOP/s, 88% of the FMA peak; Weaviate's asm.DotAVX512 one call per pair
-// 46, its distancer as Weaviate dispatches it (AVX2 on CPUs without AMX) 36,
-// gonum's Ssyrk 19 and Sgemm 10): a Gram matrix built from one-pair dot products needs two loads
-// per FMA, so it runs at half the FMA rate at best, and pays a horizontal
-// reduction and a call per pair; gonum's float32 level 3 is pure Go around
-// 4-lane SSE helpers. Our 4x4 register-blocked kernel loads 8 vectors per 16
-// FMAs, keeps 16 independent accumulators in flight and reduces once per 16
+// Why ours and not Weaviate's distancer or gonum (BenchmarkGram; the
+// figures are in docs/performance.md, "Which kernel, and why"): a Gram
+// matrix built from one-pair dot products needs two loads per FMA, so it
+// runs at half the FMA rate at best, and pays a horizontal reduction and a
+// call per pair; gonum's float32 level 3 is pure Go around 4-lane SSE
+// helpers. Our 4x4 register-blocked kernel loads 8 vectors per 16 FMAs,
+// keeps 16 independent accumulators in flight and reduces once per 16
 // pairs. The distancer and gonum are therefore only benchmark references,
 // not dependencies of this package.
 var kern = availableKernels()[0]
@@ -36,10 +34,10 @@ const (
 	// kernels' 4- and 8-row blocks never need an edge case.
 	rowAlign = 8
 	// panelBytes bounds a column panel of the Gram matrix so that it stays in
-	// the core's L2 cache while every row block streams past it. Measured in
-	// thread CPU time on the 1 MiB-L2 development machine (N 500-2000, d
-	// 384-1536), 384-512 KiB panels run at 85-96% of the FMA peak, 64 KiB
-	// panels at 62-83%, 768 KiB at 70-88%.
+	// the core's L2 cache while every row block streams past it; chosen on
+	// the 1 MiB-L2 development machine by BenchmarkGram in thread CPU time
+	// (N 500-2000, d 384-1536), smaller and larger panels both ran further
+	// from the FMA peak (docs/performance.md, "Gram matrix throughput").
 	panelBytes = 512 << 10
 	// parallelMinMAC is the work (multiply-adds, about N^2/2*d) from which
 	// Matrix splits the row blocks over several cores: below it the

@@ -85,24 +85,12 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 // bytes, so the cache holds at most MaxBytes (otter may exceed it briefly
 // while it evicts).
 //
-// What it caches, and why (BenchmarkFeatureCost and BenchmarkTextStrategies,
-// medians of the run in docs/performance.md on a 2-vCPU AMD EPYC Zen 5,
-// demo corpus chunks of about 100 English words; under load from other
-// processes every figure was up to 2.5 times higher, the ratios the same):
-//
-//	cl100k_base token count    77 us per chunk    cached
-//	o200k_base token count     90 us per chunk    cached
-//	analysed terms             19 us per chunk    cached
-//	words token count          1.8 us per chunk   cached (a hit saves ~1.6 us)
-//	chars token count          0.2 us per chunk   not cached: a hit (0.12 us
-//	                                              with the key built, 0.21 us
-//	                                              building it) saves nothing
-//	cache hit                  0.12-0.21 us
-//
-// With the terms cached, knapsack on 100 chunks drops from 2.5 ms to 0.29 ms
-// and ngram from 3.0 ms to 1.1 ms; the BPE counts are what dominates every
-// other strategy's problem building (100 x 77 us = 7.7 ms per query, to
-// 12-21 us with the cache warm).
+// What it caches, and why: BenchmarkFeatureCost and BenchmarkTextStrategies
+// (docs/performance.md, "Feature costs, text strategies cold and warm, FMA
+// peak") time each feature against a hit. The BPE token counts and the
+// analysed terms cost many times a hit and dominate a query's problem
+// building, so they are cached; the chars count costs about what a hit
+// does, so it is not (cacheTokens in the module).
 type FeatureCache struct {
 	c        *otter.Cache[FeatureKey, *Features]
 	counter  *stats.Counter
