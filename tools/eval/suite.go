@@ -154,7 +154,7 @@ func answerFits(in *instance, c constraint) float64 {
 // by every suite; vectors are cached by text.
 type env struct {
 	enc     string
-	emb     embed.Embedder // glove
+	emb     *embed.GloVe
 	stored  *storedVectors // use-lite
 	cache   *vectorCache   // minilm
 	counter tokens.Counter
@@ -172,7 +172,7 @@ func newEnv(o options, enc string) (*env, error) {
 	e := &env{enc: enc, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}
 	switch enc {
 	case encGloVe:
-		e.emb, err = embed.New(embed.ModeGloVe, 0, o.gloveDir)
+		e.emb, err = embed.LoadGloVe(o.gloveDir)
 	case encUSE:
 		e.stored, err = loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
 	case encMiniLM:

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -176,7 +177,12 @@ func (g *GloVe) Known(word string) bool {
 	return ok
 }
 
-// Embed implements Embedder.
+// Encode implements Embedder.
+func (g *GloVe) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return encodeEach(ctx, texts, g.Embed)
+}
+
+// Embed returns the unit vector of text.
 func (g *GloVe) Embed(text string) []float32 {
 	sum := make([]float64, g.dims)
 	found := false

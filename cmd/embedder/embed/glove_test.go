@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
@@ -359,7 +360,10 @@ func TestEmbedDims(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := EmbedDims(tt.e, tt.text, tt.n)
+			got, err := EmbedDims(context.Background(), tt.e, tt.text, tt.n)
+			if err != nil {
+				t.Fatal(err)
+			}
 			assertUnit(t, got, tt.n)
 			for i := range tt.want {
 				if math.Abs(float64(got[i]-tt.want[i])) > 1e-6 {
@@ -367,5 +371,8 @@ func TestEmbedDims(t *testing.T) {
 				}
 			}
 		})
+	}
+	if _, err := EmbedDims(context.Background(), g, "dog", 0); err == nil || !strings.Contains(err.Error(), "0 dimensions") {
+		t.Errorf("0 dimensions: err %v, want one naming them", err)
 	}
 }
