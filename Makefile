@@ -286,7 +286,7 @@ eval-large: eval-vectors
 
 ## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)
-RACE_PKGS ?= ./module/... ./selectors/... ./simcache/... ./config/... ./internal/... ./plugin/... ./examples/...
+RACE_PKGS ?= ./module/... ./engine/... ./selectors/... ./simcache/... ./config/... ./internal/... ./plugin/... ./examples/...
 test-race:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 
@@ -295,7 +295,7 @@ test-race:
 ## each target's last line "fuzz: elapsed ... execs ..." is printed (docs/reliability.md, "Fuzzing")
 FUZZTIME ?= 15s
 FUZZ_TARGETS ?= ./config:FuzzParse ./config:FuzzValidateClass ./config:FuzzFromEnv \
-	./module:FuzzExtractField ./module:FuzzExtractArgument ./module:FuzzRerankQuery ./module:FuzzRerankProperty \
+	./engine:FuzzExtractField ./engine:FuzzExtractArgument ./engine:FuzzRerankQuery ./engine:FuzzRerankProperty \
 	./selectors/all:FuzzAllStrategies ./selectors/text:FuzzTerms ./selectors/coverage:FuzzCoverage \
 	./selectors/knapsack:FuzzKnapsack ./selectors/ngram:FuzzNgram ./selectors/cliff:FuzzCliff ./selectors/relcost:FuzzRelcost \
 	./simcache:FuzzFeatureCacheBound

@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/diverse-select/diverse-select/config"
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // facts are what the Docker files may reference, read from the repository
@@ -58,7 +58,7 @@ func loadFacts(t *testing.T) *facts {
 	}
 	f := &facts{root: root, makeTargets: map[string]bool{}, binaries: map[string]bool{}, moduleEnv: map[string]bool{},
 		weaviateEnv: map[string]bool{}, weaviateFlags: map[string]bool{}, embedderFlags: map[string]bool{}, gatewayFlags: map[string]bool{},
-		modules: map[string]bool{diverseselect.Name: true, diverseselect.RerankerName: true}}
+		modules: map[string]bool{engine.Name: true, engine.RerankerName: true}}
 
 	gomod := read(t, filepath.Join(root, "go.mod"))
 	f.goVersion = reGoDirective.FindStringSubmatch(gomod)[1]

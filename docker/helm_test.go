@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // helmValues is the part of Weaviate's Helm chart values deploy/helm/values.yaml sets.
@@ -59,7 +59,7 @@ func helmErrors(f *facts, text, dockerfile, pin string) []error {
 	if v.Image.Repo != "weaviate-diverse-select" {
 		bad("image.repo %q is not the image docker/Dockerfile builds (weaviate-diverse-select)", v.Image.Repo)
 	}
-	if want := diverseselect.Version + "-weaviate-" + pin; v.Image.Tag != want {
+	if want := engine.Version + "-weaviate-" + pin; v.Image.Tag != want {
 		bad("image.tag %q, want %q (<module version>-weaviate-<pinned Weaviate>)", v.Image.Tag, want)
 	}
 	if len(v.Command) != 1 || !f.binaries[filepath.Base(v.Command[0])] || !strings.Contains(dockerfile, "/bin/"+filepath.Base(v.Command[0])+" ") {
@@ -105,7 +105,7 @@ func helmErrors(f *facts, text, dockerfile, pin string) []error {
 		}
 	}
 	mods := strings.Split(v.Env["ENABLE_MODULES"], ",")
-	if !slices.Contains(mods, diverseselect.Name) || !slices.Contains(mods, diverseselect.RerankerName) {
+	if !slices.Contains(mods, engine.Name) || !slices.Contains(mods, engine.RerankerName) {
 		bad("ENABLE_MODULES %q does not enable both modules", v.Env["ENABLE_MODULES"])
 	}
 	for k, want := range map[string]string{"ASYNC_INDEXING": "true", "LIMIT_RESOURCES": "true", "PROMETHEUS_MONITORING_ENABLED": "true"} {
@@ -145,7 +145,7 @@ func TestHelmValuesBad(t *testing.T) {
 	f := loadFacts(t)
 	values, dockerfile, pin := read(t, "../deploy/helm/values.yaml"), read(t, "Dockerfile"), pinnedWeaviate(t)
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"tag", "tag: " + diverseselect.Version + "-weaviate-", "tag: 9.9.9-weaviate-", "image.tag"},
+		{"tag", "tag: " + engine.Version + "-weaviate-", "tag: 9.9.9-weaviate-", "image.tag"},
 		{"command", `command: ["weaviate-server"]`, `command: ["/bin/weaviate"]`, "not the server binary"},
 		{"flag", "--read-timeout=60s", "--read-timout=60s", "no flag --read-timout"},
 		{"config file", "  - --config-file\n  - /weaviate-config/conf.yaml\n", "", "drop the chart's --config-file"},

@@ -18,7 +18,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // classes reads collections' schemas from the upstream's REST API with the
@@ -178,7 +178,7 @@ func withDefaults(class *models.Class, defaults map[string]any, settings bool, i
 			return class
 		}
 		for name := range mc {
-			if isReranker(name) && name != diverseselect.RerankerName {
+			if isReranker(name) && name != engine.RerankerName {
 				return class // its reranker scores the pool, then the selection
 			}
 		}
@@ -189,7 +189,7 @@ func withDefaults(class *models.Class, defaults map[string]any, settings bool, i
 	if next == nil {
 		next = map[string]any{}
 	}
-	next[diverseselect.RerankerName] = maps.Clone(defaults)
+	next[engine.RerankerName] = maps.Clone(defaults)
 	out.ModuleConfig = next
 	return &out
 }

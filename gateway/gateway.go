@@ -1,7 +1,7 @@
 // Package gateway runs diverse-select in front of a stock Weaviate: a
 // process that the official clients connect to as to Weaviate (gRPC and
 // HTTP), that answers a gRPC search carrying selection settings with the
-// module's own selection stage (diverseselect.Standalone) over searches and
+// module's own selection stage (engine.Standalone) over searches and
 // reads it sends upstream with the caller's credentials, and that passes
 // every other call through as bytes (ExampleNew; cmd/gateway is the
 // command).
@@ -36,8 +36,9 @@ import (
 	_ "google.golang.org/grpc/encoding/gzip" // clients that compress
 	"google.golang.org/grpc/keepalive"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
 	"github.com/weaviate/weaviate/usecases/config"
+
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // Options configure a gateway.
@@ -81,7 +82,7 @@ type Gateway struct {
 	opts    Options
 	logger  logrus.FieldLogger
 	conn    *grpc.ClientConn
-	engine  *diverseselect.Standalone
+	engine  *engine.Standalone
 	config  atomic.Pointer[Config]
 	classes *classes
 	objects *objects
@@ -152,7 +153,7 @@ func New(o Options) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: --upstream-grpc %q: %w", o.UpstreamGRPC, err)
 	}
-	g.engine, err = diverseselect.NewStandalone(o.Getenv, o.Logger)
+	g.engine, err = engine.NewStandalone(o.Getenv, o.Logger)
 	if err != nil {
 		g.conn.Close()
 		return nil, err

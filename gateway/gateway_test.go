@@ -22,7 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 	_ "github.com/diverse-select/diverse-select/selectors/all"
 )
 
@@ -169,7 +169,7 @@ func TestWithDefaults(t *testing.T) {
 		t.Error("settings on a class with another reranker: that reranker scores the pool")
 	}
 	got := withDefaults(plain, map[string]any{"strategy": "mmr"}, false, isReranker)
-	if mc := got.ModuleConfig.(map[string]any)[diverseselect.RerankerName]; !reflect.DeepEqual(mc, map[string]any{"strategy": "mmr"}) {
+	if mc := got.ModuleConfig.(map[string]any)[engine.RerankerName]; !reflect.DeepEqual(mc, map[string]any{"strategy": "mmr"}) {
 		t.Errorf("defaults: %v", got.ModuleConfig)
 	}
 	if plain.ModuleConfig != nil {
@@ -178,7 +178,7 @@ func TestWithDefaults(t *testing.T) {
 }
 
 func TestLoadConfig(t *testing.T) {
-	e, err := diverseselect.NewStandalone(func(string) string { return "" }, nil)
+	e, err := engine.NewStandalone(func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 
 // withSelectedText is p with the text the selection gave the object: with
 // evidence cards the module puts the card in the first text property and
-// drops the others (module/evidence.go, withCard); schema is the selected
+// drops the others (engine/evidence.go, withCard); schema is the selected
 // object as the stage returned it.
 func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
 	props, ok := schema.(map[string]any)

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // handle is the listener's handler of every gRPC call: a Search that
@@ -60,7 +60,7 @@ func (g *Gateway) selects(req *pb.SearchRequest) bool {
 // hasSettings: the rerank property carries selection settings
 // (property|diverseSelect.v1|{...}).
 func hasSettings(rr *pb.Rerank) bool {
-	return strings.Contains(rr.GetProperty(), diverseselect.RerankSettingsSeparator)
+	return strings.Contains(rr.GetProperty(), engine.RerankSettingsSeparator)
 }
 
 // search answers a selecting search: the module's limits on the request
@@ -116,5 +116,5 @@ func withCode(err error) error {
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
-	return status.Error(diverseselect.Code(err), err.Error())
+	return status.Error(engine.Code(err), err.Error())
 }

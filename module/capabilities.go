@@ -6,6 +6,8 @@ import (
 	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/modulecapabilities"
 	"github.com/weaviate/weaviate/entities/search"
+
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // Every capability the two modules implement, checked by the compiler: Weaviate
@@ -31,7 +33,7 @@ var (
 	_ resultSelector = (*Module)(nil)
 	_ resultSelector = (*Reranker)(nil)
 
-	_ selectionArgument = (*Request)(nil)
+	_ selectionArgument = (*engine.Request)(nil)
 )
 
 // The interfaces our glue in Weaviate's packages (cmd/patch-weaviate/glue)

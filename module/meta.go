@@ -2,6 +2,7 @@ package diverseselect
 
 import (
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/engine"
 	"github.com/diverse-select/diverse-select/plugin/host"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
@@ -13,7 +14,7 @@ import (
 // Weaviate shows /v1/meta to every authenticated user, so the operational
 // details (plugin paths, PIDs and errors, cache and in-flight figures) are
 // there only when the operator sets DIVERSE_SELECT_META_DETAILS.
-func (e *engine) metaInfo() (map[string]any, error) {
+func metaInfo(e *engine.Engine) (map[string]any, error) {
 	strategies := make([]map[string]any, 0)
 	for _, d := range selectors.Definitions() {
 		params := make([]map[string]any, 0, len(d.Params))
@@ -27,20 +28,20 @@ func (e *engine) metaInfo() (map[string]any, error) {
 		})
 	}
 	info := map[string]any{
-		"name":             Name,
-		"version":          Version,
+		"name":             engine.Name,
+		"version":          engine.Version,
 		"strategies":       strategies,
 		"commonKeys":       config.CommonKeys,
 		"tokenizers":       tokens.Names(),
-		"defaults":         e.defaults.Defaults(),
+		"defaults":         e.Defaults().Defaults(),
 		"similarityKernel": simcache.KernelName(),
-		"featureCache":     map[string]any{"enabled": e.features != nil},
-		"plugins":          pluginStates(e.plugins.Status()),
+		"featureCache":     map[string]any{"enabled": e.Features() != nil},
+		"plugins":          pluginStates(e.Plugins().Status()),
 	}
-	if e.defaults.MetaDetails { // DIVERSE_SELECT_META_DETAILS: an operator's choice
-		info["inflightBytes"] = e.inflight.held.Load()
-		info["featureCache"] = featureCacheMeta(e.features)
-		info["plugins"] = e.plugins.Status()
+	if e.Defaults().MetaDetails { // DIVERSE_SELECT_META_DETAILS: an operator's choice
+		info["inflightBytes"] = e.InflightBytes()
+		info["featureCache"] = featureCacheMeta(e.Features())
+		info["plugins"] = e.Plugins().Status()
 	}
 	return info, nil
 }

@@ -2,7 +2,10 @@ package diverseselect
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
+	"time"
 
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/dto"
@@ -12,18 +15,62 @@ import (
 	"github.com/weaviate/weaviate/entities/schema"
 	"github.com/weaviate/weaviate/entities/search"
 
-	_ "github.com/diverse-select/diverse-select/selectors/all" // register every built-in strategy
+	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // Module is the diverse-select Weaviate module: the GraphQL forms'
-// adapter over the engine it shares with reranker-diverse-select.
+// adapter over the engine it shares with reranker-diverse-select, and the
+// segmentation endpoint.
 type Module struct {
-	*engine
+	e *engine.Engine
+
+	// The segmentation endpoint (segment.go): its encoders and limits, the
+	// client of its encoder calls, and Weaviate's authentication and
+	// authorization (nil: every request is refused).
+	segmentConfig config.Segment
+	encoderClient *http.Client
+	authenticator func(r *http.Request) (*models.Principal, error)
+	authorize     func(ctx context.Context, principal *models.Principal, verb string, resources ...string) error
 }
 
 // New returns the module over a new engine; classByName reads the live schema.
-func New(classByName ClassByName) *Module {
-	return &Module{engine: newEngine(classByName)}
+func New(classByName engine.ClassByName) *Module {
+	segmentDefaults, _ := config.SegmentFromEnv(func(string) string { return "" })
+	return &Module{e: engine.New(classByName),
+		segmentConfig: segmentDefaults, encoderClient: &http.Client{Timeout: 30 * time.Second}}
+}
+
+// Weaviate is what the modules use of the running Weaviate, handed over
+// typed by the registration glue (cmd/patch-weaviate, rest_register.go.txt),
+// which holds Weaviate's app state: a rename in Weaviate breaks the build of
+// the glue, not a query. A nil function is a part that is not there (unit
+// tests).
+type Weaviate struct {
+	// ClassByName reads a class from the live schema.
+	ClassByName engine.ClassByName
+	// MultiGet loads by id what the pool's search left out: the texts and
+	// vectors of candidates the feature cache does not hold, and the
+	// selected objects (engine/deferred.go).
+	MultiGet engine.MultiGetFunc
+	// IsReranker tells Weaviate's reranker modules apart (nil: by the
+	// "reranker-" name prefix).
+	IsReranker func(name string) bool
+	// Authenticate authenticates a request to the module's HTTP handler as
+	// Weaviate's REST API does (API key or OIDC bearer token; without one,
+	// anonymous when anonymous access is on, else an error); Authorize is
+	// Weaviate's authorizer (RBAC, or the admin list). Weaviate mounts module
+	// handlers ahead of its own authentication, so the handler calls them
+	// itself; nil refuses every request.
+	Authenticate func(r *http.Request) (*models.Principal, error)
+	Authorize    func(ctx context.Context, principal *models.Principal, verb string, resources ...string) error
+}
+
+// connect gives the engine and the segmentation endpoint what Weaviate
+// provides.
+func (m *Module) connect(w Weaviate) {
+	m.e.Connect(w.MultiGet, w.IsReranker)
+	m.authenticator, m.authorize = w.Authenticate, w.Authorize
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -37,38 +84,46 @@ func EnabledModules(enableModules string, w Weaviate) []modulecapabilities.Modul
 	var out []modulecapabilities.Module
 	m := New(w.ClassByName)
 	m.connect(w)
-	if enabled[Name] {
+	if enabled[engine.Name] {
 		out = append(out, m)
 	}
-	if enabled[RerankerName] {
-		out = append(out, NewReranker(m, !enabled[Name]))
+	if enabled[engine.RerankerName] {
+		out = append(out, NewReranker(m, !enabled[engine.Name]))
 	}
 	return out
 }
 
 // Name implements modulecapabilities.Module.
-func (m *Module) Name() string { return Name }
+func (m *Module) Name() string { return engine.Name }
 
 // Type implements modulecapabilities.Module.
-func (m *Module) Type() modulecapabilities.ModuleType { return ModuleType }
+func (m *Module) Type() modulecapabilities.ModuleType { return engine.ModuleType }
 
-// Init starts the engine: its defaults from the environment, its plugins,
-// caches and metrics (engine.init).
+// Init starts the engine - its defaults from the environment, its plugins,
+// caches and metrics ((*engine.Engine).Init) - and reads the segmentation endpoint's
+// settings.
 func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
-	return m.init(params)
+	if err := m.e.Init(params); err != nil {
+		return err
+	}
+	var err error
+	if m.segmentConfig, err = config.SegmentFromEnv(nil); err != nil {
+		return fmt.Errorf("%s: %w", engine.Name, err)
+	}
+	return nil
 }
 
 // SelectResults implements the explorer's ResultSelector (the
 // "selection-stage" glue): selected is false for a query that does not
 // select with this module.
-func (m *Module) SelectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) ([]search.Result, bool, error) {
-	return m.selectResults(ctx, params, searchPool)
+func (m *Module) SelectResults(ctx context.Context, params dto.GetParams, searchPool engine.SearchPool) ([]search.Result, bool, error) {
+	return m.e.SelectResults(ctx, params, searchPool)
 }
 
 // Close implements modulecapabilities.ModuleWithClose: Weaviate's shutdown
 // ends the plugin processes.
 func (m *Module) Close() error {
-	m.close()
+	m.e.Close()
 	return nil
 }
 
@@ -87,13 +142,13 @@ func (m *Module) PropertyConfigDefaults(*schema.DataType) map[string]any { retur
 // AdditionalProperties implements modulecapabilities.AdditionalProperties.
 func (m *Module) AdditionalProperties() map[string]modulecapabilities.AdditionalProperty {
 	return map[string]modulecapabilities.AdditionalProperty{
-		ArgName: {
-			GraphQLNames:           []string{ArgName},
+		engine.ArgName: {
+			GraphQLNames:           []string{engine.ArgName},
 			GraphQLFieldFunction:   additionalField,
 			GraphQLExtractFunction: m.extractField,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
-				ExploreGet:  m.countingErrors(routeField, m.selectHook),
-				ExploreList: m.countingErrors(routeField, m.selectHook),
+				ExploreGet:  m.e.FieldHook(),
+				ExploreList: m.e.FieldHook(),
 			},
 		},
 	}
@@ -103,7 +158,7 @@ func (m *Module) AdditionalProperties() map[string]modulecapabilities.Additional
 // diverseSelect argument of Get.
 func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
 	return map[string]modulecapabilities.GraphQLArgument{
-		ArgName: {
+		engine.ArgName: {
 			GetArgumentsFunction: getArgument,
 			ExtractFunction:      m.extractArgument,
 		},
@@ -111,65 +166,33 @@ func (m *Module) Arguments() map[string]modulecapabilities.GraphQLArgument {
 }
 
 // The adapter's entry points: each enters the engine through a guard
-// (guard.go).
+// (engine.Guard).
 
 // MetaInfo is shown in /v1/meta (see metaInfo).
 func (m *Module) MetaInfo() (info map[string]any, err error) {
-	err = guard(m.logger, "meta info", func() error {
+	err = engine.Guard(m.e.Logger(), "meta info", func() error {
 		var merr error
-		info, merr = m.metaInfo()
+		info, merr = metaInfo(m.e)
 		return merr
 	})
 	return info, err
 }
 
 // extractArgument parses the top-level argument (Weaviate's
-// GraphQLArgument.ExtractFunction). Extractors cannot return errors to
-// Weaviate, so a failure travels in the Request to the selection stage.
+// GraphQLArgument.ExtractFunction); a failure travels in the Request to the
+// selection stage ((*engine.Engine).ParseArgument).
 func (m *Module) extractArgument(raw map[string]any) (any, *dto.TargetCombination, error) {
-	var r *Request
-	if err := guard(m.logger, "argument parsing", func() error { r = m.parseArgument(raw); return nil }); err != nil {
-		r = &Request{e: m.engine, route: routeArgument, err: err}
-	}
-	return r, nil, nil
+	return m.e.ParseArgument(raw), nil, nil
 }
 
 // extractField parses _additional { diverseSelect(...) } (Weaviate's
 // GraphQLExtractFunction).
 func (m *Module) extractField(args []*ast.Argument, class *models.Class) any {
-	var r *Request
-	if err := guard(m.logger, "argument parsing", func() error { r = m.parseField(args, class); return nil }); err != nil {
-		r = &Request{e: m.engine, route: routeField, hasArgs: len(args) > 0, err: err}
-	}
-	return r
+	return m.e.ParseField(args, class)
 }
 
 // ValidateClass refuses a class whose diverse-select config is invalid, on
 // create and on update, with a message naming the key and the allowed values.
 func (m *Module) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
-	return named(ArgName, guard(m.logger, "class config validation", func() error { return m.validateClass(class) }))
-}
-
-// selectHook is the result hook of _additional { diverseSelect }. The
-// selection stage takes every query that asks for it before its hooks run,
-// so a query reaches the hook only by a path that has no stage.
-func (m *Module) selectHook(context.Context, []search.Result, any, *int, map[string]any, moduletools.ClassConfig) ([]search.Result, error) {
-	return nil, named(ArgName, errNoStage)
-}
-
-// countingErrors wraps a result hook so that its errors are counted by kind.
-func (e *engine) countingErrors(route route, hook modulecapabilities.AdditionalPropertyFn) modulecapabilities.AdditionalPropertyFn {
-	return func(ctx context.Context, in []search.Result, params any, limit *int,
-		args map[string]any, cfg moduletools.ClassConfig,
-	) ([]search.Result, error) {
-		out, err := hook(ctx, in, params, limit, args, cfg)
-		if err != nil {
-			at := route
-			if r, ok := params.(*Request); ok && r != nil {
-				at = r.route
-			}
-			e.metrics.failure(at.String(), err)
-		}
-		return out, err
-	}
+	return engine.Named(engine.ArgName, engine.Guard(m.e.Logger(), "class config validation", func() error { return m.e.ValidateClass(class) }))
 }

@@ -2,7 +2,6 @@ package diverseselect
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/dto"
@@ -13,7 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/search"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 
-	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // Reranker is the module RerankerName. It shares the engine (defaults, token
@@ -25,7 +24,7 @@ import (
 // call; ValidateClass refuses a class configuring two rerankers, where
 // Weaviate would pick one at random per query.
 type Reranker struct {
-	e *engine
+	e *engine.Engine
 	// ownsEngine: Init initialises m and the reranker answers the stage
 	// (false when diverse-select, registered too, owns them).
 	ownsEngine bool
@@ -34,11 +33,11 @@ type Reranker struct {
 // NewReranker returns the reranker module over the engine m (New(...) for a
 // standalone one).
 func NewReranker(m *Module, ownsEngine bool) *Reranker {
-	return &Reranker{e: m.engine, ownsEngine: ownsEngine}
+	return &Reranker{e: m.e, ownsEngine: ownsEngine}
 }
 
 // Name implements modulecapabilities.Module.
-func (rr *Reranker) Name() string { return RerankerName }
+func (rr *Reranker) Name() string { return engine.RerankerName }
 
 // Type implements modulecapabilities.Module: the reranker type is what the
 // gRPC rerank field reaches, and its class config is updatable natively.
@@ -47,7 +46,7 @@ func (rr *Reranker) Type() modulecapabilities.ModuleType { return modulecapabili
 // Init initialises the engine when this module owns it.
 func (rr *Reranker) Init(ctx context.Context, params moduletools.ModuleInitParams) error {
 	if rr.ownsEngine {
-		return rr.e.init(params)
+		return rr.e.Init(params)
 	}
 	return nil
 }
@@ -63,35 +62,21 @@ func (rr *Reranker) ClassConfigDefaults() map[string]any { return map[string]any
 // PropertyConfigDefaults implements modulecapabilities.ClassConfigurator.
 func (rr *Reranker) PropertyConfigDefaults(*schema.DataType) map[string]any { return nil }
 
-// validateClass refuses an invalid config (same keys as diverse-select) and a
-// class that configures another reranker too: Weaviate would hand each
-// query's rerank to one of them at random.
-func (rr *Reranker) validateClass(class *models.Class) error {
-	raw := classConfig(class, RerankerName)
-	if raw == nil {
-		return nil
-	}
-	if err := rr.e.otherRerankers(class); err != nil {
-		return named(RerankerName, err)
-	}
-	return named(ArgName, config.ValidateClass(raw, rr.e.defaults, schemaOf(class)))
-}
-
 // SelectResults implements the explorer's ResultSelector for a server that
 // enables reranker-diverse-select alone; with diverse-select enabled too,
 // that module answers the stage.
-func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, searchPool SearchPool) ([]search.Result, bool, error) {
+func (rr *Reranker) SelectResults(ctx context.Context, params dto.GetParams, searchPool engine.SearchPool) ([]search.Result, bool, error) {
 	if !rr.ownsEngine {
 		return nil, false, nil
 	}
-	return rr.e.selectResults(ctx, params, searchPool)
+	return rr.e.SelectResults(ctx, params, searchPool)
 }
 
 // Close implements modulecapabilities.ModuleWithClose: it ends the engine's
 // plugins when this module owns the engine.
 func (rr *Reranker) Close() error {
 	if rr.ownsEngine {
-		rr.e.close()
+		rr.e.Close()
 	}
 	return nil
 }
@@ -99,11 +84,11 @@ func (rr *Reranker) Close() error {
 // MetaInfo is shown in /v1/meta.
 func (rr *Reranker) MetaInfo() (map[string]any, error) {
 	return map[string]any{
-		"name":    RerankerName,
-		"version": Version,
+		"name":    engine.RerankerName,
+		"version": engine.Version,
 		"doc": "diverse selection through the rerank field (gRPC and GraphQL) on collections that configure " +
-			RerankerName + "; settings as for " + Name + " (see its entry), per query in the rerank property: " +
-			`body|` + RerankSettingsVersion + `|{"strategy":"mmr","tokenBudget":300}` + " (the client helpers write it; the rerank query is plain text)",
+			engine.RerankerName + "; settings as for " + engine.Name + " (see its entry), per query in the rerank property: " +
+			`body|` + engine.RerankSettingsVersion + `|{"strategy":"mmr","tokenBudget":300}` + " (the client helpers write it; the rerank query is plain text)",
 	}, nil
 }
 
@@ -112,13 +97,13 @@ func (rr *Reranker) MetaInfo() (map[string]any, error) {
 // both reach the selection.
 func (rr *Reranker) AdditionalProperties() map[string]modulecapabilities.AdditionalProperty {
 	return map[string]modulecapabilities.AdditionalProperty{
-		rerankProperty: {
-			GraphQLNames:           []string{rerankProperty},
+		engine.RerankProperty: {
+			GraphQLNames:           []string{engine.RerankProperty},
 			GraphQLFieldFunction:   rank.New(nil).AdditionalFieldFn,
 			GraphQLExtractFunction: rr.extractRerankGuarded,
 			SearchFunctions: modulecapabilities.AdditionalSearch{
-				ExploreGet:  rr.e.countingErrors(routeRerank, rr.rerankHook),
-				ExploreList: rr.e.countingErrors(routeRerank, rr.rerankHook),
+				ExploreGet:  rr.e.RerankHook(),
+				ExploreList: rr.e.RerankHook(),
 			},
 		},
 	}
@@ -148,20 +133,7 @@ func extractRerank(args []*ast.Argument, _ *models.Class) any {
 // ValidateClass refuses an invalid config (same keys as diverse-select) and a
 // class that configures another reranker too.
 func (rr *Reranker) ValidateClass(_ context.Context, class *models.Class, _ moduletools.ClassConfig) error {
-	return guard(rr.e.logger, "class config validation", func() error { return rr.validateClass(class) })
-}
-
-// rerankHook is the result hook of the rerank property. The stage takes a
-// rerank on a class that configures the module; Weaviate calls the hook
-// when this is the only reranker enabled and the class configures none.
-func (rr *Reranker) rerankHook(_ context.Context, in []search.Result, _ any, _ *int, _ map[string]any, _ moduletools.ClassConfig) ([]search.Result, error) {
-	if len(in) > 0 {
-		if class := rr.e.classByName(in[0].ClassName); class != nil && classConfig(class, RerankerName) == nil {
-			return nil, fmt.Errorf("%s: class %s does not configure it: add moduleConfig {%q: {...}} to use diverse selection as its reranker",
-				RerankerName, class.Class, RerankerName)
-		}
-	}
-	return nil, named(RerankerName, errNoStage)
+	return engine.Guard(rr.e.Logger(), "class config validation", func() error { return rr.e.ValidateRerankerClass(class) })
 }
 
 // extractRerankGuarded is extractRerank behind a guard: on a panic the
@@ -169,7 +141,7 @@ func (rr *Reranker) rerankHook(_ context.Context, in []search.Result, _ any, _ *
 // called, not when the property is registered, so Init's logger is used.
 func (rr *Reranker) extractRerankGuarded(args []*ast.Argument, class *models.Class) any {
 	var out any
-	if err := guard(rr.e.logger, "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
+	if err := engine.Guard(rr.e.Logger(), "rerank argument parsing", func() error { out = extractRerank(args, class); return nil }); err != nil {
 		return &rank.Params{}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"github.com/weaviate/weaviate/usecases/auth/authorization"
 
 	"github.com/diverse-select/diverse-select/config"
+	"github.com/diverse-select/diverse-select/engine"
 	"github.com/diverse-select/diverse-select/segment"
 )
 
@@ -118,7 +119,7 @@ func (m *Module) RootHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/segment", m.serveSegment)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &httpError{http.StatusNotFound, fmt.Sprintf("no route %s /v1/modules/%s%s; the module serves POST /v1/modules/%s/segment", r.Method, Name, r.URL.Path, Name)})
+		writeError(w, &httpError{http.StatusNotFound, fmt.Sprintf("no route %s /v1/modules/%s%s; the module serves POST /v1/modules/%s/segment", r.Method, engine.Name, r.URL.Path, engine.Name)})
 	})
 	return mux
 }
@@ -126,7 +127,7 @@ func (m *Module) RootHandler() http.Handler {
 func (m *Module) serveSegment(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			writeError(w, panicError(m.logger, "segment", v, debug.Stack()))
+			writeError(w, engine.PanicError(m.e.Logger(), "segment", v, debug.Stack()))
 		}
 	}()
 	res, err := m.segment(r)
@@ -241,9 +242,9 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 		return nil, nil, badRequest("segment: maxTokens %d is outside [%d, %d]", p.resp.MaxTokens, MinSegmentMaxTokens, MaxSegmentMaxTokens)
 	}
 	if p.resp.Tokenizer == "" {
-		p.resp.Tokenizer = m.defaults.Settings.Tokenizer
+		p.resp.Tokenizer = m.e.Defaults().Settings.Tokenizer
 	}
-	counter, err := m.counter(p.resp.Tokenizer)
+	counter, err := m.e.Counter(p.resp.Tokenizer)
 	if err != nil {
 		return nil, nil, badRequest("segment: %v", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/diverse-select/diverse-select/engine"
+
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
@@ -45,14 +47,14 @@ func segmentModule(t *testing.T, env map[string]string) (*Module, *httptest.Serv
 		}
 		return errors.New("forbidden")
 	}
-	srv := httptest.NewServer(http.StripPrefix("/v1/modules/"+Name, m.RootHandler()))
+	srv := httptest.NewServer(http.StripPrefix("/v1/modules/"+engine.Name, m.RootHandler()))
 	t.Cleanup(srv.Close)
 	return m, srv
 }
 
 func postSegment(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/v1/modules/"+Name+"/segment", strings.NewReader(body))
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/modules/"+engine.Name+"/segment", strings.NewReader(body))
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -107,7 +109,7 @@ func TestSegmentEndpointRefuses(t *testing.T) {
 	if status, body := postSegment(t, srv.URL, "good", ok); status != 200 {
 		t.Errorf("a valid request: %d %s", status, body)
 	}
-	res, _ := http.Get(srv.URL + "/v1/modules/" + Name + "/segment")
+	res, _ := http.Get(srv.URL + "/v1/modules/" + engine.Name + "/segment")
 	if res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("GET: status %d", res.StatusCode)
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 )
 
-// Version is the settings form the server reads (module/rerank_settings.go).
+// Version is the settings form the server reads (engine/rerank_settings.go).
 const Version = "diverseSelect.v1"
 
 // MaxSettingsBytes bounds the rerank property with its settings (the

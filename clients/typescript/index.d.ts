@@ -1,7 +1,7 @@
 // Types of diverse-select's helper for weaviate-client v3 (index.js).
-import type { Options, Strategy } from './options.generated.js';
+import type { CommonOptions, SelectFactories, Strategy, WireOptions } from './options.generated.js';
 
-export type { Options, Strategy };
+export type * from './options.generated.js';
 
 /** The settings form the server reads, e.g. "diverseSelect.v1". */
 export declare const VERSION: string;
@@ -48,14 +48,29 @@ export interface Explanation {
   exhausted: boolean | null;
 }
 
-/** Throws a SettingsError for an option the server would refuse. */
-export declare function validate(options?: Options): void;
+/**
+ * Per-query settings, made by Select's factories (Select.mmr({ lambda: 0.7 })) and checked on
+ * construction; immutable. Only the factories make one: a plain object is not a Selection.
+ */
+export declare class Selection<S extends Strategy | undefined = Strategy | undefined, O extends CommonOptions = CommonOptions> {
+  private constructor();
+  private readonly brand;
+  /** The strategy (undefined: the collection's). */
+  readonly strategy: S;
+  /** The options as the factory got them. */
+  readonly options: Readonly<O>;
+  /** The settings by the server's key names, the strategy's included. */
+  wire(): WireOptions;
+}
+
+/** The typed settings: one factory per strategy, configured and fromWire. */
+export declare const Select: Readonly<SelectFactories>;
 
 /**
  * The rerank option of a search: diverse selection reading `property`, with
- * `query` as plain text and `options` as this query's settings.
+ * `query` as plain text and `settings` (made by Select) as this query's settings.
  */
-export declare function rerank(property: string, query: string, options?: Options): { property: string; query: string };
+export declare function rerank(property: string, query: string, settings?: Selection): { property: string; query: string };
 
 /** The explanation of a returned object (returnMetadata: ['explainScore']), or null. */
 export declare function explain(object: { metadata?: { explainScore?: string } } | string | undefined): Explanation | null;

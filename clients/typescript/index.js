@@ -1,12 +1,13 @@
-// diverse-select for weaviate-client v3: per-query settings as typed options,
-// sent where only the application writes (the rerank property), and each
-// selected object's explanation read from its explainScore. No dependency:
-// the values it returns are the client's own option shapes.
+// diverse-select for weaviate-client v3: per-query settings made by typed
+// factories, one per strategy (Select.mmr({ lambda: 0.7 })), checked on
+// construction and sent where only the application writes (the rerank
+// property), and each selected object's explanation read from its
+// explainScore. No dependency: rerank returns the client's own option shape.
 import { spec } from './spec.generated.js';
 
 export { spec };
 
-/** The settings form the server reads (module/rerank_settings.go). */
+/** The settings form the server reads (engine/rerank_settings.go). */
 export const VERSION = spec.version;
 const SEPARATOR = '|';
 /** Largest rerank property, settings included, the server accepts. */
@@ -16,6 +17,7 @@ const PROPERTY_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 const keys = new Map(spec.keys.map((k) => [k.name, k]));
 const params = new Map(spec.params.map((p) => [p.name, p]));
+const STRATEGIES = keys.get('strategy').enum;
 
 /** An option the server would refuse, named by its key. */
 export class SettingsError extends Error {
@@ -58,54 +60,122 @@ function check(o, v) {
   return `is ${JSON.stringify(v)}; allowed: ${range(o)}`;
 }
 
-/**
- * validate throws a SettingsError for an option the server would refuse:
- * an unknown key, a value out of the server's range, a parameter the
- * strategy does not take (without a strategy: one no strategy takes with
- * that value; the server checks it against the collection's strategy).
- * @param {import('./index.js').Options} options
- */
-export function validate(options = {}) {
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+// kind names what v is, bounded (v may be anything a caller sends).
+const kind = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? `a ${v.constructor?.name ?? 'object'}` : `a ${typeof v}`);
+const own = (strategy, name) => (spec.strategies[strategy] || []).find((q) => q.name === name);
+const ownNames = (strategy) => (spec.strategies[strategy] || []).map((q) => q.name).join(', ') || '(none)';
+const unknown = (name) => new SettingsError(name,
+  `is not a per-query setting; allowed: ${[...keys.keys()].join(', ')}; strategy parameters: ${[...params.keys()].join(', ')}`);
+
+// checkParams: parameters for the collection's strategy, each a value of a
+// strategy that takes it (the server checks it against the collection's).
+function checkParams(ps) {
+  if (!isObject(ps)) throw new SettingsError('params', `is ${kind(ps)}; allowed: an object of strategy parameters`);
+  for (const [name, v] of Object.entries(ps)) {
+    if (v === undefined) continue;
+    const p = params.get(name);
+    if (!p) throw new SettingsError(name, `is not a strategy parameter; allowed in params: ${[...params.keys()].join(', ')}`);
+    const whys = p.strategies.map((s) => check(own(s, name), v));
+    if (whys.every(Boolean)) throw new SettingsError(name, `for strategy ${p.strategies.join(' or ')} ${whys[0]}`);
+  }
+}
+
+// checkOptions throws a SettingsError for an option of a factory the server
+// would refuse or the strategy (undefined: the collection's) does not take.
+function checkOptions(strategy, options) {
+  if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
+  const factory = `Select.${strategy ?? 'configured'}`;
   for (const [name, v] of Object.entries(options)) {
     if (v === undefined) continue;
-    const key = keys.get(name);
-    if (key) {
-      const why = check(key, v);
+    if (name !== 'strategy' && keys.has(name)) {
+      const why = check(keys.get(name), v);
       if (why) throw new SettingsError(name, why);
-      continue;
+    } else if (strategy === undefined && name === 'params') {
+      checkParams(v);
+    } else if (name === 'strategy') {
+      throw new SettingsError(name, `is not an option of ${factory}: each strategy has its factory (Select.mmr, ...)`);
+    } else if (strategy === undefined) {
+      throw params.has(name) ? new SettingsError(name, 'is a strategy parameter: give it in params, or use its strategy\'s factory') : unknown(name);
+    } else if (!own(strategy, name)) {
+      throw params.has(name) ? new SettingsError(name, `is not a parameter of strategy "${strategy}"; its parameters: ${ownNames(strategy)}`) : unknown(name);
+    } else {
+      const why = check(own(strategy, name), v);
+      if (why) throw new SettingsError(name, `for strategy ${strategy} ${why}`);
     }
-    const p = params.get(name);
-    if (!p) {
-      throw new SettingsError(name, `is not a per-query setting; allowed: ${[...keys.keys()].join(', ')}; strategy parameters: ${[...params.keys()].join(', ')}`);
-    }
-    const strategies = options.strategy ? [options.strategy] : p.strategies;
-    const own = strategies.map((s) => (spec.strategies[s] || []).find((q) => q.name === name)).filter(Boolean);
-    if (own.length === 0) {
-      throw new SettingsError(name, `is not a parameter of strategy "${options.strategy}"; its parameters: ${(spec.strategies[options.strategy] || []).map((q) => q.name).join(', ') || '(none)'}`);
-    }
-    const whys = own.map((q) => check(q, v));
-    if (whys.every(Boolean)) throw new SettingsError(name, `for strategy ${strategies.join(' or ')} ${whys[0]}`);
   }
 }
 
 /**
+ * Per-query settings, made by Select's factories and checked on
+ * construction; immutable.
+ */
+export class Selection {
+  constructor(strategy, options = {}) {
+    checkOptions(strategy, options);
+    this.strategy = strategy;
+    this.options = Object.freeze({ ...options });
+    Object.freeze(this);
+  }
+
+  /** The settings by the server's key names, the strategy's included. */
+  wire() {
+    const { params: ps, ...rest } = this.options;
+    const out = { ...(this.strategy ? { strategy: this.strategy } : {}), ...rest, ...ps };
+    return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+  }
+}
+
+/**
+ * fromWire returns the settings of an object with the server's key names:
+ * its strategy's (the parameters checked against it), or configured's.
+ */
+function fromWire(options) {
+  if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
+  const { strategy, ...rest } = options;
+  for (const name of Object.keys(rest)) if (!keys.has(name) && !params.has(name)) throw unknown(name);
+  if (strategy !== undefined) {
+    const why = check(keys.get('strategy'), strategy);
+    if (why) throw new SettingsError('strategy', why);
+    return new Selection(strategy, rest);
+  }
+  const common = Object.fromEntries(Object.entries(rest).filter(([k]) => keys.has(k)));
+  const ps = Object.fromEntries(Object.entries(rest).filter(([k]) => !keys.has(k)));
+  return new Selection(undefined, Object.keys(ps).length ? { ...common, params: ps } : common);
+}
+
+/**
+ * Select: the typed settings, one factory per strategy
+ * (Select.mmr({ lambda: 0.7, tokenBudget: 300 })), configured for the
+ * collection's strategy, fromWire from the server's key names.
+ */
+export const Select = Object.freeze({
+  ...Object.fromEntries(STRATEGIES.map((s) => [s, (options = {}) => new Selection(s, options)])),
+  configured: (options = {}) => new Selection(undefined, options),
+  fromWire,
+});
+
+/**
  * rerank returns the rerank option of a weaviate-client search: diverse
  * selection reading property, with query as plain text (never parsed for
- * settings) and the options as this query's settings, carried in the
+ * settings) and the settings (made by Select) for this query, carried in the
  * rerank property where the query text cannot reach.
  * @param {string} property the text property the selection counts and reads
  * @param {string} query the query text, e.g. the end user's question
- * @param {import('./index.js').Options} [options]
+ * @param {Selection} [settings]
  * @returns {{property: string, query: string}}
  */
-export function rerank(property, query, options = {}) {
+export function rerank(property, query, settings) {
   if (typeof property !== 'string' || !PROPERTY_NAME.test(property)) {
     throw new SettingsError('property', `is ${JSON.stringify(property)}; allowed: a property name (letters, digits, _)`);
   }
-  validate(options);
-  const names = Object.keys(options).filter((k) => options[k] !== undefined).sort();
+  if (settings !== undefined && !(settings instanceof Selection)) {
+    throw new TypeError(`diverse-select: settings is ${kind(settings)}; allowed: undefined or what Select's factories make (Select.mmr({...}), Select.fromWire({...}))`);
+  }
+  const wire = settings ? settings.wire() : {};
+  const names = Object.keys(wire).sort();
   if (names.length === 0) return { property, query };
-  const sorted = Object.fromEntries(names.map((k) => [k, options[k]]));
+  const sorted = Object.fromEntries(names.map((k) => [k, wire[k]]));
   const carried = property + SEPARATOR + VERSION + SEPARATOR + JSON.stringify(sorted);
   const bytes = new TextEncoder().encode(carried).length;
   if (bytes > MAX_SETTINGS_BYTES) {

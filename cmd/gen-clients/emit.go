@@ -75,49 +75,6 @@ func allowed(o option) string {
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// --- TypeScript
-
-func tsSpec(js []byte) []byte {
-	return []byte("// " + header + "\nexport const spec = " + string(js) + ";\n")
-}
-
-func tsTypes(s spec) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "// %s\n\n", header)
-	strategies := s.Keys[0].Enum
-	fmt.Fprintf(&b, "/** A built-in selection strategy. */\nexport type Strategy = %s;\n\n", tsUnion(strategies))
-	b.WriteString("/** Per-query settings of diverse selection: each overrides the collection's reranker-diverse-select config for one query. */\nexport interface Options {\n")
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "  /** %s */\n  %s?: %s;\n", strings.ReplaceAll(docOf(o), "*/", "* /"), o.Wire, tsType(o))
-	}
-	b.WriteString("}\n")
-	return b.Bytes()
-}
-
-func tsUnion(vals []string) string {
-	q := make([]string, len(vals))
-	for i, v := range vals {
-		q[i] = "'" + v + "'"
-	}
-	return strings.Join(q, " | ")
-}
-
-func tsType(o option) string {
-	switch {
-	case o.Wire == "strategy":
-		return "Strategy"
-	case len(o.Enum) > 0:
-		return tsUnion(o.Enum)
-	case o.Kind == "int" || o.Kind == "float":
-		return "number"
-	case o.Kind == "bool":
-		return "boolean"
-	case o.Kind == "strings":
-		return "string[]"
-	}
-	return "string"
-}
-
 // --- Go
 
 // goName is the exported Go field name of a wire name.
@@ -184,11 +141,14 @@ func goFile(s spec, js []byte) []byte {
 	return b.Bytes()
 }
 
-func wrapComment(s string) string {
+func wrapComment(s string) string { return wrap(s, 100, "\n\t// ") }
+
+// wrap breaks s into lines of at most about width characters, joined by sep.
+func wrap(s string, width int, sep string) string {
 	var lines []string
 	line := ""
 	for _, w := range strings.Fields(s) {
-		if len(line)+len(w) > 100 && line != "" {
+		if len(line)+len(w) > width && line != "" {
 			lines = append(lines, line)
 			line = ""
 		}
@@ -198,65 +158,5 @@ func wrapComment(s string) string {
 		line += w
 	}
 	lines = append(lines, line)
-	return strings.Join(lines, "\n\t// ")
-}
-
-// --- Python
-
-var pyKeywords = map[string]bool{"lambda": true, "from": true, "class": true, "def": true, "global": true, "in": true, "is": true}
-
-// pyName is the snake_case name of a wire name (lambda_ for the keyword).
-func pyName(wire string) string {
-	var b strings.Builder
-	for i, r := range wire {
-		if unicode.IsUpper(r) && i > 0 {
-			b.WriteByte('_')
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	if pyKeywords[b.String()] {
-		b.WriteByte('_')
-	}
-	return b.String()
-}
-
-func pyType(o option) string {
-	switch {
-	case len(o.Enum) > 0:
-		q := make([]string, len(o.Enum))
-		for i, e := range o.Enum {
-			q[i] = fmt.Sprintf("%q", e)
-		}
-		return "Optional[Literal[" + strings.Join(q, ", ") + "]]"
-	case o.Kind == "int":
-		return "Optional[int]"
-	case o.Kind == "float":
-		return "Optional[float]"
-	case o.Kind == "bool":
-		return "Optional[bool]"
-	case o.Kind == "strings":
-		return "Optional[List[str]]"
-	}
-	return "Optional[str]"
-}
-
-func pySpec(s spec, js []byte) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\"\"\"The per-query settings of diverse selection, generated from the server's key table.\"\"\"\n\n", header)
-	b.WriteString("import json\nfrom dataclasses import dataclass\nfrom typing import List, Literal, Optional\n\n")
-	fmt.Fprintf(&b, "SPEC = json.loads(r'''%s''')\n\n", js)
-	b.WriteString("# The Python name of each wire name.\nFIELDS = {\n")
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "    %q: %q,\n", pyName(o.Wire), o.Wire)
-	}
-	b.WriteString("}\n\n\n@dataclass(frozen=True)\nclass Settings:\n")
-	b.WriteString("    \"\"\"Per-query settings: each set field overrides the collection's reranker-diverse-select config\n    for one query (None: the collection's value).\n\n")
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "    %s: %s\n", pyName(o.Wire), strings.ReplaceAll(docOf(o), `"""`, `'''`))
-	}
-	b.WriteString("    \"\"\"\n\n")
-	for _, o := range all(s) {
-		fmt.Fprintf(&b, "    %s: %s = None\n", pyName(o.Wire), pyType(o))
-	}
-	return b.Bytes()
+	return strings.Join(lines, sep)
 }

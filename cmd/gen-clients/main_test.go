@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -45,6 +46,20 @@ func TestSpecCoversTheRerankRoute(t *testing.T) {
 	for _, k := range []string{"candidates", "textProperty", "query"} {
 		if have[k] {
 			t.Errorf("option %s is set by the rerank route itself", k)
+		}
+	}
+}
+
+// TestFactoryNames: every built-in strategy's name can be a factory of
+// Select in Python and TypeScript: an identifier, not a keyword, and not
+// one of Select's other members.
+func TestFactoryNames(t *testing.T) {
+	ident := regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	others := map[string]bool{"configured": true, "from_wire": true, "fromWire": true}
+	for _, n := range buildSpec().Keys[0].Enum {
+		if !ident.MatchString(n) || pyKeywords[n] || others[n] {
+			t.Errorf("strategy %q cannot be a factory Select.%s: name it with lowercase letters and digits, not %v",
+				n, n, []string{"a Python keyword", "configured", "from_wire", "fromWire"})
 		}
 	}
 }

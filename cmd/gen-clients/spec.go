@@ -38,13 +38,16 @@ type spec struct {
 	Params []option `json:"params"`
 	// Strategies holds each built-in strategy's own parameter ranges.
 	Strategies map[string][]option `json:"strategies"`
+	// StrategyDocs are the strategies' one-line summaries, for the typed
+	// factories' comments (the helpers' checks do not read them).
+	StrategyDocs map[string]string `json:"-"`
 }
 
-// rerankOnly are the keys the rerank route sets itself (module/rerank_settings.go
+// rerankOnly are the keys the rerank route sets itself (engine/rerank_settings.go
 // refuses them in the settings).
 var rerankOnly = map[string]bool{config.KeyCandidates: true, config.KeyTextProperty: true, config.KeyQuery: true}
 
-// settingsVersion is the form module/rerank_settings.go reads.
+// settingsVersion is the form engine/rerank_settings.go reads.
 const settingsVersion = "diverseSelect.v1"
 
 func bound(f float64) *float64 {
@@ -55,7 +58,7 @@ func bound(f float64) *float64 {
 }
 
 func buildSpec() spec {
-	s := spec{Version: settingsVersion, Strategies: map[string][]option{}}
+	s := spec{Version: settingsVersion, Strategies: map[string][]option{}, StrategyDocs: map[string]string{}}
 	for _, k := range config.Keys {
 		if rerankOnly[k.Name] {
 			continue
@@ -76,6 +79,7 @@ func buildSpec() spec {
 	union := map[string]*option{}
 	for _, name := range selectors.Names() {
 		def, _ := selectors.Lookup(name)
+		s.StrategyDocs[name] = plain(def.Doc)
 		var own []option
 		for _, p := range def.Params {
 			o := option{Wire: p.Name, Kind: string(p.Kind), Enum: p.Enum, Doc: plain(p.Doc)}

@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "clients"
 import weaviate  # noqa: E402
 from weaviate.classes.query import MetadataQuery  # noqa: E402
 
-from diverse_select import explain, from_wire, rerank  # noqa: E402
+from diverse_select import Select, explain, rerank  # noqa: E402
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
         eq = client.collections.get("GatewayEq")
         selections: Dict[str, List[Dict[str, Any]]] = {}
         for name, options in json.loads(os.environ["DIVERSE_SELECT_CASES"]).items():
-            res = eq.query.near_text(query=question, limit=60, rerank=rerank("body", question, from_wire(options)),
+            res = eq.query.near_text(query=question, limit=60, rerank=rerank("body", question, Select.from_wire(options)),
                                      return_metadata=MetadataQuery(explain_score=True), return_properties=["body"])
             picks: List[Dict[str, Any]] = []
             for o in res.objects:

@@ -66,7 +66,7 @@ def test_readme_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
     # README: py begin
     from weaviate.classes.config import Configure, DataType, Property
     from weaviate.classes.query import MetadataQuery
-    from diverse_select import Settings, explain, rerank
+    from diverse_select import Select, explain, rerank
 
     articles = client.collections.create(
         "Article",
@@ -84,7 +84,7 @@ def test_readme_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
     res = articles.query.near_text(
         question,
         limit=40,  # the candidate pool
-        rerank=rerank("body", question, Settings(strategy="mmr", token_budget=60, lambda_=0.7)),
+        rerank=rerank("body", question, Select.mmr(token_budget=60, lambda_=0.7)),
         return_metadata=MetadataQuery(explain_score=True),
     )
     for o in res.objects:
@@ -137,7 +137,7 @@ def test_typed_settings_per_query(client: weaviate.WeaviateClient, data: Input) 
     articles = client.collections.get("Article")
     selections: Dict[str, List[str]] = {}
     for name, options in data.raw["settings"].items():
-        settings = ds.from_wire(options)
+        settings = ds.Select.from_wire(options)
         res = articles.query.near_text(QUERY, limit=40, rerank=ds.rerank("body", QUERY, settings),
                                        return_metadata=EXPLAIN)
         selections[name] = [str(o.uuid) for o in res.objects]
@@ -153,7 +153,7 @@ def test_typed_settings_per_query(client: weaviate.WeaviateClient, data: Input) 
 
     for bad in data.raw["badSettings"]:
         with pytest.raises(ds.SettingsError) as refused:
-            ds.rerank("body", QUERY, ds.from_wire(json.loads(bad["JSON"])))
+            ds.rerank("body", QUERY, ds.Select.from_wire(json.loads(bad["JSON"])))
         assert refused.value.key == bad["Key"]
         gql = graphql_error(client, '{ Get { Article(nearText: {concepts: [%s]}, limit: 40) { body _additional '
                                     '{ diverseSelect(%s) { rank } } } } }' % (json.dumps(QUERY), bad["GQL"]))
@@ -171,7 +171,7 @@ def test_explanation_typed_fields(client: weaviate.WeaviateClient, data: Input) 
     selection's total, budget, strategy, pool, selection size, offset."""
     pool = len(data.docs)
     res = client.collections.get("Article").query.near_text(
-        QUERY, limit=pool, rerank=ds.rerank("body", QUERY, ds.Settings(strategy="adagres", token_budget=90)),
+        QUERY, limit=pool, rerank=ds.rerank("body", QUERY, ds.Select.adagres(token_budget=90)),
         return_metadata=EXPLAIN)
     explained = whys(res.objects)
     assert len(explained) >= 2
@@ -199,10 +199,10 @@ def test_pages(client: weaviate.WeaviateClient, data: Input) -> None:
     page says it is the last (exhausted)."""
     articles = client.collections.get("Article")
     pool = len(data.docs)
-    settings = ds.Settings(strategy="mmr", max_results=3, token_budget=120)
+    settings = ds.Select.mmr(max_results=3, token_budget=120)
 
     def grpc_page(offset: int, via_settings: bool) -> Tuple[List[str], List[ds.Explanation]]:
-        s = ds.Settings(strategy="mmr", max_results=3, token_budget=120, offset=offset) if via_settings else settings
+        s = ds.Select.mmr(max_results=3, token_budget=120, offset=offset) if via_settings else settings
         res = articles.query.near_text(QUERY, limit=pool, offset=None if via_settings else offset,
                                        rerank=ds.rerank("body", QUERY, s), return_metadata=EXPLAIN)
         return [str(o.uuid) for o in res.objects], whys(res.objects)
@@ -243,7 +243,7 @@ def test_cross_encoder_with_selection(client: weaviate.WeaviateClient, data: Inp
     rerank and then select, as GraphQL's rerank + diverseSelect fields do."""
     name = data.raw["collections"]["reranked"]
     res = client.collections.get(name).query.near_text(
-        QUERY, limit=12, rerank=ds.rerank("body", QUERY, ds.Settings(strategy="mmr", token_budget=100)),
+        QUERY, limit=12, rerank=ds.rerank("body", QUERY, ds.Select.mmr(token_budget=100)),
         return_metadata=EXPLAIN)
     got = graphql(client, '{ Get { %s(nearText: {concepts: [%s]}, limit: 12) { _additional { id '
                           'rerank(property: "body", query: %s) { score } '
@@ -291,7 +291,7 @@ def test_generative_with_selection(client: weaviate.WeaviateClient, data: Input)
 
     # Settings through the helper: the dummy's answer echoes the grouped prompt, whose context is the selection.
     dummy = client.collections.get(rag["dummy"])
-    settings = ds.Settings(strategy="mmr", token_budget=60, lambda_=0.7)
+    settings = ds.Select.mmr(token_budget=60, lambda_=0.7)
     selection = [body(o) for o in dummy.query.near_text(QUERY, limit=rag["pool"], rerank=ds.rerank("body", QUERY, settings)).objects]
     res = dummy.generate.near_text(QUERY, limit=rag["pool"], rerank=ds.rerank("body", QUERY, settings),
                                    grouped_task="Answer from these chunks only.", grouped_properties=["body"])
@@ -335,7 +335,7 @@ def test_injection(client: weaviate.WeaviateClient, data: Input) -> None:
     # 1 MB of brackets as the settings, sent raw (the helper refuses it before sending).
     prop = "body|%s|%s" % (ds.VERSION, "[" * (1 << 20))
     with pytest.raises(ds.SettingsError):
-        ds.rerank("body", QUERY, ds.Settings(extra_text_properties=["x" * (1 << 20)]))
+        ds.rerank("body", QUERY, ds.Select.configured(extra_text_properties=["x" * (1 << 20)]))
     with pytest.raises(WeaviateQueryError) as refused:
         client.collections.get("Article").query.near_text(QUERY, limit=19, rerank=Rerank(prop=prop, query=QUERY))
     want = '"rerank property" is %d bytes; allowed: at most 4096 bytes' % len(prop)
@@ -352,7 +352,7 @@ def test_policy_caps(client: weaviate.WeaviateClient, data: Input) -> None:
     for case in cases:
         try:
             res = client.collections.get(case["class"]).query.near_text(
-                QUERY, limit=case["limit"], rerank=ds.rerank("body", QUERY, ds.from_wire(case["options"])),
+                QUERY, limit=case["limit"], rerank=ds.rerank("body", QUERY, ds.Select.from_wire(case["options"])),
                 return_metadata=EXPLAIN)
             got = "allowed"
         except WeaviateQueryError as e:

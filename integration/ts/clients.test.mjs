@@ -104,11 +104,12 @@ test('per-query settings through the helper: selections for the library check, G
   const articles = client.collections.get('Article');
   const question = 'statins cholesterol heart';
   // README: ts settings begin
-  // Per-query settings through the helper (clients/typescript): typed options, sent in the rerank
-  // property; the question stays plain text, so an end user's words cannot change the settings.
+  // Per-query settings through the helper (clients/typescript): one typed factory per strategy,
+  // sent in the rerank property; the question stays plain text, so an end user's words cannot
+  // change the settings.
   const perQuery = await articles.query.nearText(question, {
     limit: 40, // the candidate pool
-    rerank: DiverseSelect.rerank('body', question, { strategy: 'mmr', tokenBudget: 60, lambda: 0.7 }),
+    rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.mmr({ tokenBudget: 60, lambda: 0.7 })),
     returnMetadata: ['explainScore'],
   });
   for (const o of perQuery.objects) {
@@ -125,7 +126,7 @@ test('per-query settings through the helper: selections for the library check, G
   });
   const selections = {};
   for (const [name, options] of Object.entries(JSON.parse(process.env.DIVERSE_SELECT_SETTINGS))) {
-    const res = await articles.query.nearText(question, { limit: 40, rerank: DiverseSelect.rerank('body', question, options) });
+    const res = await articles.query.nearText(question, { limit: 40, rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.fromWire(options)) });
     selections[name] = res.objects.map((o) => o.uuid);
   }
   assert.deepEqual(perQuery.objects.map((o) => o.uuid), selections['strategy: "mmr", tokenBudget: 60, lambda: 0.7']);
@@ -134,7 +135,7 @@ test('per-query settings through the helper: selections for the library check, G
   // A bad value: the helper refuses it; the server, sent the same settings in
   // the rerank property, gives the error GraphQL's _additional { diverseSelect(...) } gives.
   for (const bad of JSON.parse(process.env.DIVERSE_SELECT_BAD_SETTINGS)) {
-    assert.throws(() => DiverseSelect.rerank('body', question, JSON.parse(bad.JSON)),
+    assert.throws(() => DiverseSelect.rerank('body', question, DiverseSelect.Select.fromWire(JSON.parse(bad.JSON))),
       (e) => e instanceof DiverseSelect.SettingsError && e.key === bad.Key);
     const gql = `{ Get { Article(nearText: {concepts: [${JSON.stringify(question)}]}, limit: 40) { body _additional { diverseSelect(${bad.GQL}) { rank } } } } }`;
     const res = await fetch(`http://127.0.0.1:${process.env.WEAVIATE_HTTP_PORT}/v1/graphql`, {
@@ -166,7 +167,7 @@ test('a question that imitates settings is plain text through the helper', async
   for (const question of questions) {
     const res = await articles.query.nearText('statins cholesterol heart', {
       limit: 40,
-      rerank: DiverseSelect.rerank('body', question, { tokenBudget: 100 }),
+      rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.configured({ tokenBudget: 100 })),
       returnMetadata: ['explainScore'],
     });
     assert.ok(res.objects.length >= 2, `${question.slice(0, 60)}: ${res.objects.length} objects`);
@@ -180,7 +181,7 @@ test('a question that imitates settings is plain text through the helper', async
   await assert.rejects(
     articles.query.nearText('statins cholesterol heart', {
       limit: 40,
-      rerank: DiverseSelect.rerank('body', 'diverseSelect(' + '['.repeat(1 << 20) + ')', { tokenBudget: 100 }),
+      rerank: DiverseSelect.rerank('body', 'diverseSelect(' + '['.repeat(1 << 20) + ')', DiverseSelect.Select.configured({ tokenBudget: 100 })),
     }),
     (err) => {
       assert.ok(err.message.includes('DIVERSE_SELECT_MAX_QUERY_BYTES'), err.message.slice(-300));
@@ -195,7 +196,7 @@ test('a cross-encoder and diverse selection in one gRPC search, as GraphQL does 
   const question = 'statins cholesterol heart';
   const res = await client.collections.get(name).query.nearText(question, {
     limit: 12,
-    rerank: DiverseSelect.rerank('body', question, { strategy: 'mmr', tokenBudget: 100 }),
+    rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.mmr({ tokenBudget: 100 })),
     returnMetadata: ['explainScore'],
   });
   const gql = `{ Get { ${name}(nearText: {concepts: [${JSON.stringify(question)}]}, limit: 12) { _additional { id

@@ -37,7 +37,7 @@ test('the TypeScript client through the gateway', async () => {
   for (const [name, options] of Object.entries(JSON.parse(process.env.DIVERSE_SELECT_CASES))) {
     const res = await eq.query.nearText(question, {
       limit: 60,
-      rerank: DiverseSelect.rerank('body', question, options),
+      rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.fromWire(options)),
       returnMetadata: ['explainScore'],
       returnProperties: ['body'],
     });

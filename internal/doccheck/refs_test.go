@@ -196,7 +196,7 @@ var (
 	// reMethod is (*T).M or (*pkg.T).M, and (T).M.
 	reMethod = regexp.MustCompile(`\(\*?(?:([a-z][a-z0-9]*)\.)?([A-Za-z]\w*)\)\.([A-Za-z]\w*)`)
 	// reDeclIn is a declaration and the file that holds it: "arrivalOf
-	// (module/stage.go)", "(*Selector).Run (selectors/run.go)", "New in
+	// (engine/stage.go)", "(*Selector).Run (selectors/run.go)", "New in
 	// selectors/registry.go".
 	reDeclIn = regexp.MustCompile(`(?:^|[^\w.])((?:\(\*?)?[A-Za-z_]\w*(?:\)?\.[A-Za-z_]\w*)?) (?:\((?:in |see )?|in )((?:[\w-]+/)*[\w-]+\.go)\b`)
 	// reURL is a URL, whose path may end in .go and name another repository.
@@ -403,7 +403,7 @@ func mdRefIssues(t *testing.T, ix *repoIndex) []refIssue {
 // TestDocReferences: every Go file, document, declaration and method named
 // in a comment of the repository (its four modules) or in the README and
 // docs/ exists, and a declaration said to be in a file of its package
-// ("arrivalOf (module/stage.go)") is in that file.
+// ("arrivalOf (engine/stage.go)") is in that file.
 func TestDocReferences(t *testing.T) {
 	ix, files, err := indexRepo(root)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 var reRelease2 = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}\n\nBuilt on Weaviate (v\S+)\.`)
@@ -19,8 +19,8 @@ func TestChangelogNamesTheRelease(t *testing.T) {
 	if m == nil {
 		t.Fatal("CHANGELOG.md has no release section (## [X.Y.Z] - YYYY-MM-DD, then \"Built on Weaviate vX.Y.Z.\")")
 	}
-	if m[1] != diverseselect.Version {
-		t.Errorf("the newest CHANGELOG release is %s, module.Version is %s", m[1], diverseselect.Version)
+	if m[1] != engine.Version {
+		t.Errorf("the newest CHANGELOG release is %s, module.Version is %s", m[1], engine.Version)
 	}
 	if pin := pinnedWeaviate(t); m[2] != pin {
 		t.Errorf("the newest CHANGELOG release is built on Weaviate %s, go.mod pins %s", m[2], pin)

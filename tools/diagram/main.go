@@ -1,6 +1,6 @@
 // Command diagram draws docs/query-path.svg (make diagrams): where the
 // selection sits in a query's path, the picture the README shows. The boxes
-// inside the group are the selection stage's order (module/stage.go and the
+// inside the group are the selection stage's order (engine/stage.go and the
 // explorer's selection-stage glue: the pool's search runs its rerankers and
 // other hooks, the selection follows, generate runs on the selected objects
 // only); TestCommittedDiagram fails when the committed file is not this

@@ -1,27 +1,31 @@
 """diverse-select for the Weaviate Python client v4.
 
-Per-query settings as a typed ``Settings`` dataclass (generated from the
-server's key table, ``_generated.py``), validated against the server's ranges
-and sent in the rerank property, where only the application writes; the
-rerank query stays plain text, so an end user's question cannot set them.
-``explain`` reads each selected object's explanation from its explain score.
-Pure Python, standard library only; ``rerank`` needs the weaviate-client
-package, ``rerank_fields`` does not.
+Per-query settings as typed classes, one per strategy, made by the factories
+of ``Select`` (``Select.mmr(lambda_=0.7, token_budget=300)``, generated from
+the server's key table, ``_generated.py``), checked against the server's
+ranges on construction and sent in the rerank property, where only the
+application writes; the rerank query stays plain text, so an end user's
+question cannot set them. ``explain`` reads each selected object's
+explanation from its explain score. Pure Python, standard library only;
+``rerank`` needs the weaviate-client package, ``rerank_fields`` does not.
 """
 
 import json
-import math
 import re
-from dataclasses import dataclass, fields as dc_fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
-from ._generated import FIELDS, SPEC, Settings
+from . import _generated
+from ._check import SettingsError
+from ._generated import *  # noqa: F401,F403  (Select, Selection and the strategies' classes: MMRSelection, ...)
+from ._generated import SPEC, Selection
 
 if TYPE_CHECKING:  # the client is needed only by rerank, and only there imported
     from weaviate.classes.query import Rerank
 
-__all__ = ["Settings", "SettingsError", "Explanation", "rerank", "rerank_fields", "validate", "explain",
-           "from_wire", "VERSION", "MAX_SETTINGS_BYTES", "segment", "SegmentError", "SEGMENT_PATH"]
+__all__ = ["SettingsError", "Explanation", "rerank", "rerank_fields", "explain", "VERSION", "MAX_SETTINGS_BYTES",
+           "segment", "SegmentError", "SEGMENT_PATH"]
+__all__ += _generated.__all__
 
 VERSION = SPEC["version"]
 """The settings form the server reads."""
@@ -31,94 +35,6 @@ MAX_SETTINGS_BYTES = 4096
 _SEPARATOR = "|"
 _EXPLAIN_PREFIX = VERSION + " "
 _PROPERTY_NAME = re.compile(r"^[_A-Za-z][_0-9A-Za-z]*$")
-_KEYS = {k["name"]: k for k in SPEC["keys"]}
-_PARAMS = {p["name"]: p for p in SPEC["params"]}
-_WIRE_TO_PY = {wire: py for py, wire in FIELDS.items()}
-
-
-class SettingsError(ValueError):
-    """An option the server would refuse; ``key`` is its wire name."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__('diverse-select: "%s" %s' % (key, message))
-        self.key = key
-
-
-def _allowed(o: Dict[str, Any]) -> str:
-    if o.get("enum"):
-        return "one of " + ", ".join(o["enum"])
-    kind = o["kind"]
-    if kind == "bool":
-        return "true or false"
-    if kind == "strings":
-        return "a list of strings"
-    if kind not in ("int", "float"):
-        return "a string"
-    lo = "(-inf" if o.get("min") is None else ("(" if o.get("minOpen") else "[") + _num(o["min"])
-    hi = "inf)" if o.get("max") is None else _num(o["max"]) + (")" if o.get("maxOpen") else "]")
-    return "%s in %s, %s" % ("an integer" if kind == "int" else "a number", lo, hi)
-
-
-def _num(f: float) -> str:
-    return str(int(f)) if float(f).is_integer() else repr(f)
-
-
-def _check(o: Dict[str, Any], v: Any) -> str:
-    """Why v is not a value of o, or ''."""
-    kind, ok = o["kind"], True
-    if kind in ("int", "float"):
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        if ok and kind == "int":
-            ok = float(v).is_integer()
-        if ok and o.get("min") is not None:
-            ok = v > o["min"] if o.get("minOpen") else v >= o["min"]
-        if ok and o.get("max") is not None:
-            ok = v < o["max"] if o.get("maxOpen") else v <= o["max"]
-    elif kind == "bool":
-        ok = isinstance(v, bool)
-    elif kind == "strings":
-        ok = isinstance(v, (list, tuple)) and all(isinstance(s, str) for s in v)
-    else:
-        ok = isinstance(v, str) and (not o.get("enum") or v in o["enum"])
-    return "" if ok else "is %s; allowed: %s" % (json.dumps(v, ensure_ascii=False), _allowed(o))
-
-
-def _wire(settings: Settings) -> Dict[str, Any]:
-    return {FIELDS[f.name]: getattr(settings, f.name) for f in dc_fields(settings) if getattr(settings, f.name) is not None}
-
-
-def validate(settings: Settings) -> None:
-    """Raise SettingsError for an option the server would refuse: a value out of
-    the server's range, a parameter the strategy does not take (without a
-    strategy: one no strategy takes with that value; the server checks it
-    against the collection's strategy)."""
-    wire = _wire(settings)
-    strategy = wire.get("strategy")
-    for name, v in wire.items():
-        if name in _KEYS:
-            why = _check(_KEYS[name], v)
-            if why:
-                raise SettingsError(name, why)
-            continue
-        strategies = [strategy] if strategy else _PARAMS[name]["strategies"]
-        own = [p for s in strategies for p in SPEC["strategies"].get(s, []) if p["name"] == name]
-        if not own:
-            theirs = [p["name"] for p in SPEC["strategies"].get(strategy, [])]
-            raise SettingsError(name, 'is not a parameter of strategy "%s"; its parameters: %s'
-                                % (strategy, ", ".join(theirs) or "(none)"))
-        whys = [_check(p, v) for p in own]
-        if all(whys):
-            raise SettingsError(name, "for strategy %s %s" % (" or ".join(strategies), whys[0]))
-
-
-def from_wire(options: Dict[str, Any]) -> Settings:
-    """Settings from a dict with the server's key names (tokenBudget, ...)."""
-    kwargs = {}
-    for wire, v in options.items():
-        if wire not in _WIRE_TO_PY:
-            raise SettingsError(wire, "is not a per-query setting; allowed: " + ", ".join(sorted(_WIRE_TO_PY)))
-        kwargs[_WIRE_TO_PY[wire]] = v
-    return Settings(**kwargs)
 
 
 def _plain(v: Any) -> Any:
@@ -130,14 +46,16 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def rerank_fields(prop: str, query: str, settings: Optional[Settings] = None) -> Dict[str, str]:
+def rerank_fields(prop: str, query: str, settings: Optional[Selection] = None) -> Dict[str, str]:
     """The rerank request's fields: {"prop": ..., "query": ...}; query is plain
-    text (never parsed for settings), the settings ride in the property."""
+    text (never parsed for settings), the settings (made by Select, checked
+    then) ride in the property."""
     if not isinstance(prop, str) or not _PROPERTY_NAME.match(prop):
         raise SettingsError("property", "is %s; allowed: a property name (letters, digits, _)" % json.dumps(prop))
-    settings = settings or Settings()
-    validate(settings)
-    wire = {k: _plain(v) for k, v in _wire(settings).items()}
+    if settings is not None and not isinstance(settings, Selection):
+        raise TypeError("diverse-select: settings is a %s; allowed: None or the settings Select's factories make "
+                        "(Select.mmr(...), Select.from_wire({...}))" % type(settings).__name__)
+    wire = {k: _plain(v) for k, v in settings.wire().items()} if settings else {}
     if not wire:
         return {"prop": prop, "query": query}
     carried = prop + _SEPARATOR + VERSION + _SEPARATOR + json.dumps(
@@ -148,7 +66,7 @@ def rerank_fields(prop: str, query: str, settings: Optional[Settings] = None) ->
     return {"prop": carried, "query": query}
 
 
-def rerank(prop: str, query: str, settings: Optional[Settings] = None) -> "Rerank":
+def rerank(prop: str, query: str, settings: Optional[Selection] = None) -> "Rerank":
     """The ``rerank=`` argument of a weaviate-client v4 query (weaviate.classes.query.Rerank)."""
     from weaviate.classes.query import Rerank
 

@@ -6,10 +6,12 @@ Run on the installed helper (pip install -e clients/python; make venv does)."""
 import json
 import os
 import unittest
+from dataclasses import fields
 from typing import Any, Dict
 
 import diverse_select as ds
-from diverse_select._generated import FIELDS, SPEC
+
+from diverse_select._generated import CLASSES, FIELDS, SPEC
 
 with open(os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "cases.json"), encoding="utf-8") as f:
     CASES: Dict[str, Any] = json.load(f)
@@ -25,20 +27,16 @@ class EncodeCases(unittest.TestCase):
             with self.subTest(c["name"]):
                 if "error" in c:
                     with self.assertRaises(ds.SettingsError) as cm:
-                        ds.rerank_fields(c["property"], c["query"], ds.from_wire(expand(c["options"])))
+                        ds.rerank_fields(c["property"], c["query"], ds.Select.from_wire(expand(c["options"])))
                     self.assertIn(c["error"], str(cm.exception))
                     continue
-                got = ds.rerank_fields(c["property"], c["query"], ds.from_wire(expand(c["options"])))
+                got = ds.rerank_fields(c["property"], c["query"], ds.Select.from_wire(expand(c["options"])))
                 self.assertEqual(got, {"prop": c["rerank"]["property"], "query": c["rerank"]["query"]})
 
     def test_typed_names(self) -> None:
-        s = ds.Settings(strategy="mmr", token_budget=60, lambda_=0.7)
+        s = ds.Select.mmr(lambda_=0.7, token_budget=60)
         self.assertEqual(ds.rerank_fields("body", "q", s)["prop"],
                          'body|diverseSelect.v1|{"lambda":0.7,"strategy":"mmr","tokenBudget":60}')
-
-    def test_bool_is_not_an_int(self) -> None:
-        with self.assertRaises(ds.SettingsError):
-            ds.rerank_fields("body", "q", ds.Settings(token_budget=True))
 
 
 class ExplainCases(unittest.TestCase):
@@ -63,10 +61,20 @@ class ExplainCases(unittest.TestCase):
 
 class Generated(unittest.TestCase):
     def test_every_option_is_a_field(self) -> None:
-        names = {f for f in ds.Settings.__dataclass_fields__}
+        names = {f.name for c in CLASSES.values() for f in fields(c)}
         for o in SPEC["keys"] + SPEC["params"]:
             self.assertIn(o["name"], FIELDS.values())
-        self.assertEqual(names, set(FIELDS))
+        self.assertEqual(names, set(FIELDS) - {"strategy"})
+
+    def test_a_class_per_strategy_with_its_own_parameters(self) -> None:
+        common = {f.name for f in fields(ds.Selection)}
+        self.assertEqual(set(CLASSES), set(SPEC["keys"][0]["enum"]))
+        for strategy, cls in CLASSES.items():
+            with self.subTest(strategy):
+                self.assertEqual(cls.strategy, strategy)
+                self.assertIsInstance(getattr(ds.Select, strategy)(), cls)
+                own = {FIELDS[f.name] for f in fields(cls)} - {FIELDS[n] for n in common}
+                self.assertEqual(own, {p["name"] for p in SPEC["strategies"][strategy] or []})
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ class Package(unittest.TestCase):
             with zipfile.ZipFile(os.path.join(tmp, wheels[0])) as whl:
                 names = set(whl.namelist())
                 meta = whl.read("diverse_select_weaviate-0.1.0.dist-info/METADATA").decode()
-            for f in ("diverse_select/__init__.py", "diverse_select/_generated.py", "diverse_select/py.typed"):
+            for f in ("diverse_select/__init__.py", "diverse_select/_check.py", "diverse_select/_generated.py",
+                      "diverse_select/py.typed"):
                 self.assertIn(f, names)
             self.assertIn("Name: diverse-select-weaviate", meta)
             self.assertIn("Provides-Extra: client", meta)
@@ -37,7 +38,7 @@ class Package(unittest.TestCase):
             site = os.path.join(tmp, "site")
             subprocess.run(pip + ["install", "--no-deps", "--target", site, os.path.join(tmp, wheels[0])], check=True)
             code = ("import diverse_select as ds; print(ds.__file__); "
-                    "print(ds.rerank_fields('body', 'q', ds.Settings(strategy='mmr', token_budget=60))['prop'])")
+                    "print(ds.rerank_fields('body', 'q', ds.Select.mmr(token_budget=60))['prop'])")
             out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
                                  cwd=tmp, env={**os.environ, "PYTHONPATH": site}).stdout.split("\n")
             self.assertTrue(out[0].startswith(site), "imported %s, not the installed wheel" % out[0])

@@ -1,19 +1,44 @@
-// Type checks of the declarations (tsc --noEmit, make test-clients): the
-// options are typed, a wrong option does not compile.
-import { rerank, explain, type Options, type Explanation } from '../index.js';
+// Type checks of the declarations (tsc --noEmit, make test-clients): each
+// strategy's factory takes its own parameters and the common settings; a
+// parameter of another strategy, a wrong value or a plain object does not
+// compile (each @ts-expect-error fails tsc when its line compiles).
+import { rerank, explain, Select, Selection, type MMROptions, type Explanation, type WireOptions } from '../index.js';
 
-const ok: Options = { strategy: 'mmr', tokenBudget: 60, lambda: 0.7, order: 'edges', extraTextProperties: ['title'], center: false };
-const r: { property: string; query: string } = rerank('body', 'statins', ok);
+const mmr: Selection<'mmr', MMROptions> = Select.mmr({ lambda: 0.7, tokenBudget: 60, order: 'edges' });
+const lambda: number | undefined = mmr.options.lambda;
+const strategy: 'mmr' = mmr.strategy;
+const settings: Selection[] = [
+  mmr,
+  Select.coverage({ center: false, targets: 16, extraTextProperties: ['title'], dedupThreshold: 0.95 }),
+  Select.relcost(),
+  Select.configured({ maxResults: 5, params: { lambda: 0.5 } }),
+  Select.fromWire({ strategy: 'mmr', tokenBudget: 60 }),
+];
+const wire: WireOptions = mmr.wire();
+const r: { property: string; query: string } = rerank('body', 'statins', mmr);
+const plain = rerank('body', 'statins');
 const why: Explanation | null = explain({ metadata: { explainScore: '' } });
 const gain: number | undefined = why?.gain;
 
-// @ts-expect-error: not a strategy
-const badStrategy: Options = { strategy: 'nope' };
+// @ts-expect-error: theta is dpp's parameter, not mmr's
+Select.mmr({ theta: 1 });
+// @ts-expect-error: lambda is not topk's
+Select.topk({ lambda: 0.5 });
 // @ts-expect-error: tokenBudget is a number
-const badBudget: Options = { tokenBudget: '60' };
+Select.coverage({ tokenBudget: '60' });
 // @ts-expect-error: not a per-query option (the query limit is the pool)
-const badKey: Options = { candidates: 50 };
+Select.adagres({ candidates: 50 });
 // @ts-expect-error: order's allowed values
-const badOrder: Options = { order: 'sideways' };
+Select.mmr({ order: 'sideways' });
+// @ts-expect-error: the factory names the strategy
+Select.mmr({ strategy: 'topk' });
+// @ts-expect-error: the collection's strategy takes its parameters in params
+Select.configured({ lambda: 0.5 });
+// @ts-expect-error: not a strategy
+Select.fromWire({ strategy: 'nope' });
+// @ts-expect-error: settings come from Select's factories, not a plain object
+rerank('body', 'statins', { strategy: 'mmr', tokenBudget: 60 });
+// @ts-expect-error: a Selection is read-only
+mmr.options.lambda = 0.2;
 
-export { r, gain, badStrategy, badBudget, badKey, badOrder };
+export { lambda, strategy, settings, wire, r, plain, gain };

@@ -1,0 +1,14 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/diverse-select/diverse-select/internal/pkgcheck"
+)
+
+// TestNoPackageState: the engine keeps no package-level variable but
+// sentinel errors, interface assertions and read-only tables - nothing a
+// query could share with another (no globals, no context keys).
+func TestNoPackageState(t *testing.T) {
+	pkgcheck.NoPackageState(t, "errorKinds", "explainFields", "routes")
+}
