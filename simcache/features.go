@@ -96,7 +96,7 @@ type FeatureCache struct {
 	counter  *stats.Counter
 	maxBytes int64
 	shared   atomic.Uint64 // keys Load returned without computing them
-	claims   claims        // Claim and Release, until their caller uses Load
+	loading  atomic.Int64  // Load calls in progress
 }
 
 // LoadFunc computes the features of keys, in one batch, for Load; a key it
@@ -115,6 +115,10 @@ type LoadFunc func(ctx context.Context, keys []FeatureKey) (map[FeatureKey]*Feat
 // Its look-ups count as neither hits nor misses: the caller's Get counted
 // them.
 func (c *FeatureCache) Load(ctx context.Context, keys []FeatureKey, load LoadFunc) (map[FeatureKey]*Features, error) {
+	if c != nil {
+		c.loading.Add(1)
+		defer c.loading.Add(-1)
+	}
 	got := make(map[FeatureKey]*Features, len(keys))
 	var absent, uncached []FeatureKey
 	for _, k := range keys {
@@ -227,6 +231,9 @@ type CacheStats struct {
 	// Shared counts the keys Load returned without computing them: another
 	// query computed them, since the caller's Get or while it waited.
 	Shared uint64
+	// Loading is the Load calls in progress, computing or waiting for
+	// another's computation.
+	Loading int
 }
 
 // HitRatio is Hits / (Hits + Misses), 0 before any lookup.
@@ -244,7 +251,8 @@ func (c *FeatureCache) Stats() CacheStats {
 	}
 	s := c.c.Stats()
 	return CacheStats{Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions, Entries: c.c.EstimatedSize(),
-		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes), Shared: c.shared.Load()}
+		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes), Shared: c.shared.Load(),
+		Loading: int(c.loading.Load())}
 }
 
 // CleanUp runs the cache's pending maintenance (evictions) now; for tests
