@@ -1,6 +1,7 @@
 package simcache
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -82,17 +83,30 @@ type Engine struct {
 var engines = sync.Pool{New: func() any { return new(Engine) }}
 
 // New packs and normalises vectors (one per candidate, all of one
-// dimension; nil or zero vectors have similarity 0 with everything). It
-// never fails: a vector of another length is truncated or zero padded to the
-// first one's, and a non-finite vector is left unnormalised - the selectors'
-// problem validation rejects both before any strategy runs.
-func New(vectors [][]float32) *Engine {
+// dimension; nil or zero vectors have similarity 0 with everything). A
+// vector of another length than the first one that is not nil is refused,
+// with an error naming both lengths; a non-finite vector is left
+// unnormalised - NonFinite names it, and the selectors' problem validation
+// rejects it before any strategy runs.
+func New(vectors [][]float32) (*Engine, error) {
+	dim, first := 0, -1
+	for i, v := range vectors {
+		switch {
+		case v == nil:
+		case first < 0:
+			dim, first = len(v), i
+		case len(v) != dim:
+			return nil, fmt.Errorf("simcache: vector %d has %d dimensions, expected %d (those of vector %d)", i, len(v), dim, first)
+		}
+	}
+	return pack(vectors, dim), nil
+}
+
+// pack is New for vectors of dimension dim or nil.
+func pack(vectors [][]float32, dim int) *Engine {
 	e := engines.Get().(*Engine)
 	e.n = len(vectors)
-	e.dim = 0
-	if e.n > 0 {
-		e.dim = len(vectors[0])
-	}
+	e.dim = dim
 	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
 	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
 	e.unit = growVectors(e.unit, e.rows*e.stride)
@@ -115,7 +129,7 @@ func New(vectors [][]float32) *Engine {
 			row := e.unit[i*e.stride : (i+1)*e.stride]
 			src := v // read in place when the kernels can (no padding to add)
 			if len(v) != e.dim || e.dim != e.stride {
-				clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
+				clear(row[copy(row[:e.dim], v):]) // a nil vector's row and the padding
 				src = row
 			}
 			if !normalise(row, src) && firstBad[u] < 0 {

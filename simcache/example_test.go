@@ -10,7 +10,10 @@ import (
 // An engine over three candidates: cosines read by row, then the buffers
 // go back to the pool for the next query.
 func ExampleEngine() {
-	e := simcache.New([][]float32{{1, 0}, {3, 4}, {0, 2}})
+	e, err := simcache.New([][]float32{{1, 0}, {3, 4}, {0, 2}})
+	if err != nil {
+		panic(err)
+	}
 	defer e.Release()
 	row := make([]float32, e.Len())
 	e.Row(1, row)

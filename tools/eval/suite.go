@@ -63,7 +63,9 @@ type suite struct {
 	Oracle func(in *instance, c constraint) []float64
 	// Engine, when set, builds the similarity engine of an instance from
 	// its vectors (default: selectors.NewDenseSimilarities).
-	Engine func(vecs [][]float32) selectors.Similarities
+	// An error leaves the default, whose problem validation then names
+	// the candidate (a vector of another dimension).
+	Engine func(vecs [][]float32) (selectors.Similarities, error)
 }
 
 // Metric names.
