@@ -101,6 +101,13 @@ run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
 demo-readme: build venv
 	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
 
+## frameworks: docs/frameworks.md's side-by-side: each demo query through LangChain, LlamaIndex and Haystack - their
+## top-k, LangChain's search_type="mmr" and Haystack's PyversityRanker next to the helper's components (tools/demo
+## -frameworks runs tools/demo/frameworks.py from the venv on make run's servers and corpus)
+.PHONY: frameworks
+frameworks: build venv
+	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -frameworks docs/frameworks.md
+
 ## diagrams: docs/query-path.svg, the README's picture of the query path (tools/diagram, the selection stage's order)
 ## (tools/diagram; its test fails when the committed file differs)
 .PHONY: diagrams
@@ -133,11 +140,13 @@ clients-gen:
 
 ## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
 ## with PKGS), the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json) and
-## the Python helper's and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
+## the Python helper's, its framework extras' and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
 test-clients: venv clients/typescript/node_modules/.package-lock.json
 	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 	$(VENV)/bin/python -m mypy --strict --cache-dir $(VENV)/mypy-cache clients/python integration/py
+	# integration/pyfw apart: its conftest is another module named conftest
+	cd integration/pyfw && $(PYTHON) -m mypy --strict --cache-dir $(CURDIR)/$(VENV)/mypy-cache . ../../tools/demo/frameworks.py
 
 ## venv: the Python virtual environment under the clone ($(VENV), ignored): python3 -m venv, then every requirements
 ## file of requirements/ (one per purpose; requirements/lock.txt pins what they bring in, `make venv-lock` rewrites

@@ -137,13 +137,10 @@ func TestGatewayGoClient(t *testing.T) {
 // selections with the Python helper, and its own calls pass through.
 func TestGatewayPythonClient(t *testing.T) {
 	gs := startGatewayEq(t)
+	python := venvPython(t)
 	root, err := stack.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
-	}
-	python := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%s is missing: run `make venv` (make test does)", python)
 	}
 	b, _ := json.Marshal(gatewayClientCases)
 	outFile := filepath.Join(t.TempDir(), "out.json")

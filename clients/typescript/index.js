@@ -57,7 +57,18 @@ function check(o, v) {
     default:
       if (typeof v === 'string' && (!o.enum || o.enum.includes(v))) return '';
   }
-  return `is ${JSON.stringify(v)}; allowed: ${range(o)}`;
+  return `is ${show(v)}; allowed: ${range(o)}`;
+}
+
+// show is v as JSON, cut after 80 characters (a value may be as long as a caller makes it).
+function show(v) {
+  let text;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = String(v); // a BigInt, a cycle
+  }
+  return text.length <= 80 ? text : `${text.slice(0, 80)}... (${text.length} characters)`;
 }
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -85,6 +96,7 @@ function checkParams(ps) {
 // would refuse or the strategy (undefined: the collection's) does not take.
 function checkOptions(strategy, options) {
   if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
+  if (strategy !== undefined && check(keys.get('strategy'), strategy)) throw new SettingsError('strategy', check(keys.get('strategy'), strategy));
   const factory = `Select.${strategy ?? 'configured'}`;
   for (const [name, v] of Object.entries(options)) {
     if (v === undefined) continue;
@@ -106,6 +118,10 @@ function checkOptions(strategy, options) {
   }
 }
 
+// frozenCopy copies v's objects and arrays, frozen: what was checked is what is sent.
+const frozenCopy = (v) => (Array.isArray(v) ? Object.freeze(v.map(frozenCopy))
+  : isObject(v) ? Object.freeze(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, frozenCopy(x)]))) : v);
+
 /**
  * Per-query settings, made by Select's factories and checked on
  * construction; immutable.
@@ -114,7 +130,7 @@ export class Selection {
   constructor(strategy, options = {}) {
     checkOptions(strategy, options);
     this.strategy = strategy;
-    this.options = Object.freeze({ ...options });
+    this.options = frozenCopy(options);
     Object.freeze(this);
   }
 
@@ -134,11 +150,7 @@ function fromWire(options) {
   if (!isObject(options)) throw new SettingsError('options', `is ${kind(options)}; allowed: an object of settings`);
   const { strategy, ...rest } = options;
   for (const name of Object.keys(rest)) if (!keys.has(name) && !params.has(name)) throw unknown(name);
-  if (strategy !== undefined) {
-    const why = check(keys.get('strategy'), strategy);
-    if (why) throw new SettingsError('strategy', why);
-    return new Selection(strategy, rest);
-  }
+  if (strategy !== undefined) return new Selection(strategy, rest);
   const common = Object.fromEntries(Object.entries(rest).filter(([k]) => keys.has(k)));
   const ps = Object.fromEntries(Object.entries(rest).filter(([k]) => !keys.has(k)));
   return new Selection(undefined, Object.keys(ps).length ? { ...common, params: ps } : common);
@@ -167,7 +179,7 @@ export const Select = Object.freeze({
  */
 export function rerank(property, query, settings) {
   if (typeof property !== 'string' || !PROPERTY_NAME.test(property)) {
-    throw new SettingsError('property', `is ${JSON.stringify(property)}; allowed: a property name (letters, digits, _)`);
+    throw new SettingsError('property', `is ${show(property)}; allowed: a property name (letters, digits, _)`);
   }
   if (settings !== undefined && !(settings instanceof Selection)) {
     throw new TypeError(`diverse-select: settings is ${kind(settings)}; allowed: undefined or what Select's factories make (Select.mmr({...}), Select.fromWire({...}))`);

@@ -45,12 +45,13 @@ func main() {
 		segment    = flag.String("segment", "", "import the corpus through the module's segment endpoint with this method (sage, percentile, packed, fixed): each demo chunk is cut again, each piece one object; sage and percentile need the glove or neural embedder (the encoder of a trained scorer)")
 		segTokens  = flag.Int("segment-max-tokens", 64, "with -segment: the longest chunk")
 		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
+		frameworks = flag.String("frameworks", "", "instead of the comparison, run each demo query through LangChain, LlamaIndex and Haystack (frameworks.py, with -python) and write the side-by-side into this file's frameworks block (make frameworks)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
-		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme,
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme, frameworks: *frameworks,
 		segment: *segment, segmentMaxTokens: *segTokens}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -105,6 +106,7 @@ type options struct {
 	embedder, python              string
 	gloveDir, dataDir, strategy   string
 	readme                        string // file whose demo block gets the first query's comparison
+	frameworks                    string // file whose frameworks block gets the side-by-side ("" = none)
 	segment                       string // import through the segment endpoint with this method ("" = as written)
 	segmentMaxTokens              int
 	httpPort, grpcPort, embedPort int
@@ -164,6 +166,9 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	if err := importCorpus(ctx, w, client, budget, chunks); err != nil {
 		return err
 	}
+	if o.frameworks != "" {
+		return sideBySide(ctx, w, s, o, mode)
+	}
 	var shown []string
 	for _, q := range corpus.Queries() {
 		var b strings.Builder
@@ -200,6 +205,10 @@ func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, bud
 			"diverse-select": map[string]any{
 				"textProperty": "body", "extraTextProperties": []string{"title"},
 				"sourceProperty": "source", "tokenBudget": budget,
+			},
+			// the same selection for the official clients' rerank (gRPC) and the framework components
+			"reranker-diverse-select": map[string]any{
+				"extraTextProperties": []string{"title"}, "sourceProperty": "source", "tokenBudget": budget,
 			},
 			// generate's answer shows what an LLM would receive (the prompt, echoed)
 			"generative-dummy": map[string]any{},

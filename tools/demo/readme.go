@@ -37,11 +37,16 @@ const (
 
 // spliceDemo replaces the demo block of file by the comparison shown.
 func spliceDemo(file, shown string) error {
+	return spliceFile(file, func(doc string) (string, error) { return spliceDemoText(doc, shown) })
+}
+
+// spliceFile rewrites file with splice.
+func spliceFile(file string, splice func(doc string) (string, error)) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	out, err := spliceDemoText(string(data), shown)
+	out, err := splice(string(data))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -49,14 +54,18 @@ func spliceDemo(file, shown string) error {
 }
 
 func spliceDemoText(doc, shown string) (string, error) {
-	i, j := strings.Index(doc, demoBegin), strings.Index(doc, demoEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("no %s ... %s block", demoBegin, demoEnd)
-	}
 	lines := strings.Split(strings.Trim(shown, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	block := demoBegin + "\n```\n" + strings.Join(lines, "\n") + "\n```\n"
-	return doc[:i] + block + doc[j:], nil
+	return spliceBlock(doc, demoBegin, demoEnd, "```\n"+strings.Join(lines, "\n")+"\n```\n")
+}
+
+// spliceBlock puts body between the lines begin and end of doc, in place of what was there.
+func spliceBlock(doc, begin, end, body string) (string, error) {
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %s ... %s block", begin, end)
+	}
+	return doc[:i] + begin + "\n" + body + doc[j:], nil
 }

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
-from . import _generated
-from ._check import SettingsError
+from . import _check, _generated
+from ._check import SettingsError, _show
 from ._generated import *  # noqa: F401,F403  (Select, Selection and the strategies' classes: MMRSelection, ...)
 from ._generated import SPEC, Selection
 
@@ -51,10 +51,12 @@ def rerank_fields(prop: str, query: str, settings: Optional[Selection] = None) -
     text (never parsed for settings), the settings (made by Select, checked
     then) ride in the property."""
     if not isinstance(prop, str) or not _PROPERTY_NAME.match(prop):
-        raise SettingsError("property", "is %s; allowed: a property name (letters, digits, _)" % json.dumps(prop))
+        raise SettingsError("property", "is %s; allowed: a property name (letters, digits, _)" % _show(prop))
     if settings is not None and not isinstance(settings, Selection):
         raise TypeError("diverse-select: settings is a %s; allowed: None or the settings Select's factories make "
                         "(Select.mmr(...), Select.from_wire({...}))" % type(settings).__name__)
+    if settings is not None:  # again: a list or dict it holds may have changed since it was made
+        _check.validate(SPEC, _generated.FIELDS, settings)
     wire = {k: _plain(v) for k, v in settings.wire().items()} if settings else {}
     if not wire:
         return {"prop": prop, "query": query}

@@ -60,7 +60,13 @@ def _why(o: Dict[str, Any], v: Any) -> str:
         ok = isinstance(v, (list, tuple)) and all(isinstance(s, str) for s in v)
     else:
         ok = isinstance(v, str) and (not o.get("enum") or v in o["enum"])
-    return "" if ok else "is %s; allowed: %s" % (json.dumps(v, ensure_ascii=False, default=repr), _allowed(o))
+    return "" if ok else "is %s; allowed: %s" % (_show(v), _allowed(o))
+
+
+def _show(v: Any) -> str:
+    """v as JSON, cut after 80 characters (a value may be as long as a caller makes it)."""
+    text = json.dumps(v, ensure_ascii=False, default=repr)
+    return text if len(text) <= 80 else "%s... (%d characters)" % (text[:80], len(text))
 
 
 def _own(spec: Spec, strategy: str, name: str) -> Optional[Dict[str, Any]]:

@@ -53,6 +53,17 @@ class Refused(unittest.TestCase):
                     factory(**kwargs)
                 self.assertTrue(str(cm.exception).startswith(want), "%s\nwant it to start with\n%s" % (cm.exception, want))
 
+    def test_long_values_are_cut_in_the_message(self) -> None:
+        long: Any = "x" * (1 << 20)
+        makers: List[Callable[[], Any]] = [lambda: Select.mmr(order=long),
+                                           lambda: Select.configured(params={"lambda": long}),
+                                           lambda: ds.rerank_fields("body|" + long, "q")]
+        for make in makers:
+            with self.assertRaises(ds.SettingsError) as cm:
+                make()
+            self.assertLess(len(str(cm.exception)), 400, str(cm.exception)[:400])
+            self.assertRegex(str(cm.exception), r"\.\.\. \(\d+ characters\); allowed: ")
+
     def test_foreign_argument_is_a_type_error(self) -> None:
         cases: List[Tuple[Callable[..., ds.Selection], Dict[str, Any]]] = [
             (Select.mmr, {"theta": 1}), (Select.coverage, {"lambda_": 0.5}), (Select.relcost, {"strategy": "mmr"}),
@@ -84,6 +95,14 @@ class Made(unittest.TestCase):
         self.assertEqual(ds.rerank_fields("body", "q", Select.configured()), {"prop": "body", "query": "q"})
         with self.assertRaises(dataclasses.FrozenInstanceError):
             s.token_budget = 5  # type: ignore[misc]
+
+    def test_checked_again_when_sent(self) -> None:
+        s = Select.configured(extra_text_properties=["title"], params={"lambda": 0.5})
+        assert s.extra_text_properties is not None
+        s.extra_text_properties.append(5)  # type: ignore[arg-type]
+        with self.assertRaises(ds.SettingsError) as cm:
+            ds.rerank_fields("body", "q", s)
+        self.assertEqual(cm.exception.key, "extraTextProperties")
 
     def test_from_wire_is_the_strategy_class(self) -> None:
         s = Select.from_wire({"strategy": "mmr", "tokenBudget": 60, "lambda": 0.7})
