@@ -15,6 +15,7 @@ require (
 	github.com/tailor-platform/graphql v0.6.0
 	github.com/weaviate/tiktoken-go v0.0.3
 	github.com/weaviate/weaviate v1.38.14
+	github.com/x448/float16 v0.8.4
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.47.0
 	gonum.org/v1/gonum v0.17.0
@@ -99,7 +100,6 @@ require (
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
 	github.com/weaviate/sroar v0.0.16 // indirect
-	github.com/x448/float16 v0.8.4 // indirect
 	go.mongodb.org/mongo-driver v1.17.6 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.44.0 // indirect
