@@ -154,7 +154,9 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 		}
 		var sims selectors.Similarities = selectors.NewDenseSimilarities(vecs)
 		if s.Engine != nil {
-			sims = s.Engine(vecs)
+			if e, err := s.Engine(vecs); err == nil {
+				sims = e
+			}
 		}
 		keys := make([]uint64, len(in.Cands))
 		for i, c := range in.Cands {

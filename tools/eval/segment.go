@@ -90,7 +90,7 @@ func (e *segEncoder) Encode(ctx context.Context, texts []string) ([][]float32, e
 // gloveEncoder embeds in process with the embedder's glove mode, on every
 // core or (sequential, for the speed table) on one goroutine.
 type gloveEncoder struct {
-	g          embed.Embedder
+	g          *embed.GloVe
 	sequential bool
 }
 

@@ -66,7 +66,9 @@ type suite struct {
 	Oracle func(in *instance, c constraint) []float64
 	// Engine, when set, builds the similarity engine of an instance from
 	// its vectors (default: selectors.NewDenseSimilarities).
-	Engine func(vecs [][]float32) selectors.Similarities
+	// An error leaves the default, whose problem validation then names
+	// the candidate (a vector of another dimension).
+	Engine func(vecs [][]float32) (selectors.Similarities, error)
 }
 
 // Metric names.
@@ -161,7 +163,7 @@ func answerFits(in *instance, c constraint) float64 {
 // by every suite; vectors are cached by text.
 type env struct {
 	enc     string
-	emb     embed.Embedder // glove
+	emb     *embed.GloVe
 	stored  *storedVectors // use-lite
 	cache   *vectorCache   // minilm
 	counter tokens.Counter
@@ -179,7 +181,7 @@ func newEnv(o options, enc string) (*env, error) {
 	e := &env{enc: enc, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}
 	switch enc {
 	case encGloVe:
-		e.emb, err = embed.New(embed.ModeGloVe, 0, o.gloveDir)
+		e.emb, err = embed.LoadGloVe(o.gloveDir)
 	case encUSE:
 		e.stored, err = loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
 	case encMiniLM:
