@@ -1,0 +1,201 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+// TestImportDocuments runs the Python helper's import_documents (issue 46,
+// point 4) with the official client against the module's server and
+// through the gateway in front of a stock Weaviate: the helper cuts each
+// document on the segment endpoint (the module's, or the gateway's own)
+// and writes the chunks with the client. It checks the stored objects
+// themselves: their ids (uuid5 of the collection, the source id and the
+// byte range), their offsets (the document's bytes [start, end) are the
+// chunk), that a second import leaves the same objects, that a re-import
+// of a changed text keeps only its new chunks, and that a document with a
+// chunk the server refuses has no chunk left while the other documents
+// stay.
+func TestImportDocuments(t *testing.T) {
+	t.Run("module", func(t *testing.T) { checkImportDocuments(t, srv.HTTPURL, srv.GRPCAddr) })
+	t.Run("gateway", func(t *testing.T) {
+		gs := startGatewayStack(t, "import", gatewayOptions{})
+		checkImportDocuments(t, gs.HTTPURL, gs.GRPCAddr)
+	})
+}
+
+// importNamespace is the helper's uuid5 namespace (clients/python/diverse_select/_import.py).
+var importNamespace = uuid.MustParse("6f1d0c9e-4b7a-5e3f-9a51-2d8c7e0b4f16")
+
+type importDoc struct {
+	ID         string            `json:"id"`
+	Text       string            `json:"text"`
+	Properties map[string]string `json:"properties,omitempty"`
+}
+
+type storedChunk struct {
+	ID         string `json:"id"`
+	Properties struct {
+		Text     string `json:"text"`
+		SourceID string `json:"source_id"`
+		Start    int    `json:"start"`
+		End      int    `json:"end"`
+		Title    string `json:"title"`
+	} `json:"properties"`
+}
+
+func checkImportDocuments(t *testing.T, httpURL, grpcAddr string) {
+	const class, maxTokens = "ImportedChunks", 16
+	docs := []importDoc{
+		{ID: "cats/whiskers", Text: "Whiskers is a domestic cat from Bristol. He has bright green eyes and a white patch on his chest. " +
+			"He was adopted from a shelter in 2019. The vet saw him on Monday and found him healthy.", Properties: map[string]string{"title": "Whiskers"}},
+		{ID: "bridges/clifton", Text: "The Clifton Suspension Bridge spans the Avon Gorge. It was designed by Isambard Kingdom Brunel — " +
+			"the engineer of the Great Western Railway. Construction began in 1831 and ended in 1864. Über 200 Meter lang, café ☕ nearby.", Properties: map[string]string{"title": "Clifton"}},
+	}
+
+	first := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, docs)
+	stored := checkStored(t, httpURL, class, docs, first)
+	if len(first["cats/whiskers"]) < 2 || len(first["bridges/clifton"]) < 2 {
+		t.Fatalf("each document should be cut into several chunks at %d tokens: %v", maxTokens, first)
+	}
+
+	// Idempotent: the same import again leaves the same objects.
+	second := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, docs)
+	if !reflect.DeepEqual(first, second) {
+		t.Errorf("a second import returned other ids:\n%v\n%v", first, second)
+	}
+	if again := checkStored(t, httpURL, class, docs, second); !reflect.DeepEqual(stored, again) {
+		t.Errorf("a second import changed the stored objects:\n%v\n%v", stored, again)
+	}
+
+	// A re-import of a changed text converges to its new chunks.
+	changed := []importDoc{{ID: "cats/whiskers", Text: "Whiskers is a cat. He sleeps all day.", Properties: map[string]string{"title": "Whiskers"}}, docs[1]}
+	third := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, changed)
+	checkStored(t, httpURL, class, changed, third)
+
+	// A refused chunk leaves no partial document; the others are written.
+	broken := importDoc{ID: "broken", Text: strings.Repeat("This sentence is here to make chunks. ", 8)}
+	fresh := importDoc{ID: "fresh", Text: "A fresh document. It has two sentences."}
+	out := runImportRaw(t, "fail", httpURL, grpcAddr, class, maxTokens, []importDoc{fresh, broken})
+	var res struct {
+		Error    string
+		Failures map[string][]any
+		Imported map[string][]string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(res.Error, `document "broken": chunk [`) || !strings.Contains(res.Error, "was refused") || len(res.Failures) != 1 || res.Failures["broken"] == nil {
+		t.Fatalf("the forced failure: %+v", res)
+	}
+	// The refused chunk is broken's second: [start, end) of its cut.
+	if f := res.Failures["broken"]; len(f) != 3 || int(f[0].(float64)) == 0 {
+		t.Errorf("failure %v: want the second chunk's range and the server's message", f)
+	}
+	checkStored(t, httpURL, class, append(changed, fresh), map[string][]string{"cats/whiskers": third["cats/whiskers"],
+		"bridges/clifton": third["bridges/clifton"], "fresh": res.Imported["fresh"]})
+}
+
+// runImport runs the import phase and returns each document's chunk ids.
+func runImport(t *testing.T, phase, httpURL, grpcAddr, class string, maxTokens int, docs []importDoc) map[string][]string {
+	t.Helper()
+	out := runImportRaw(t, phase, httpURL, grpcAddr, class, maxTokens, docs)
+	var res struct{ IDs map[string][]string }
+	if err := json.Unmarshal(out, &res); err != nil || res.IDs == nil {
+		t.Fatalf("import: %v: %s", err, out)
+	}
+	return res.IDs
+}
+
+func runImportRaw(t *testing.T, phase, httpURL, grpcAddr, class string, maxTokens int, docs []importDoc) []byte {
+	t.Helper()
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	python := filepath.Join(root, ".venv", "bin", "python")
+	if _, err := os.Stat(python); err != nil {
+		t.Fatalf("%s is missing: run `make venv`", python)
+	}
+	input := writeJSON(t, filepath.Join(t.TempDir(), "import.json"), map[string]any{
+		"http": httpURL, "grpc": grpcAddr, "collection": class, "documents": docs, "maxTokens": maxTokens})
+	cmd := exec.CommandContext(ctx(t), python, filepath.Join(root, "integration", "py", "import_documents.py"), phase, input)
+	out, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("import_documents.py %s: %v\n%s%s", phase, err, out, stderr)
+	}
+	return out
+}
+
+// checkStored reads every object of class and checks that they are exactly
+// the chunks of docs the helper returned (ids), each with its id, source,
+// offsets, text and the document's title; it returns them by id.
+func checkStored(t *testing.T, httpURL, class string, docs []importDoc, ids map[string][]string) map[string]storedChunk {
+	t.Helper()
+	res, err := httpc.Get(fmt.Sprintf("%s/v1/objects?class=%s&limit=1000", httpURL, class))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var list struct{ Objects []storedChunk }
+	if res.StatusCode != 200 || json.Unmarshal(raw, &list) != nil {
+		t.Fatalf("list %s: %d %s", class, res.StatusCode, raw)
+	}
+	byID := map[string]storedChunk{}
+	for _, o := range list.Objects {
+		byID[o.ID] = o
+	}
+	total := 0
+	for _, d := range docs {
+		var got []storedChunk
+		for _, o := range list.Objects {
+			if o.Properties.SourceID == d.ID {
+				got = append(got, o)
+			}
+		}
+		sort.Slice(got, func(i, j int) bool { return got[i].Properties.Start < got[j].Properties.Start })
+		if len(got) != len(ids[d.ID]) || len(got) == 0 {
+			t.Fatalf("document %q: %d stored chunks, the helper wrote %d", d.ID, len(got), len(ids[d.ID]))
+		}
+		end := 0
+		for i, o := range got {
+			p := o.Properties
+			wantID := uuid.NewSHA1(importNamespace, []byte(fmt.Sprintf("%s\x00%s\x00%d\x00%d", class, d.ID, p.Start, p.End))).String()
+			if o.ID != wantID || ids[d.ID][i] != wantID {
+				t.Errorf("document %q chunk %d: id %s, the helper's %s, want uuid5 %s", d.ID, i, o.ID, ids[d.ID][i], wantID)
+			}
+			if p.Start < end || p.End <= p.Start || p.End > len(d.Text) || d.Text[p.Start:p.End] != p.Text {
+				t.Errorf("document %q chunk %d: [%d, %d) %q is not the text's bytes there (previous end %d)", d.ID, i, p.Start, p.End, p.Text, end)
+			}
+			if p.Title != d.Properties["title"] {
+				t.Errorf("document %q chunk %d: title %q, want %q", d.ID, i, p.Title, d.Properties["title"])
+			}
+			end = p.End
+		}
+		if strings.TrimSpace(d.Text[end:]) != "" {
+			t.Errorf("document %q: the text after the last chunk (byte %d) is not stored: %q", d.ID, end, d.Text[end:])
+		}
+		total += len(got)
+	}
+	if len(list.Objects) != total {
+		t.Errorf("%d objects stored, the documents' chunks are %d: %v", len(list.Objects), total, byID)
+	}
+	return byID
+}
