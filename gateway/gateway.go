@@ -87,6 +87,7 @@ type Gateway struct {
 	classes *classes
 	objects *objects
 	http    *httputil.ReverseProxy
+	segment http.Handler // segment.go
 	stop    chan struct{}
 	// queryDefaults is what Weaviate's parser reads of its config.
 	queryDefaults *config.Config
@@ -167,6 +168,10 @@ func New(o Options) (*Gateway, error) {
 		},
 		Transport: httpc.Transport,
 	}
+	if g.segment, err = g.newSegment(); err != nil {
+		g.Close()
+		return nil, err
+	}
 	if o.ConfigPath != "" {
 		if err := g.Reload(); err != nil {
 			g.Close()
@@ -232,6 +237,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})
+	mux.Handle(SegmentPath, g.segment)
 	mux.Handle("/", g.http)
 	return mux
 }
