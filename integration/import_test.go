@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,12 +30,51 @@ import (
 // chunk the server refuses has no chunk left while the other documents
 // stay.
 func TestImportDocuments(t *testing.T) {
-	t.Run("module", func(t *testing.T) { checkImportDocuments(t, srv.HTTPURL, srv.GRPCAddr) })
+	t.Run("module", func(t *testing.T) { checkImportDocuments(t, importTarget{http: srv.HTTPURL, grpc: srv.GRPCAddr}) })
 	t.Run("gateway", func(t *testing.T) {
 		gs := startGatewayStack(t, "import", gatewayOptions{})
-		checkImportDocuments(t, gs.HTTPURL, gs.GRPCAddr)
+		checkImportDocuments(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
 	})
 }
+
+// TestGatewaySegmentAuth: the gateway's segment endpoint in front of a
+// stock Weaviate with API keys: the upstream authenticates each caller with
+// the caller's own key (the gateway holds none), a collection the upstream
+// does not have is refused by name, and import_documents through the
+// gateway sends the client's own key to it.
+func TestGatewaySegmentAuth(t *testing.T) {
+	gs := startGatewayStack(t, "segment-auth", gatewayOptions{env: map[string]string{
+		"AUTHENTICATION_ANONYMOUS_ACCESS_ENABLED": "false",
+		"AUTHENTICATION_APIKEY_ENABLED":           "true",
+		"AUTHENTICATION_APIKEY_ALLOWED_KEYS":      authAdmin.key,
+		"AUTHENTICATION_APIKEY_USERS":             authAdmin.name,
+	}})
+	body := map[string]any{"text": "One sentence. Two sentences.", "method": "packed"}
+	for _, tc := range []struct {
+		name, key string
+		body      any
+		status    int
+		want      string
+	}{
+		{"anonymous", "", body, 401, "anonymous access not enabled"},
+		{"wrong key", "nope", body, 401, "invalid api key"},
+		{"unknown collection", authAdmin.key, map[string]any{"text": "One.", "method": "packed", "collection": "Nope"}, 403, `collection \"Nope\": the upstream has no such collection`},
+		{"the module's limits", authAdmin.key, map[string]any{"text": "One.", "method": "packed", "maxTokens": 9}, 400, "maxTokens 9 is outside [16, 8192]"},
+		{"served", authAdmin.key, body, 200, `"text":"One sentence. Two sentences."`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, got := segmentPost(t, gs.HTTPURL, tc.key, tc.body)
+			if status != tc.status || !strings.Contains(got, tc.want) {
+				t.Errorf("status %d, body %s; want %d with %q", status, got, tc.status, tc.want)
+			}
+		})
+	}
+	checkImportDocuments(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr, key: authAdmin.key})
+}
+
+// importTarget is where the import runs: a server or the gateway, and the
+// API key of the caller ("": anonymous).
+type importTarget struct{ http, grpc, key string }
 
 // importNamespace is the helper's uuid5 namespace (clients/python/diverse_select/_import.py).
 var importNamespace = uuid.MustParse("6f1d0c9e-4b7a-5e3f-9a51-2d8c7e0b4f16")
@@ -56,7 +96,7 @@ type storedChunk struct {
 	} `json:"properties"`
 }
 
-func checkImportDocuments(t *testing.T, httpURL, grpcAddr string) {
+func checkImportDocuments(t *testing.T, to importTarget) {
 	const class, maxTokens = "ImportedChunks", 16
 	docs := []importDoc{
 		{ID: "cats/whiskers", Text: "Whiskers is a domestic cat from Bristol. He has bright green eyes and a white patch on his chest. " +
@@ -65,30 +105,30 @@ func checkImportDocuments(t *testing.T, httpURL, grpcAddr string) {
 			"the engineer of the Great Western Railway. Construction began in 1831 and ended in 1864. Über 200 Meter lang, café ☕ nearby.", Properties: map[string]string{"title": "Clifton"}},
 	}
 
-	first := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, docs)
-	stored := checkStored(t, httpURL, class, docs, first)
+	first := runImport(t, "import", to, class, maxTokens, docs)
+	stored := checkStored(t, to, class, docs, first)
 	if len(first["cats/whiskers"]) < 2 || len(first["bridges/clifton"]) < 2 {
 		t.Fatalf("each document should be cut into several chunks at %d tokens: %v", maxTokens, first)
 	}
 
 	// Idempotent: the same import again leaves the same objects.
-	second := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, docs)
+	second := runImport(t, "import", to, class, maxTokens, docs)
 	if !reflect.DeepEqual(first, second) {
 		t.Errorf("a second import returned other ids:\n%v\n%v", first, second)
 	}
-	if again := checkStored(t, httpURL, class, docs, second); !reflect.DeepEqual(stored, again) {
+	if again := checkStored(t, to, class, docs, second); !reflect.DeepEqual(stored, again) {
 		t.Errorf("a second import changed the stored objects:\n%v\n%v", stored, again)
 	}
 
 	// A re-import of a changed text converges to its new chunks.
 	changed := []importDoc{{ID: "cats/whiskers", Text: "Whiskers is a cat. He sleeps all day.", Properties: map[string]string{"title": "Whiskers"}}, docs[1]}
-	third := runImport(t, "import", httpURL, grpcAddr, class, maxTokens, changed)
-	checkStored(t, httpURL, class, changed, third)
+	third := runImport(t, "import", to, class, maxTokens, changed)
+	checkStored(t, to, class, changed, third)
 
 	// A refused chunk leaves no partial document; the others are written.
 	broken := importDoc{ID: "broken", Text: strings.Repeat("This sentence is here to make chunks. ", 8)}
 	fresh := importDoc{ID: "fresh", Text: "A fresh document. It has two sentences."}
-	out := runImportRaw(t, "fail", httpURL, grpcAddr, class, maxTokens, []importDoc{fresh, broken})
+	out := runImportRaw(t, "fail", to, class, maxTokens, []importDoc{fresh, broken})
 	var res struct {
 		Error    string
 		Failures map[string][]any
@@ -104,14 +144,14 @@ func checkImportDocuments(t *testing.T, httpURL, grpcAddr string) {
 	if f := res.Failures["broken"]; len(f) != 3 || int(f[0].(float64)) == 0 {
 		t.Errorf("failure %v: want the second chunk's range and the server's message", f)
 	}
-	checkStored(t, httpURL, class, append(changed, fresh), map[string][]string{"cats/whiskers": third["cats/whiskers"],
+	checkStored(t, to, class, append(changed, fresh), map[string][]string{"cats/whiskers": third["cats/whiskers"],
 		"bridges/clifton": third["bridges/clifton"], "fresh": res.Imported["fresh"]})
 }
 
 // runImport runs the import phase and returns each document's chunk ids.
-func runImport(t *testing.T, phase, httpURL, grpcAddr, class string, maxTokens int, docs []importDoc) map[string][]string {
+func runImport(t *testing.T, phase string, to importTarget, class string, maxTokens int, docs []importDoc) map[string][]string {
 	t.Helper()
-	out := runImportRaw(t, phase, httpURL, grpcAddr, class, maxTokens, docs)
+	out := runImportRaw(t, phase, to, class, maxTokens, docs)
 	var res struct{ IDs map[string][]string }
 	if err := json.Unmarshal(out, &res); err != nil || res.IDs == nil {
 		t.Fatalf("import: %v: %s", err, out)
@@ -119,7 +159,7 @@ func runImport(t *testing.T, phase, httpURL, grpcAddr, class string, maxTokens i
 	return res.IDs
 }
 
-func runImportRaw(t *testing.T, phase, httpURL, grpcAddr, class string, maxTokens int, docs []importDoc) []byte {
+func runImportRaw(t *testing.T, phase string, to importTarget, class string, maxTokens int, docs []importDoc) []byte {
 	t.Helper()
 	root, err := stack.RepoRoot()
 	if err != nil {
@@ -130,7 +170,7 @@ func runImportRaw(t *testing.T, phase, httpURL, grpcAddr, class string, maxToken
 		t.Fatalf("%s is missing: run `make venv`", python)
 	}
 	input := writeJSON(t, filepath.Join(t.TempDir(), "import.json"), map[string]any{
-		"http": httpURL, "grpc": grpcAddr, "collection": class, "documents": docs, "maxTokens": maxTokens})
+		"http": to.http, "grpc": to.grpc, "apiKey": to.key, "collection": class, "documents": docs, "maxTokens": maxTokens})
 	cmd := exec.CommandContext(ctx(t), python, filepath.Join(root, "integration", "py", "import_documents.py"), phase, input)
 	out, err := cmd.Output()
 	if err != nil {
@@ -146,9 +186,16 @@ func runImportRaw(t *testing.T, phase, httpURL, grpcAddr, class string, maxToken
 // checkStored reads every object of class and checks that they are exactly
 // the chunks of docs the helper returned (ids), each with its id, source,
 // offsets, text and the document's title; it returns them by id.
-func checkStored(t *testing.T, httpURL, class string, docs []importDoc, ids map[string][]string) map[string]storedChunk {
+func checkStored(t *testing.T, to importTarget, class string, docs []importDoc, ids map[string][]string) map[string]storedChunk {
 	t.Helper()
-	res, err := httpc.Get(fmt.Sprintf("%s/v1/objects?class=%s&limit=1000", httpURL, class))
+	req, err := http.NewRequestWithContext(ctx(t), http.MethodGet, fmt.Sprintf("%s/v1/objects?class=%s&limit=1000", to.http, class), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if to.key != "" {
+		req.Header.Set("Authorization", "Bearer "+to.key)
+	}
+	res, err := httpc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

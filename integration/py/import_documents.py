@@ -1,6 +1,7 @@
 """Segment at import with the official client and the helper, for
 integration/import_test.go: ``python import_documents.py PHASE INPUT`` with
-INPUT a JSON file {"http": URL, "grpc": "host:port", "collection": ..., "documents": [...], "maxTokens": n}.
+INPUT a JSON file {"http": URL, "grpc": "host:port", "collection": ..., "documents": [...], "maxTokens": n,
+"apiKey": key or ""} (the helper sends the client's key to the segment endpoint).
 Phases: ``import`` imports the documents (creating the collection when it is
 not there); ``fail`` imports them with the chunk of index 1 of document
 "broken" made a wrong type through the helper's test seam, so the server
@@ -14,6 +15,7 @@ from urllib.parse import urlparse
 
 import weaviate
 from weaviate.classes.config import Configure, DataType, Property
+from weaviate.classes.init import Auth
 
 import diverse_select
 from diverse_select import _import
@@ -27,7 +29,8 @@ def main() -> None:
     grpc_host, grpc_port = spec["grpc"].rsplit(":", 1)
     client = weaviate.connect_to_custom(http_host=str(http.hostname), http_port=int(http.port or 80), http_secure=False,
                                         grpc_host=grpc_host, grpc_port=int(grpc_port), grpc_secure=False,
-                                        skip_init_checks=True)
+                                        skip_init_checks=True,
+                                        auth_credentials=Auth.api_key(spec["apiKey"]) if spec.get("apiKey") else None)
     try:
         name = spec["collection"]
         if not client.collections.exists(name):
