@@ -14,7 +14,6 @@ import (
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
-	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // The official clients pointed at the gateway unchanged, as at Weaviate:
@@ -137,14 +136,7 @@ func TestGatewayGoClient(t *testing.T) {
 // selections with the Python helper, and its own calls pass through.
 func TestGatewayPythonClient(t *testing.T) {
 	gs := startGatewayEq(t)
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	python := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%s is missing: run `make venv` (make test does)", python)
-	}
+	root, python := venvPython(t)
 	b, _ := json.Marshal(gatewayClientCases)
 	outFile := filepath.Join(t.TempDir(), "out.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
