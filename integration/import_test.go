@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,8 +13,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
+	"github.com/weaviate/weaviate/entities/models"
+
+	dsclient "github.com/diverse-select/diverse-select/clients/go"
 
 	"github.com/diverse-select/diverse-select/integration/stack"
 )
@@ -34,7 +41,72 @@ func TestImportDocuments(t *testing.T) {
 	t.Run("gateway", func(t *testing.T) {
 		gs := startGatewayStack(t, "import", gatewayOptions{})
 		checkImportDocuments(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
+		checkImportDocumentsGo(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
 	})
+	t.Run("module, Go", func(t *testing.T) { checkImportDocumentsGo(t, importTarget{http: srv.HTTPURL, grpc: srv.GRPCAddr}) })
+}
+
+// checkImportDocumentsGo runs the Go helper's ImportDocuments with the
+// official Go client: the same ids as the Python helper's for the same
+// chunks, a second import leaving the same objects, and a document whose
+// every chunk the server refuses (a title of the wrong type) left with no
+// chunk - its previous import's included - while the others stay.
+func checkImportDocumentsGo(t *testing.T, to importTarget) {
+	const class = "ImportedChunksGo"
+	host := strings.TrimPrefix(to.http, "http://")
+	wc, err := weaviate.NewClient(weaviate.Config{Host: host, Scheme: "http"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connection.NewConnection("http", host, nil, time.Minute, nil)
+	props := []*models.Property{{Name: "text", DataType: []string{"text"}}, {Name: "source_id", DataType: []string{"text"}, Tokenization: "field"},
+		{Name: "start", DataType: []string{"int"}}, {Name: "end", DataType: []string{"int"}}, {Name: "title", DataType: []string{"text"}}}
+	if err := wc.Schema().ClassCreator().WithClass(&models.Class{Class: class, Vectorizer: "none", Properties: props}).Do(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	// A source property of word tokenization is refused by name: "doc 1" would equal "doc 1 2".
+	word := &models.Class{Class: class + "Word", Vectorizer: "none", Properties: []*models.Property{{Name: "source_id", DataType: []string{"text"}}}}
+	if err := wc.Schema().ClassCreator().WithClass(word).Do(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dsclient.ImportDocuments(ctx(t), wc, conn, dsclient.ImportRequest{Collection: word.Class, Documents: []dsclient.Document{{ID: "doc 1", Text: "One."}}})
+	if err == nil || !strings.Contains(err.Error(), `the property "source_id" of collection "ImportedChunksGoWord" must be text with tokenization field (it is text with tokenization word)`) {
+		t.Errorf("word tokenization: %v", err)
+	}
+
+	docs := []importDoc{
+		{ID: "a", Text: "First sentence of a. Second sentence of a, a bit longer than the first. Third one — with a dash.", Properties: map[string]string{"title": "A"}},
+		{ID: "broken", Text: "Broken starts well. It is imported once. Then its title is a number.", Properties: map[string]string{"title": "B"}},
+	}
+	run := func(docs []importDoc, title map[string]any) (map[string][]string, error) {
+		req := dsclient.ImportRequest{Collection: class, Segment: dsclient.SegmentRequest{Method: "packed", MaxTokens: 16}, BatchSize: 2}
+		for _, d := range docs {
+			p := map[string]any{"title": d.Properties["title"]}
+			if v, ok := title[d.ID]; ok {
+				p["title"] = v
+			}
+			req.Documents = append(req.Documents, dsclient.Document{ID: d.ID, Text: d.Text, Properties: p})
+		}
+		return dsclient.ImportDocuments(ctx(t), wc, conn, req)
+	}
+	first, err := run(docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := checkStored(t, to, class, docs, first)
+	second, err := run(docs, nil)
+	if err != nil || !reflect.DeepEqual(first, second) {
+		t.Fatalf("a second import: %v, ids %v, the first's %v", err, second, first)
+	}
+	if again := checkStored(t, to, class, docs, second); !reflect.DeepEqual(stored, again) {
+		t.Errorf("a second import changed the stored objects:\n%v\n%v", stored, again)
+	}
+	_, err = run(docs, map[string]any{"broken": 42})
+	var ie *dsclient.ImportError
+	if !errors.As(err, &ie) || len(ie.Failures) != 1 || !strings.Contains(err.Error(), `document "broken": chunk [0, `) {
+		t.Fatalf("a title of the wrong type: %v", err)
+	}
+	checkStored(t, to, class, docs[:1], map[string][]string{"a": ie.Imported["a"]})
 }
 
 // TestGatewaySegmentAuth: the gateway's segment endpoint in front of a
@@ -124,6 +196,13 @@ func checkImportDocuments(t *testing.T, to importTarget) {
 	changed := []importDoc{{ID: "cats/whiskers", Text: "Whiskers is a cat. He sleeps all day.", Properties: map[string]string{"title": "Whiskers"}}, docs[1]}
 	third := runImport(t, "import", to, class, maxTokens, changed)
 	checkStored(t, to, class, changed, third)
+
+	// A source property of word tokenization is refused by name.
+	var word struct{ Error string }
+	if err := json.Unmarshal(runImportRaw(t, "word", to, class, maxTokens, docs), &word); err != nil ||
+		!strings.Contains(word.Error, `the property "source_id" of collection "ImportedChunksWord" must be text with tokenization field (it is text with tokenization word)`) {
+		t.Errorf("word tokenization: %v %q", err, word.Error)
+	}
 
 	// A refused chunk leaves no partial document; the others are written.
 	broken := importDoc{ID: "broken", Text: strings.Repeat("This sentence is here to make chunks. ", 8)}

@@ -5,7 +5,8 @@ INPUT a JSON file {"http": URL, "grpc": "host:port", "collection": ..., "documen
 Phases: ``import`` imports the documents (creating the collection when it is
 not there); ``fail`` imports them with the chunk of index 1 of document
 "broken" made a wrong type through the helper's test seam, so the server
-refuses that chunk. Prints what the helper returned or raised, as JSON.
+refuses that chunk; ``word`` imports into a collection whose source_id has word
+tokenization. Prints what the helper returned or raised, as JSON.
 """
 
 import json
@@ -14,7 +15,7 @@ from typing import Any, Dict, List
 from urllib.parse import urlparse
 
 import weaviate
-from weaviate.classes.config import Configure, DataType, Property
+from weaviate.classes.config import Configure, DataType, Property, Tokenization
 from weaviate.classes.init import Auth
 
 import diverse_select
@@ -35,7 +36,8 @@ def main() -> None:
         name = spec["collection"]
         if not client.collections.exists(name):
             client.collections.create(name, vector_config=Configure.Vectors.self_provided(), properties=[
-                Property(name="text", data_type=DataType.TEXT), Property(name="source_id", data_type=DataType.TEXT),
+                Property(name="text", data_type=DataType.TEXT),
+                Property(name="source_id", data_type=DataType.TEXT, tokenization=Tokenization.FIELD),
                 Property(name="start", data_type=DataType.INT), Property(name="end", data_type=DataType.INT),
                 Property(name="title", data_type=DataType.TEXT)])
         docs = client.collections.get(name)
@@ -62,6 +64,15 @@ def main() -> None:
                 out.update(error=str(e), failures=e.failures, imported=e.imported)
             finally:
                 _import._insert = real
+        elif phase == "word":  # a source property of word tokenization is refused by name
+            word = name + "Word"
+            if not client.collections.exists(word):
+                client.collections.create(word, properties=[Property(name="source_id", data_type=DataType.TEXT)])
+            try:
+                diverse_select.import_documents(client.collections.get(word), documents, method="packed")
+                out["error"] = ""
+            except ValueError as e:
+                out["error"] = str(e)
         else:
             out["ids"] = diverse_select.import_documents(docs, documents, method="packed",
                                                          max_tokens=spec["maxTokens"])

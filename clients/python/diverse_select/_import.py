@@ -101,6 +101,20 @@ def _documents(documents: Sequence[Union[Document, Mapping[str, Any]]], reserved
     return out
 
 
+def _check_source(collection: "Collection[Any, Any]", name: str) -> None:
+    """The source property must be text with field tokenization: the import finds a document's chunks by equality
+    on it, and word tokenization makes "doc 1" equal to "doc 1 2" (and "a" a stopword no filter may hold)."""
+    from weaviate.classes.config import DataType, Tokenization
+
+    prop = next((p for p in collection.config.get().properties if p.name == name), None)
+    if prop is None or prop.data_type != DataType.TEXT or prop.tokenization != Tokenization.FIELD:
+        found = "missing" if prop is None else "%s with tokenization %s" % (
+            prop.data_type.value, prop.tokenization.value if prop.tokenization else "none")
+        raise ValueError("import_documents: the property %s of collection %s must be text with tokenization field "
+                         "(it is %s): the import finds a document's chunks by equality on it"
+                         % (_show(name), _show(collection.name), found))
+
+
 def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Union[Document, Mapping[str, Any]]], *,
                      url: Optional[str] = None, api_key: Optional[str] = None, method: Optional[str] = None,
                      encoder: Optional[str] = None, max_tokens: Optional[int] = None, tokenizer: Optional[str] = None,
@@ -138,6 +152,7 @@ def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Uni
     docs = _documents(documents, list(names.values()))
     if not docs:
         return {}
+    _check_source(collection, source_property)
     conn = collection._connection
     if url is None:
         url = str(conn.url)
