@@ -68,6 +68,12 @@ def _insert(collection: "Collection[Any, Any]", objects: List[Any]) -> Dict[int,
     return {i: str(e.message) for i, e in res.errors.items()}
 
 
+def _delete(collection: "Collection[Any, Any]", where: Any, what: str) -> None:
+    res = collection.data.delete_many(where=where)
+    if res.failed:
+        raise RuntimeError("diverse-select: import_documents: %s: %d objects were not deleted" % (what, res.failed))
+
+
 def _documents(documents: Sequence[Union[Document, Mapping[str, Any]]], reserved: Sequence[str]) -> List[Document]:
     out: List[Document] = []
     seen: Dict[str, int] = {}
@@ -187,7 +193,7 @@ def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Uni
         stale = Filter.by_property(source_property).equal(d.id)
         if ids[d.id]:
             stale = stale & Filter.by_id().contains_none(ids[d.id])
-        collection.data.delete_many(where=stale)
+        _delete(collection, stale, "document %s: delete the chunks of its previous cut" % _show(d.id))
         for (s, e, text), u in zip(chunks, ids[d.id]):
             props = dict(d.properties)
             props.update({text_property: text, source_property: d.id, start_property: s, end_property: e})
@@ -207,6 +213,7 @@ def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Uni
         return ids
     # No partial document: a document with a refused chunk loses all of them.
     for src in failures:
-        collection.data.delete_many(where=Filter.by_property(source_property).equal(src))
+        _delete(collection, Filter.by_property(source_property).equal(src),
+                "document %s: chunk [%d, %d) was refused (%s), and removing its chunks" % ((_show(src),) + failures[src]))
         del ids[src]
     raise ImportDocumentsError(failures, ids)

@@ -42,6 +42,7 @@ class ImportDocumentsTest(unittest.TestCase):
 
     def test_chunk_uuid(self) -> None:
         u = chunk_uuid("Docs", "a", 0, 10)
+        self.assertEqual(u, "5403cb8d-9ec3-505e-bce5-12083739e086")  # the Go helper's ChunkID too (import_test.go)
         self.assertEqual(u, chunk_uuid("Docs", "a", 0, 10))
         self.assertEqual(uuid.UUID(u).version, 5)
         others = {chunk_uuid("Docs", "a", 0, 11), chunk_uuid("Docs", "b", 0, 10), chunk_uuid("Other", "a", 0, 10),
