@@ -82,6 +82,24 @@ weaviate-stock-old:
 	cd $(BUILD)/pristine-$(WEAVIATE_OLD)/weaviate && GOWORK=off GOFLAGS="-mod=mod -buildvcs=false" $(GO) build -trimpath \
 		-o $(CURDIR)/$(BIN)/weaviate-server-$(WEAVIATE_OLD) ./cmd/weaviate-server
 
+## doctor: checks the tools make run and make test need (Go as go.mod names it, make, git, Python 3.11+ with venv,
+## Node.js 20+ and npm) and says what to install for each one missing (tools/doctor/doctor.sh)
+.PHONY: doctor
+doctor:
+	@sh tools/doctor/doctor.sh
+
+## dist: the helpers as installable packages in dist/ (ignored): the TypeScript helper as npm pack's tarball and the
+## Python helper as a wheel, built from a copy of clients/python so that no build/ folder is left in the clone;
+## docs/clients.md gives the install commands. The image carries both (docker/Dockerfile).
+.PHONY: dist
+dist: venv
+	@mkdir -p dist
+	cd clients/typescript && npm pack --silent --pack-destination $(CURDIR)/dist
+	tmp=$$(mktemp -d) && cp -r clients/python/. $$tmp && \
+		$(PYTHON) -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w $(CURDIR)/dist $$tmp; \
+		rc=$$?; rm -rf $$tmp; exit $$rc
+	@ls dist
+
 ## image-test: build docker/Dockerfile with podman and run it as docker/compose.yaml describes, checked as a user
 ## would (docker/image-test.sh; needs root and apt-get: installs podman, makes the base images when they cannot be pulled)
 .PHONY: image-test
@@ -91,15 +109,37 @@ image-test:
 ## run: start the embedder and Weaviate with the module on the demo corpus, show top-k next to diverse selection.
 ## The embedder runs all-MiniLM-L6-v2 (neural mode, from the .venv that `make venv` makes); EMBEDDER=glove or
 ## EMBEDDER=hash picks the Go modes, which need no Python.
-EMBEDDER ?= auto
+## Every listener is on 127.0.0.1 (HOST=0.0.0.0 opens Weaviate's HTTP port to the network); the ports can be moved:
+## make run HTTP_PORT=18080 GRPC_PORT=15051 EMBEDDER_PORT=18090.
+EMBEDDER      ?= auto
+HOST          ?= 127.0.0.1
+HTTP_PORT     ?= 8080
+GRPC_PORT     ?= 50051
+EMBEDDER_PORT ?= 8090
+DEMO_FLAGS = -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" \
+	-host $(HOST) -http-port $(HTTP_PORT) -grpc-port $(GRPC_PORT) -embedder-port $(EMBEDDER_PORT)
 run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
-	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)"
+	$(GO) run ./tools/demo $(DEMO_FLAGS)
 
-## demo-readme: the demo of make run, stopping after the queries; the comparison whose top-k holds the most near-copies goes into the
-## README's demo block (<!-- BEGIN demo -->)
+## run-gateway: the same demo through the gateway: stock Weaviate of the pinned version (make weaviate-stock) on free
+## loopback ports, bin/gateway in front of it on HTTP_PORT and GRPC_PORT (127.0.0.1), the demo corpus imported through
+## the gateway and every query selected over gRPC; Ctrl-C stops all three (docs/gateway.md)
+.PHONY: run-gateway
+run-gateway: build weaviate-stock $(if $(filter auto neural,$(EMBEDDER)),venv)
+	$(GO) run ./tools/demo $(DEMO_FLAGS) -gateway
+
+## demo-readme: the demo of make run, stopping after the queries; the first query of median facet gain (the rule a
+## skeptic accepts: neither the best case nor the worst) and the summary over all queries go into the README's demo block
 .PHONY: demo-readme
 demo-readme: build venv
-	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -readme README.md
+	$(GO) run ./tools/demo $(DEMO_FLAGS) -exit -readme README.md
+
+## frameworks: docs/frameworks.md's side-by-side: each demo query through LangChain, LlamaIndex and Haystack - their
+## top-k, LangChain's search_type="mmr" and Haystack's PyversityRanker next to the helper's components (tools/demo
+## -frameworks runs tools/demo/frameworks.py from the venv on make run's servers and corpus)
+.PHONY: frameworks
+frameworks: build venv
+	$(GO) run ./tools/demo -embedder $(EMBEDDER) -python $(PYTHON) -glove-dir "$(GLOVE_DIR)" -exit -frameworks docs/frameworks.md
 
 ## diagrams: docs/query-path.svg, the README's picture of the query path (tools/diagram, the selection stage's order)
 ## (tools/diagram; its test fails when the committed file differs)
@@ -133,11 +173,13 @@ clients-gen:
 
 ## test-clients: the TypeScript and Python helpers' unit tests over clients/testdata/cases.json (the Go helper's run
 ## with PKGS), the TypeScript declarations' type check (typescript, pinned in clients/typescript/package-lock.json) and
-## the Python helper's and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
+## the Python helper's, its framework extras' and its tests' (mypy --strict, pinned in requirements/clients.txt, from the venv)
 test-clients: venv clients/typescript/node_modules/.package-lock.json
 	cd clients/typescript && node --test test/ && node_modules/.bin/tsc -p .
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 	$(VENV)/bin/python -m mypy --strict --cache-dir $(VENV)/mypy-cache clients/python integration/py
+	# integration/pyfw apart: its conftest is another module named conftest
+	cd integration/pyfw && $(PYTHON) -m mypy --strict --cache-dir $(CURDIR)/$(VENV)/mypy-cache . ../../tools/demo/frameworks.py
 
 ## venv: the Python virtual environment under the clone ($(VENV), ignored): python3 -m venv, then every requirements
 ## file of requirements/ (one per purpose; requirements/lock.txt pins what they bring in, `make venv-lock` rewrites

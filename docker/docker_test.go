@@ -217,7 +217,7 @@ func checkDockerfile(f *facts, text string) []error {
 		workdir           = map[string]string{}
 		stage, user, port string
 		copied            = map[string]bool{}
-		ranBuild          bool
+		ranBuild, packed  bool // packed: the dist stage runs npm pack and pip wheel
 		health            string
 		entrypoint        []string
 	)
@@ -241,6 +241,7 @@ func checkDockerfile(f *facts, text string) []error {
 		case "WORKDIR":
 			workdir[stage] = in.args
 		case "RUN":
+			packed = packed || stage == "dist" && strings.Contains(in.args, "npm pack") && strings.Contains(in.args, "wheel")
 			for _, m := range reMakeCall.FindAllStringSubmatch(in.args, -1) {
 				if !f.makeTargets[m[1]] {
 					bad("RUN make %s: no such Makefile target", m[1])
@@ -262,6 +263,10 @@ func checkDockerfile(f *facts, text string) []error {
 					if m, _ := filepath.Glob(filepath.Join(f.root, src)); len(m) == 0 {
 						bad("COPY %s: not in the repository", src)
 					}
+					continue
+				}
+				// the helpers' packages, from the stage that packs them as make dist does
+				if from == "dist" && src == "/dist/" && packed {
 					continue
 				}
 				bin, ok := strings.CutPrefix(src, workdir[from]+"/bin/")
@@ -483,6 +488,7 @@ func TestDockerFilesBad(t *testing.T) {
 		{"copy source", "Dockerfile", "COPY go.mod go.sum ./", "COPY go.mod go.sum.missing ./", "go.sum.missing: not in the repository"},
 		{"make target", "Dockerfile", "RUN make build", "RUN make build-image", "no such Makefile target"},
 		{"binary", "Dockerfile", "/src/bin/embedder ", "/src/bin/embedderd ", "not a binary make build writes"},
+		{"helpers not packed", "Dockerfile", "&& pip3 wheel --no-deps", "&& pip3 download --no-deps", "not a binary make build writes"},
 		{"weaviate env", "Dockerfile", "CLUSTER_HOSTNAME=node1", "CLUSTER_HOST_NAME=node1", "CLUSTER_HOST_NAME is not read by Weaviate"},
 		{"module env", "Dockerfile", "RAFT_BOOTSTRAP_EXPECT=1", "RAFT_BOOTSTRAP_EXPECT=1 DIVERSE_SELECT_BUDGET=5", "DIVERSE_SELECT_BUDGET is not read by the module"},
 		{"module name", "Dockerfile", "ENABLE_MODULES=diverse-select,", "ENABLE_MODULES=diverse-selection,", `unknown module "diverse-selection"`},

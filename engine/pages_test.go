@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/models"
 
@@ -91,9 +93,22 @@ func TestStageMovesOffset(t *testing.T) {
 	t.Run("not a selection", func(t *testing.T) {
 		p := rerankParams(20, 7, "body", "")
 		p.ClassName = "Other"
-		m := New(func(string) *models.Class { return &models.Class{Class: "Other"} })
+		other := &models.Class{Class: "Other", ModuleConfig: map[string]any{"reranker-transformers": map[string]any{}}}
+		m := New(func(string) *models.Class { return other })
 		if _, _, err := runStage(m, p, results(40, 1)); err != errNotSelected {
-			t.Fatalf("a rerank on a class that does not configure the module: %v, want not taken", err)
+			t.Fatalf("a rerank on a class that configures another reranker: %v, want not taken", err)
+		}
+	})
+	t.Run("no reranker at all", func(t *testing.T) {
+		p := rerankParams(20, 7, "body", "")
+		p.ClassName = "Other"
+		m := New(func(string) *models.Class { return &models.Class{Class: "Other"} })
+		_, _, err := runStage(m, p, results(40, 1))
+		if err == nil || !strings.Contains(err.Error(), "collection Other has no reranker") || !strings.Contains(err.Error(), `moduleConfig {"reranker-diverse-select": {}}`) {
+			t.Fatalf("a rerank on a class with no reranker: %v, want a refusal naming the collection and the fix", err)
+		}
+		if Code(err) != codes.InvalidArgument {
+			t.Errorf("code %v, want InvalidArgument", Code(err))
 		}
 	})
 }

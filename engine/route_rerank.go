@@ -185,3 +185,30 @@ func (e *Engine) ValidateRerankerClass(class *models.Class) error {
 	}
 	return Named(ArgName, config.ValidateClass(raw, e.defaults, schemaOf(class)))
 }
+
+// NoRerankerError is the refusal of a rerank on a collection that
+// configures no reranker: Weaviate's own words for it ("unknown capability:
+// rerank") name neither the collection nor the fix. fix says how the
+// caller's side configures one (the module's moduleConfig, or the gateway's
+// config file).
+func NoRerankerError(collection, fix string) error {
+	return &markedError{mark: errRefused, err: fmt.Errorf("collection %s has no reranker, so a rerank (the client "+
+		"helpers' selection, or a plain rerank) has nothing to run: %s", collection, fix)}
+}
+
+// moduleFix is NoRerankerError's fix inside Weaviate.
+const moduleFix = `configure reranker-diverse-select as its reranker - moduleConfig {"reranker-diverse-select": {}} ` +
+	`(its selection defaults, e.g. {"tokenBudget": 1500}), given when the collection is created ` +
+	`(Python: reranker_config=Configure.Reranker.custom("reranker-diverse-select", {...}); TypeScript: ` +
+	`reranker: {name: 'reranker-diverse-select', config: {...}}) or by a config update; docs/clients.md`
+
+// hasReranker reports whether class configures any reranker module.
+func (e *Engine) hasReranker(class *models.Class) bool {
+	all, _ := class.ModuleConfig.(map[string]any)
+	for name := range all {
+		if e.isReranker(name) {
+			return true
+		}
+	}
+	return false
+}

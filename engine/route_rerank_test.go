@@ -141,7 +141,7 @@ func TestRerankStageAsksTheSearch(t *testing.T) {
 
 	t.Run("a class that does not configure it", func(t *testing.T) {
 		bare := *class
-		bare.ModuleConfig = nil
+		bare.ModuleConfig = map[string]any{"reranker-transformers": map[string]any{}}
 		rr := NewReranker(New(func(string) *models.Class { return &bare }), true)
 		prop := "body"
 		if _, err := rr.rerankStage(context.Background(), stored, &rank.Params{Property: &prop}); err != errNotSelected {

@@ -37,7 +37,10 @@ type SearchPool = func(context.Context, dto.GetParams) ([]search.Result, error)
 // carries.
 type arrival struct {
 	route route
-	class *models.Class // nil: the engine's classByName
+	// refused is the stage's answer to a query it refuses before any
+	// route (a rerank on a collection with no reranker).
+	refused error
+	class   *models.Class // nil: the engine's classByName
 	// req is a GraphQL form's parsed arguments.
 	req *Request
 	// rerank is the rerank call the route answers (routeRerank) or lets the
@@ -69,6 +72,9 @@ func (e *Engine) selectWith(ctx context.Context, params dto.GetParams, searchPoo
 	var c arrival
 	if err := Guard(e.logger, "selection stage", func() error { c = e.arrivalOf(ctx, params, src.class); return nil }); err != nil {
 		return nil, true, withStatus(Named(ArgName, err))
+	}
+	if c.refused != nil {
+		return nil, true, withStatus(Named(RerankerName, c.refused))
 	}
 	if c.route == routeNone {
 		return nil, false, nil
@@ -128,6 +134,8 @@ func (e *Engine) arrivalOf(ctx context.Context, params dto.GetParams, class *mod
 		return arrival{}
 	case classConfig(class, RerankerName) != nil:
 		return arrival{route: routeRerank, class: class, rerank: rp}
+	case !e.hasReranker(class):
+		return arrival{refused: NoRerankerError(class.Class, moduleFix)}
 	case strings.Contains(rp.GetProperty(), RerankSettingsSeparator):
 		return arrival{route: routeCrossEncoder, class: class, rerank: rp}
 	}

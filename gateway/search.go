@@ -36,8 +36,14 @@ func (g *Gateway) handle(_ any, stream grpc.ServerStream) (err error) {
 		return err
 	}
 	req := &pb.SearchRequest{}
-	if proto.Unmarshal(f.b, req) != nil || !g.selects(req) {
+	if proto.Unmarshal(f.b, req) != nil {
 		return g.pass(stream, method, f) // Weaviate answers, as without the gateway
+	}
+	if !g.selects(req) {
+		if err := g.noReranker(stream.Context(), req); err != nil {
+			return err
+		}
+		return g.pass(stream, method, f)
 	}
 	reply, selected, err := g.search(stream.Context(), req)
 	if err != nil {

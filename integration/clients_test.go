@@ -20,12 +20,11 @@ import (
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
-// The official clients, with the code the README's "Use it from your client"
-// section shows: TestREADMEClientSnippets (internal/doccheck) checks that every
+// The official clients. The README's programs run as written in
+// TestDocSnippets; TestREADMEClientSnippets (internal/doccheck) checks that every
 // region marked "README: <name> begin/end" here and in ts/clients.test.mjs
-// appears in the README or the doc it names, so the snippets are the tested code.
+// appears in the doc it names (docs/grpc-route.md, docs/rag.md).
 
-// README: go-grpc begin
 // selectChunks returns the diverse selection for question over gRPC: the
 // collection configures reranker-diverse-select, and settings (zero: the
 // collection's) override its config for this query. The question is plain
@@ -38,8 +37,6 @@ func selectChunks(ctx context.Context, conn dsclient.Searcher, question string, 
 		Property:   "body", // the text the selection counts and reads
 	}, settings)
 }
-
-// README: go-grpc end
 
 // perQueryCases are per-query settings the Go and TypeScript clients send
 // through their helpers (options: JSON with the wire names), with the

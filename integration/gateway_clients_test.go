@@ -14,6 +14,7 @@ import (
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
+	"github.com/diverse-select/diverse-select/integration/stack"
 )
 
 // The official clients pointed at the gateway unchanged, as at Weaviate:
@@ -136,7 +137,11 @@ func TestGatewayGoClient(t *testing.T) {
 // selections with the Python helper, and its own calls pass through.
 func TestGatewayPythonClient(t *testing.T) {
 	gs := startGatewayEq(t)
-	root, python := venvPython(t)
+	python := venvPython(t)
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, _ := json.Marshal(gatewayClientCases)
 	outFile := filepath.Join(t.TempDir(), "out.json")
 	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -13,6 +13,8 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/connection"
 	"github.com/weaviate/weaviate/entities/models"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // The gRPC route: the official clients query over gRPC, whose SearchRequest
@@ -251,11 +253,14 @@ func TestGRPCRerankCapture(t *testing.T) {
 	t.Logf("%d/30 gRPC rerank queries returned the diverse selection of %d from 15 candidates", same, len(first))
 
 	t.Run("class without a reranker config: no reranker", func(t *testing.T) {
-		req := rerankRequest(health(t), 15)
+		class := health(t)
+		req := rerankRequest(class, 15)
 		req.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 		_, err := grpcSearch(t, req)
-		if err == nil || !strings.Contains(err.Error(), "unknown capability: rerank") {
-			t.Errorf("rerank on a class configuring no reranker: error %v, want Weaviate's unknown capability: rerank", err)
+		// not Weaviate's "unknown capability: rerank": the collection and the fix
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "collection "+class+" has no reranker") ||
+			!strings.Contains(err.Error(), `moduleConfig {"reranker-diverse-select": {}}`) {
+			t.Errorf("rerank on a class configuring no reranker: error %v, want InvalidArgument naming the collection and the fix", err)
 		}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -240,7 +239,11 @@ func runImport(t *testing.T, phase string, to importTarget, class string, maxTok
 
 func runImportRaw(t *testing.T, phase string, to importTarget, class string, maxTokens int, docs []importDoc) []byte {
 	t.Helper()
-	root, python := venvPython(t)
+	python := venvPython(t)
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	input := writeJSON(t, filepath.Join(t.TempDir(), "import.json"), map[string]any{
 		"http": to.http, "grpc": to.grpc, "apiKey": to.key, "collection": class, "documents": docs, "maxTokens": maxTokens})
 	cmd := exec.CommandContext(ctx(t), python, filepath.Join(root, "integration", "py", "import_documents.py"), phase, input)
@@ -317,19 +320,4 @@ func checkStored(t *testing.T, to importTarget, class string, docs []importDoc, 
 		t.Errorf("%d objects stored, the documents' chunks are %d: %v", len(list.Objects), total, byID)
 	}
 	return byID
-}
-
-// venvPython is the repository's root and the project's Python (.venv, made
-// by make venv, which make test runs first); without it the test fails.
-func venvPython(t testing.TB) (root, python string) {
-	t.Helper()
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	python = filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%s is missing: run `make venv` (make test does)", python)
-	}
-	return root, python
 }

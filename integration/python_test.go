@@ -45,14 +45,6 @@ const pythonRAGRuns = 20
 // The venv (`make venv`, which make test runs first) is required: without
 // it the test fails.
 func TestPythonClient(t *testing.T) {
-	root, err := stack.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	python := filepath.Join(root, ".venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		t.Fatalf("%s is missing: run `make venv` (make test does) for the Python client tests", python)
-	}
 	if srv.Reranker == nil {
 		t.Fatal("the shared stack runs no rerank server")
 	}
@@ -93,22 +85,8 @@ func TestPythonClient(t *testing.T) {
 		"rag":         map[string]any{"collections": ragClasses, "dummy": "RagDummy", "runs": pythonRAGRuns, "pool": ragPool},
 	})
 
-	junit := filepath.Join(dir, "junit.xml")
-	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(c, python, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-rA", "--junitxml", junit, ".")
-	cmd.Dir = filepath.Join(root, "integration", "py")
-	cmd.Env = append(os.Environ(),
-		fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
-		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort),
-		"DIVERSE_SELECT_PY_INPUT="+input, "DIVERSE_SELECT_PY_OUT="+dir)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	t.Logf("pytest integration/py (%s):\n%s", time.Since(start).Round(time.Millisecond), out)
-	if err != nil {
-		t.Fatalf("the Python client tests failed: %v", err)
-	}
-	checkPytestReport(t, junit, pythonTests)
+	runPytest(t, "py", pythonTests, fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
+		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort), "DIVERSE_SELECT_PY_INPUT="+input, "DIVERSE_SELECT_PY_OUT="+dir)
 
 	// The per-query selections the Python client got, against the library.
 	got := map[string][]string{}
@@ -161,6 +139,45 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("the Python RAG snippet wrote no reply: %v", err)
 	}
 	checkReadmeAnswer(t, "Python", readme, ragArticleSelection(t))
+}
+
+// venvPython is the Python of the venv under the clone (`make venv`, which
+// make test runs first): without it the calling test fails.
+func venvPython(t testing.TB) string {
+	t.Helper()
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	python := filepath.Join(root, ".venv", "bin", "python")
+	if _, err := os.Stat(python); err != nil {
+		t.Fatalf("%s is missing: run `make venv` (make test does) for the Python tests", python)
+	}
+	return python
+}
+
+// runPytest runs pytest from the venv in integration/folder with env added,
+// and checks its report: every test of want ran and passed.
+func runPytest(t testing.TB, folder string, want []string, env ...string) {
+	t.Helper()
+	python := venvPython(t)
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(c, python, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-rA", "--junitxml", junit, ".")
+	cmd.Dir = filepath.Join(root, "integration", folder)
+	cmd.Env = append(os.Environ(), env...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("pytest integration/%s (%s):\n%s", folder, time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("pytest integration/%s failed: %v", folder, err)
+	}
+	checkPytestReport(t, junit, want)
 }
 
 // writeJSON writes v as JSON to path and returns path.

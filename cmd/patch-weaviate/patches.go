@@ -95,6 +95,33 @@ var Patches = []Patch{
 			"and returns the selection; every other hook (generate, annotations) then runs on the selected results only, and the response is " +
 			"built with the query's own params. Every route enters it: both GraphQL forms, gRPC rerank and generative search.",
 	},
+	{
+		ID:       "grpc-bind",
+		File:     "adapters/handlers/grpc/server.go",
+		Func:     "StartAndListen",
+		Anchor:   `lis, err := net.Listen("tcp", fmt.Sprintf(":%d",`,
+		Before:   true,
+		Insert:   "if lis, handled, err := bindAddrListener(state); handled {\n\treturn serveOn(s, lis, err, state)\n}",
+		Glue:     "grpc_bind.go.txt",
+		GlueName: "grpc_bind_addr.go",
+		GlueTest: "grpc_bind_test.go.txt",
+		Why: "Weaviate's gRPC listener binds every interface (\":port\") and has no setting for its address, so a " +
+			"server meant for this host only (make run) is reachable from the network on its gRPC port. GRPC_BIND_ADDR " +
+			"(an IP address) moves it; unset, Weaviate's own listener is used.",
+	},
+	{
+		ID:       "cluster-api-bind",
+		File:     "adapters/handlers/rest/clusterapi/serve.go",
+		Func:     "Serve",
+		Anchor:   "return s.server.ListenAndServe()",
+		Before:   true,
+		Insert:   "s.server.Addr = bindAddr(s.server.Addr, s.appState.ServerConfig.Config.Cluster.BindAddr)",
+		Glue:     "clusterapi_bind.go.txt",
+		GlueName: "cluster_api_bind_addr.go",
+		GlueTest: "clusterapi_bind_test.go.txt",
+		Why: "CLUSTER_BIND_ADDR binds Weaviate's gossip and Raft listeners, but the cluster API (the data port) " +
+			"binds every interface (\":port\") whatever it says. This binds it to CLUSTER_BIND_ADDR too; unset, nothing changes.",
+	},
 }
 
 // TestPackage is a Weaviate package whose own tests `make test-weaviate` runs

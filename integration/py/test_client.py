@@ -1,6 +1,6 @@
 """diverse-select through the official Python client (weaviate-client v4, gRPC)
 and the helper (clients/python, installed in the venv as a user installs it),
-against the real server: the README's snippet, typed settings and the
+against the real server: a collection configuring reranker-diverse-select, typed settings and the
 explanation read into typed fields, pages, a cross-encoder with the selection,
 generative search with the selection, questions that imitate settings, and the
 collection's policy caps. Started by integration/python_test.go (see
@@ -58,12 +58,11 @@ def alive(client: weaviate.WeaviateClient) -> None:
 
 
 def test_readme_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
-    """The README's Python snippet, as written: the collection configures
+    """A collection of the README's form (its programs run in TestDocSnippets) configures
     reranker-diverse-select; the per-query settings select under their budget
     and each pick explains itself."""
     if client.collections.exists("Article"):
         client.collections.delete("Article")
-    # README: py begin
     from weaviate.classes.config import Configure, DataType, Property
     from weaviate.classes.query import MetadataQuery
     from diverse_select import Select, explain, rerank
@@ -74,10 +73,8 @@ def test_readme_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
         vector_config=Configure.Vectors.text2vec_transformers(),
         reranker_config=Configure.Reranker.custom("reranker-diverse-select", {"strategy": "adagres", "tokenBudget": 100}),
     )
-    # README: py end
     inserted = articles.data.insert_many(data.objects())
     assert not inserted.has_errors, inserted.errors
-    # README: py settings begin
     question = "statins cholesterol heart"  # your user's words, sent as they are
     # Per-query settings through the helper (clients/python): typed, sent in the rerank property;
     # the question stays plain text, so an end user's words cannot change the settings.
@@ -91,7 +88,6 @@ def test_readme_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
         why = explain(o)  # Explanation(rank, gain, relevance, relevance_source, tokens, tokens_used, strategy, ...)
         assert why is not None  # None: the object carries no explanation (ask for explain_score)
         print(why.rank, round(why.gain, 3), why.tokens, o.properties["body"])
-    # README: py settings end
     assert 2 <= len(res.objects) < len(data.docs), "%d of %d selected" % (len(res.objects), len(data.docs))
     explained = whys(res.objects)
     used = sum(why.tokens for why in explained)

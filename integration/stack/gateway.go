@@ -30,6 +30,8 @@ type GatewayOptions struct {
 	Env map[string]string
 	// Log receives its output (default: discarded).
 	Log io.Writer
+	// HTTPPort and GRPCPort are its listeners' ports on 127.0.0.1 (0: free ones).
+	HTTPPort, GRPCPort int
 }
 
 // Gateway is a running bin/gateway.
@@ -42,7 +44,7 @@ type Gateway struct {
 	dir        string
 }
 
-// StartGateway starts bin/gateway on free loopback ports with a config
+// StartGateway starts bin/gateway on loopback ports (free ones unless given) with a config
 // file of o.Collections and waits until it serves.
 func StartGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
 	if o.BinDir == "" {
@@ -68,15 +70,14 @@ func StartGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
 		g.Stop()
 		return nil, err
 	}
-	grpcPort, err := FreePort()
-	if err != nil {
-		g.Stop()
-		return nil, err
-	}
-	httpPort, err := FreePort()
-	if err != nil {
-		g.Stop()
-		return nil, err
+	grpcPort, httpPort := o.GRPCPort, o.HTTPPort
+	for _, p := range []*int{&grpcPort, &httpPort} {
+		if *p == 0 {
+			if *p, err = FreePort(); err != nil {
+				g.Stop()
+				return nil, err
+			}
+		}
 	}
 	g.GRPCAddr = "127.0.0.1:" + strconv.Itoa(grpcPort)
 	g.HTTPURL = "http://127.0.0.1:" + strconv.Itoa(httpPort)

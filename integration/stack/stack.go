@@ -6,6 +6,7 @@
 package stack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,11 @@ type Options struct {
 	Env map[string]string
 	// HTTPPort, GRPCPort and EmbedderPort; 0 = a free port.
 	HTTPPort, GRPCPort, EmbedderPort int
+	// Host is the address Weaviate's HTTP listener binds (default
+	// 127.0.0.1; 0.0.0.0 opens it to the network). gRPC and the cluster's
+	// listeners bind 127.0.0.1 whatever it is (GRPC_BIND_ADDR,
+	// CLUSTER_BIND_ADDR).
+	Host string
 	// Log receives both processes' output (default: discarded).
 	Log io.Writer
 	// ReadyTimeout bounds the wait for readiness (default 2 minutes).
@@ -60,6 +66,8 @@ type Stack struct {
 	MetricsURL  string // http://127.0.0.1:PORT/metrics when Options.Metrics
 	HTTPPort    int
 	GRPCPort    int
+	// ClusterDataPort is the cluster API's (CLUSTER_DATA_BIND_PORT).
+	ClusterDataPort int
 	// ProfilingURL serves Weaviate's pprof handlers (GO_PROFILING_PORT).
 	ProfilingURL string
 	DataDir      string
@@ -222,7 +230,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		return nil, err
 	}
 	internal := [5]int{base, base + 1, base + 2, base + 3, base + 4}
-	s.HTTPPort, s.GRPCPort = o.HTTPPort, o.GRPCPort
+	s.HTTPPort, s.GRPCPort, s.ClusterDataPort = o.HTTPPort, o.GRPCPort, internal[1]
 	s.HTTPURL = fmt.Sprintf("http://127.0.0.1:%d", o.HTTPPort)
 	s.GRPCAddr = fmt.Sprintf("127.0.0.1:%d", o.GRPCPort)
 	s.EmbedderURL = fmt.Sprintf("http://127.0.0.1:%d", o.EmbedderPort)
@@ -241,16 +249,21 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 		"TRANSFORMERS_INFERENCE_API":              s.EmbedderURL,
 		"CLUSTER_HOSTNAME":                        "node1",
 		"CLUSTER_IN_LOCALHOST":                    "true",
-		"CLUSTER_GOSSIP_BIND_PORT":                strconv.Itoa(internal[0]),
-		"CLUSTER_DATA_BIND_PORT":                  strconv.Itoa(internal[1]),
-		"RAFT_PORT":                               strconv.Itoa(internal[2]),
-		"RAFT_INTERNAL_RPC_PORT":                  strconv.Itoa(internal[3]),
-		"RAFT_BOOTSTRAP_EXPECT":                   "1",
-		"GRPC_PORT":                               strconv.Itoa(o.GRPCPort),
-		"GO_PROFILING_PORT":                       strconv.Itoa(internal[4]),
-		"DISABLE_TELEMETRY":                       "true",
-		"LOG_LEVEL":                               "info",
-		"QUERY_DEFAULTS_LIMIT":                    "25",
+		// gossip, raft, raft RPC and the cluster API on loopback: Weaviate
+		// binds 0.0.0.0 unless told; gRPC too (our build's grpc-bind patch;
+		// stock Weaviate ignores it)
+		"CLUSTER_BIND_ADDR":        "127.0.0.1",
+		"GRPC_BIND_ADDR":           "127.0.0.1",
+		"CLUSTER_GOSSIP_BIND_PORT": strconv.Itoa(internal[0]),
+		"CLUSTER_DATA_BIND_PORT":   strconv.Itoa(internal[1]),
+		"RAFT_PORT":                strconv.Itoa(internal[2]),
+		"RAFT_INTERNAL_RPC_PORT":   strconv.Itoa(internal[3]),
+		"RAFT_BOOTSTRAP_EXPECT":    "1",
+		"GRPC_PORT":                strconv.Itoa(o.GRPCPort),
+		"GO_PROFILING_PORT":        strconv.Itoa(internal[4]),
+		"DISABLE_TELEMETRY":        "true",
+		"LOG_LEVEL":                "info",
+		"QUERY_DEFAULTS_LIMIT":     "25",
 		// generative-openai needs a key even when a class points it at a local
 		// server (OpenAIRecorder); this one is only ever sent there.
 		"OPENAI_APIKEY": "local-recorder-key",
@@ -280,7 +293,7 @@ func Start(ctx context.Context, o Options) (*Stack, error) {
 	s.ProfilingURL = "http://127.0.0.1:" + env["GO_PROFILING_PORT"]
 	s.newServer = func() *exec.Cmd {
 		wv := exec.Command(filepath.Join(o.BinDir, o.Server),
-			"--host", "127.0.0.1", "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
+			"--host", cmp.Or(o.Host, "127.0.0.1"), "--port", strconv.Itoa(o.HTTPPort), "--scheme", "http")
 		wv.Env = os.Environ()
 		for k, v := range env {
 			wv.Env = append(wv.Env, k+"="+v)
@@ -362,6 +375,23 @@ func (s *Stack) ServerPID() int {
 		return 0
 	}
 	return s.weaviate.cmd.Process.Pid
+}
+
+// Listeners returns what Weaviate and the embedder listen on, by process
+// ("weaviate", "embedder").
+func (s *Stack) Listeners() (map[string][]Listener, error) {
+	out := map[string][]Listener{}
+	for name, pid := range map[string]int{"weaviate": s.ServerPID(), "embedder": s.EmbedderPID()} {
+		if pid == 0 {
+			continue
+		}
+		ls, err := Listeners(pid)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = ls
+	}
+	return out, nil
 }
 
 // Alive reports whether the Weaviate process is still running.

@@ -39,7 +39,6 @@ after(async () => {
 });
 
 test('diverse selection over gRPC rerank, next to the built-in MMR', async (t) => {
-  // README: ts begin
   await client.collections.create({
     name: 'Article',
     properties: [{ name: 'body', dataType: 'text' }],
@@ -47,7 +46,6 @@ test('diverse selection over gRPC rerank, next to the built-in MMR', async (t) =
     reranker: { name: 'reranker-diverse-select', config: { strategy: 'adagres', tokenBudget: 100 } },
   });
   const articles = client.collections.get('Article');
-  // README: ts end
   const inserted = await articles.data.insertMany(docs.map((d) => ({ body: d.body })));
   assert.equal(inserted.hasErrors, false, JSON.stringify(inserted.errors));
 
@@ -103,10 +101,8 @@ test('30 rerank calls all reach diverse selection (no other reranker captures th
 test('per-query settings through the helper: selections for the library check, GraphQL errors', async () => {
   const articles = client.collections.get('Article');
   const question = 'statins cholesterol heart';
-  // README: ts settings begin
-  // Per-query settings through the helper (clients/typescript): one typed factory per strategy,
-  // sent in the rerank property; the question stays plain text, so an end user's words cannot
-  // change the settings.
+  // Per-query settings through the helper (clients/typescript): one typed factory per strategy, sent in the rerank
+  // property; the question stays plain text, so an end user's words cannot change the settings.
   const perQuery = await articles.query.nearText(question, {
     limit: 40, // the candidate pool
     rerank: DiverseSelect.rerank('body', question, DiverseSelect.Select.mmr({ tokenBudget: 60, lambda: 0.7 })),
@@ -116,7 +112,6 @@ test('per-query settings through the helper: selections for the library check, G
     const why = DiverseSelect.explain(o); // rank, gain, relevance, relevanceSource, tokens, tokensUsed, strategy, ...
     console.log(why.rank, why.gain.toFixed(3), why.tokens, o.properties.body);
   }
-  // README: ts settings end
   perQuery.objects.forEach((o, i) => {
     const why = DiverseSelect.explain(o);
     assert.equal(why.rank, i + 1);

@@ -24,6 +24,7 @@ var generatedBlocks = map[string]string{
 	"versions":        "TestWeaviateVersionNamed against go.mod",
 	"params":          "make docs-gen (cmd/gen-docs)",
 	"embedder-speed":  "make bench-embedder (tools/embedbench)",
+	"frameworks":      "make frameworks (tools/demo)",
 	// docs/performance.md
 	"go-env":          "make bench (tools/benchtab)",
 	"go-gram":         "make bench (tools/benchtab)",

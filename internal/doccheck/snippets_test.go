@@ -22,7 +22,8 @@ var snippetDocs = map[string]string{
 	"py rag":     "docs/rag.md",
 }
 
-// TestREADMEClientSnippets: every region marked "README: <name> begin" ...
+// TestREADMEClientSnippets: the README's own blocks run as written
+// (integration/snippets_test.go); every region marked "README: <name> begin" ...
 // "README: <name> end" in the integration tests' integration/clients_test.go,
 // ts/clients.test.mjs, py/test_client.py and the RAG tests appears in the README, or in the document snippetDocs names for it (line by
 // line, ignoring indentation and blank lines), so the documented client

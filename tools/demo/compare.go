@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/internal/corpus"
@@ -18,6 +20,7 @@ type hit struct {
 	Title    string `json:"title"`
 	Facet    string `json:"facet"`
 	DupGroup string `json:"dupGroup"`
+	ChunkID  string `json:"chunkId"`
 	Add      struct {
 		DS struct {
 			Rank     int    `json:"rank"`
@@ -31,19 +34,16 @@ type hit struct {
 	} `json:"_additional"`
 }
 
-// compare prints top-k and diverse selection for one query, side by side.
-func compare(ctx context.Context, url string, w io.Writer, q corpus.Query, budget, candidates int, strategy string) error {
-	topk, err := selection(ctx, url, q.Text, fmt.Sprintf(`strategy: "topk", tokenBudget: %d, candidates: %d`, budget, candidates))
+// compare prints top-k and diverse selection for one query, side by side,
+// and returns the figures of both columns.
+func compare(ctx context.Context, sel selector, w io.Writer, q corpus.Query, budget, candidates int, strategy string) (pair, error) {
+	topk, err := sel(ctx, q.Text, settings{strategy: "topk", budget: budget, candidates: candidates})
 	if err != nil {
-		return err
+		return pair{}, fmt.Errorf("query %q: %w", q.Text, err)
 	}
-	args := fmt.Sprintf(`tokenBudget: %d, candidates: %d`, budget, candidates)
-	if strategy != "" {
-		args += fmt.Sprintf(`, strategy: %q`, strategy)
-	}
-	diverse, err := selection(ctx, url, q.Text, args)
+	diverse, err := sel(ctx, q.Text, settings{strategy: strategy, budget: budget, candidates: candidates})
 	if err != nil {
-		return err
+		return pair{}, fmt.Errorf("query %q: %w", q.Text, err)
 	}
 	name := "diverse-select"
 	if len(diverse) > 0 {
@@ -52,19 +52,20 @@ func compare(ctx context.Context, url string, w io.Writer, q corpus.Query, budge
 	fmt.Fprintf(w, "Q: %s   [budget %d tokens, pool %d]\n", q.Text, budget, candidates)
 	left, right := column(topk, "top-k"), column(diverse, name)
 	for i := 0; i < len(left) || i < len(right); i++ {
-		fmt.Fprintf(w, "  %-62s %s\n", at(left, i), at(right, i))
+		fmt.Fprintf(w, "  %-66s %s\n", at(left, i), at(right, i))
 	}
-	fmt.Fprintf(w, "  %-62s %s\n", summary(topk, q), summary(diverse, q))
+	p := pair{query: q.Text, topk: figuresOf(topk, q), diverse: figuresOf(diverse, q)}
+	fmt.Fprintf(w, "  %-66s %s\n", p.topk, p.diverse)
 	topkPrompt, err := llmPrompt(topk)
 	if err != nil {
-		return fmt.Errorf("query %q, top-k: %w", q.Text, err)
+		return pair{}, fmt.Errorf("query %q, top-k: %w", q.Text, err)
 	}
 	diversePrompt, err := llmPrompt(diverse)
 	if err != nil {
-		return fmt.Errorf("query %q, diverse selection: %w", q.Text, err)
+		return pair{}, fmt.Errorf("query %q, diverse selection: %w", q.Text, err)
 	}
-	fmt.Fprintf(w, "  %-62s %s\n\n", topkPrompt, diversePrompt)
-	return nil
+	fmt.Fprintf(w, "  %-66s %s\n\n", topkPrompt, diversePrompt)
+	return p, nil
 }
 
 // llmTask is the grouped task the demo asks generate for: the prompt an LLM
@@ -103,51 +104,111 @@ var promptTokens = func() tokens.Counter {
 	return c
 }()
 
+// The marks of a chunk that repeats one earlier in the same list.
+const (
+	markNearCopy   = "≈ " // a planted near-copy (same DupGroup)
+	markParaphrase = "~ " // a hand-written paraphrase of it, or the paragraph it paraphrases
+)
+
 func column(hits []hit, name string) []string {
 	out := []string{name, strings.Repeat("-", len(name))}
-	seen := map[string]bool{}
-	for _, h := range hits {
-		mark := "  "
-		if h.DupGroup != "" {
-			if seen[h.DupGroup] {
-				mark = "≈ " // a copy of a chunk already selected
-			}
-			seen[h.DupGroup] = true
+	for i, m := range marks(hits) {
+		h := hits[i]
+		out = append(out, fmt.Sprintf("%s%-46s %4d tok", cmp.Or(m, "  "), clip(h.Title, 46), h.Add.DS.Tokens))
+	}
+	return out
+}
+
+// chunksByID is the demo corpus by chunk id: a paraphrase names what it rewords.
+var chunksByID = sync.OnceValue(func() map[string]corpus.Chunk {
+	m := map[string]corpus.Chunk{}
+	for _, c := range corpus.Chunks() {
+		m[c.ID] = c
+	}
+	return m
+})
+
+// paragraph names the paragraph a chunk says, whoever wrote it: its
+// near-copy group, or for a paraphrase the group (or id) of what it rewords.
+func paragraph(h hit) string {
+	c, ok := chunksByID()[h.ChunkID]
+	if !ok { // a segmented import: the pieces are new chunks
+		return cmp.Or(h.DupGroup, h.ChunkID)
+	}
+	if c.Kind == corpus.KindParaphrase {
+		if orig, ok := chunksByID()[c.ParaphraseOf]; ok {
+			return cmp.Or(orig.DupGroup, orig.ID)
 		}
-		out = append(out, fmt.Sprintf("%s%-46s %4d tok", mark, clip(h.Title, 46), h.Add.DS.Tokens))
+	}
+	return cmp.Or(c.DupGroup, c.ID)
+}
+
+// marks gives each hit its mark: a near-copy of a chunk earlier in the list,
+// a paraphrase pair with one earlier, or "".
+func marks(hits []hit) []string {
+	out := make([]string, len(hits))
+	groups, paragraphs := map[string]bool{}, map[string]bool{}
+	for i, h := range hits {
+		p := paragraph(h)
+		switch {
+		case h.DupGroup != "" && groups[h.DupGroup]:
+			out[i] = markNearCopy
+		case p != "" && paragraphs[p]:
+			out[i] = markParaphrase
+		}
+		if h.DupGroup != "" {
+			groups[h.DupGroup] = true
+		}
+		paragraphs[p] = true
 	}
 	return out
 }
 
 // nearCopies counts the chunks that copy one earlier in the list, and their tokens.
 func nearCopies(hits []hit) (n, tokens int) {
-	seen := map[string]bool{}
-	for _, h := range hits {
-		if h.DupGroup == "" {
-			continue
-		}
-		if seen[h.DupGroup] {
+	for i, m := range marks(hits) {
+		if m == markNearCopy {
 			n++
-			tokens += h.Add.DS.Tokens
+			tokens += hits[i].Add.DS.Tokens
 		}
-		seen[h.DupGroup] = true
 	}
 	return n, tokens
 }
 
-func summary(hits []hit, q corpus.Query) string {
-	tokens := 0
-	dups, _ := nearCopies(hits)
+// figures are what a column's summary line says of it.
+type figures struct {
+	chunks, tokens, facets, allFacets, nearCopies, paraphrases int
+}
+
+func (f figures) String() string {
+	return fmt.Sprintf("= %d chunks, %d tokens, %d/%d facets, %d near-copies, %d paraphrases", f.chunks, f.tokens, f.facets, f.allFacets, f.nearCopies, f.paraphrases)
+}
+
+// pair is one query's two columns.
+type pair struct {
+	query         string
+	topk, diverse figures
+}
+
+func figuresOf(hits []hit, q corpus.Query) figures {
+	f := figures{chunks: len(hits), allFacets: len(q.Facets)}
+	f.nearCopies, _ = nearCopies(hits)
+	for _, m := range marks(hits) {
+		if m == markParaphrase {
+			f.paraphrases++
+		}
+	}
 	facets := map[string]bool{}
 	for _, h := range hits {
-		tokens += h.Add.DS.Tokens
-		for _, f := range q.Facets {
-			if f.Facet == h.Facet {
+		f.tokens += h.Add.DS.Tokens
+		for _, qf := range q.Facets {
+			if qf.Facet == h.Facet {
 				facets[h.Facet] = true
 			}
 		}
 	}
-	return fmt.Sprintf("= %d chunks, %d tokens, %d/%d facets, %d near-copies", len(hits), tokens, len(facets), len(q.Facets), dups)
+	f.facets = len(facets)
+	return f
 }
 
 func at(col []string, i int) string {
@@ -165,16 +226,32 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// selection runs one nearText query with the given diverseSelect arguments,
-// and generate over what it selects.
-func selection(ctx context.Context, url, text, dsArgs string) ([]hit, error) {
-	query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
-		title facet dupGroup _additional { diverseSelect { rank tokens strategy }
+// settings are one selection's: the strategy ("" = the collection's), the
+// token budget and the candidate pool.
+type settings struct {
+	strategy           string
+	budget, candidates int
+}
+
+// selector runs one nearText query with a selection's settings, and
+// generate's grouped task over what it selects.
+type selector func(ctx context.Context, text string, s settings) ([]hit, error)
+
+// graphqlSelector selects through the module's GraphQL argument.
+func graphqlSelector(url string) selector {
+	return func(ctx context.Context, text string, s settings) ([]hit, error) {
+		args := fmt.Sprintf(`tokenBudget: %d, candidates: %d`, s.budget, s.candidates)
+		if s.strategy != "" {
+			args += fmt.Sprintf(`, strategy: %q`, s.strategy)
+		}
+		query := fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, diverseSelect: {%s}) {
+		title facet dupGroup chunkId _additional { diverseSelect { rank tokens strategy }
 		generate(groupedResult: {task: %q, properties: ["title", "body"]}) { groupedResult error } } } } }`,
-		Class, text, dsArgs, llmTask)
-	var hits []hit
-	if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
-		return nil, fmt.Errorf("query %q: %w", text, err)
+			Class, text, args, llmTask)
+		var hits []hit
+		if err := stack.QueryGet(ctx, url, Class, query, &hits); err != nil {
+			return nil, err
+		}
+		return hits, nil
 	}
-	return hits, nil
 }

@@ -35,6 +35,7 @@ func main() {
 		python     = flag.String("python", ".venv/bin/python", "the Python of the neural mode (made by `make venv`)")
 		gloveDir   = flag.String("glove-dir", "", "GloVe folder (words.txt + vectors.f16) for the embedder's glove mode")
 		dataDir    = flag.String("data", ".data/run", "Weaviate data folder (the embedder and Weaviate logs go to logs.txt beside it)")
+		host       = flag.String("host", "127.0.0.1", "the address Weaviate's HTTP port binds (0.0.0.0: every interface); the other listeners stay on 127.0.0.1")
 		httpPort   = flag.Int("http-port", 8080, "Weaviate HTTP port on 127.0.0.1")
 		grpcPort   = flag.Int("grpc-port", 50051, "Weaviate gRPC port on 127.0.0.1")
 		embedPort  = flag.Int("embedder-port", 8090, "embedder port on 127.0.0.1")
@@ -42,15 +43,17 @@ func main() {
 		candidates = flag.Int("candidates", 40, "candidate pool of diverse selection")
 		strategy   = flag.String("strategy", "", "diverse-select strategy (default: the module's default)")
 		exit       = flag.Bool("exit", false, "stop after printing instead of waiting for Ctrl-C")
+		gateway    = flag.Bool("gateway", false, "run stock Weaviate (make weaviate-stock) with the gateway in front of it on the HTTP and gRPC ports, and select through the gateway over gRPC (make run-gateway)")
 		segment    = flag.String("segment", "", "import the corpus through the module's segment endpoint with this method (sage, percentile, packed, fixed): each demo chunk is cut again, each piece one object; sage and percentile need the glove or neural embedder (the encoder of a trained scorer)")
 		segTokens  = flag.Int("segment-max-tokens", 64, "with -segment: the longest chunk")
 		readme     = flag.String("readme", "", "write the comparison whose top-k holds the most near-copies into this file's demo block (make demo-readme)")
+		frameworks = flag.String("frameworks", "", "instead of the comparison, run each demo query through LangChain, LlamaIndex and Haystack (frameworks.py, with -python) and write the side-by-side into this file's frameworks block (make frameworks)")
 	)
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
-		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme,
+	opts := options{embedder: *embedder, python: *python, gloveDir: *gloveDir, dataDir: *dataDir, host: *host, httpPort: *httpPort, grpcPort: *grpcPort, embedPort: *embedPort,
+		budget: *budget, candidates: *candidates, strategy: *strategy, exit: *exit, readme: *readme, frameworks: *frameworks, gateway: *gateway,
 		segment: *segment, segmentMaxTokens: *segTokens}
 	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -104,12 +107,19 @@ func embedderMode(o options) ([]string, string, error) {
 type options struct {
 	embedder, python              string
 	gloveDir, dataDir, strategy   string
+	host                          string // Weaviate's HTTP listener ("" = 127.0.0.1)
 	readme                        string // file whose demo block gets the first query's comparison
+	frameworks                    string // file whose frameworks block gets the side-by-side ("" = none)
 	segment                       string // import through the segment endpoint with this method ("" = as written)
 	segmentMaxTokens              int
 	httpPort, grpcPort, embedPort int
 	budget, candidates            int
 	exit                          bool
+	// ready, when set, is called with the running stack after the queries
+	// (TestDemo reads its listeners there).
+	ready func(*servers) error
+	// gateway runs stock Weaviate with the gateway in front (make run-gateway)
+	gateway bool
 }
 
 func run(ctx context.Context, w io.Writer, o options) error {
@@ -120,7 +130,9 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	}
 	// The embedder is the segment endpoint's encoder, under the name of the
 	// scorer trained for its model.
-	env := map[string]string{}
+	// Go's profiling listener binds every interface (Weaviate has no address
+	// for it): off, so that the demo listens on loopback only.
+	env := map[string]string{"GO_PROFILING_DISABLE": "true"}
 	if enc := segmentEncoders[embedArgs[1]]; enc != "" {
 		env["DIVERSE_SELECT_SEGMENT_ENCODERS"] = fmt.Sprintf("%s=http://127.0.0.1:%d", enc, o.embedPort)
 	}
@@ -137,49 +149,77 @@ func run(ctx context.Context, w io.Writer, o options) error {
 		return err
 	}
 	defer logFile.Close()
-	fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
-	s, err := stack.Start(ctx, stack.Options{
-		DataDir: absData, EmbedderArgs: embedArgs, Log: logFile,
-		HTTPPort: o.httpPort, GRPCPort: o.grpcPort, EmbedderPort: o.embedPort, Env: env,
-	})
+	sopts := stack.Options{DataDir: absData, EmbedderArgs: embedArgs, Log: logFile, Host: o.host, EmbedderPort: o.embedPort, Env: env}
+	var srv *servers
+	if o.gateway {
+		fmt.Fprintf(w, "starting the embedder (%s), stock Weaviate and the gateway in front of it; logs in %s\n", mode, logPath)
+		srv, err = startGateway(ctx, sopts, o.httpPort, o.grpcPort, logFile, selectionDefaults(budget))
+	} else {
+		fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
+		sopts.HTTPPort, sopts.GRPCPort = o.httpPort, o.grpcPort
+		var up *stack.Stack
+		if up, err = stack.Start(ctx, sopts); err == nil {
+			srv = &servers{up: up, httpURL: up.HTTPURL, grpc: up.GRPCAddr, sel: graphqlSelector(up.HTTPURL)}
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer func() {
-		fmt.Fprintln(w, "stopping Weaviate and the embedder")
-		s.Stop()
+		fmt.Fprintln(w, "stopping the servers")
+		srv.stop()
 	}()
-	fmt.Fprintf(w, "Weaviate  HTTP %s   gRPC %s   embedder %s\n\n", s.HTTPURL, s.GRPCAddr, s.EmbedderURL)
+	if srv.gw != nil {
+		fmt.Fprintf(w, "gateway   HTTP %s   gRPC %s   (stock Weaviate behind it: HTTP %s, gRPC %s; embedder %s)\n\n",
+			srv.httpURL, srv.grpc, srv.up.HTTPURL, srv.up.GRPCAddr, srv.up.EmbedderURL)
+	} else {
+		fmt.Fprintf(w, "Weaviate  HTTP %s   gRPC %s   embedder %s\n\n", srv.httpURL, srv.grpc, srv.up.EmbedderURL)
+	}
 
-	client, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(s.HTTPURL, "http://"), Scheme: "http"})
+	client, err := weaviate.NewClient(weaviate.Config{Host: strings.TrimPrefix(srv.httpURL, "http://"), Scheme: "http"})
 	if err != nil {
 		return err
 	}
 	chunks := corpus.Chunks()
 	if o.segment != "" {
-		if chunks, err = segmentCorpus(ctx, w, s.HTTPURL, chunks, o.segment, o.segmentMaxTokens); err != nil {
+		if chunks, err = segmentCorpus(ctx, w, srv.httpURL, chunks, o.segment, o.segmentMaxTokens); err != nil {
 			return err
 		}
 	}
-	if err := importCorpus(ctx, w, client, budget, chunks); err != nil {
+	if err := importCorpus(ctx, w, client, budget, chunks, srv.gw == nil); err != nil {
 		return err
 	}
-	var shown []string
+	if o.frameworks != "" {
+		return sideBySide(ctx, w, srv.up, o, mode)
+	}
+	var shown []shownQuery
 	for _, q := range corpus.Queries() {
 		var b strings.Builder
-		if err := compare(ctx, s.HTTPURL, io.MultiWriter(w, &b), q, budget, candidates, strategy); err != nil {
+		p, err := compare(ctx, srv.sel, io.MultiWriter(w, &b), q, budget, candidates, strategy)
+		if err != nil {
 			return err
 		}
-		shown = append(shown, b.String())
+		shown = append(shown, shownQuery{text: b.String(), pair: p})
 	}
+	fmt.Fprintf(w, "%s\n%s\n\n", legend, overall(shown))
 	if o.readme != "" {
-		if err := spliceDemo(o.readme, readmeComparison(shown)); err != nil {
+		if err := spliceDemo(o.readme, readmeBlock(shown)); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "(the comparison with the most near-copies in top-k written into %s)\n\n", o.readme)
+		fmt.Fprintf(w, "(the query of median facet gain and the summary written into %s)\n\n", o.readme)
 	}
-	fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
-		s.HTTPURL, Class, exampleQuery(budget, candidates))
+	if srv.gw != nil {
+		fmt.Fprintf(w, "Try your own queries: the README's programs (HTTP_PORT=%d GRPC_PORT=%d), or the helpers on class %s\n",
+			o.httpPort, o.grpcPort, Class)
+	} else {
+		fmt.Fprintf(w, "Try your own queries: GraphQL at %s/v1/graphql (class %s), for example\n%s\n",
+			srv.httpURL, Class, exampleQuery(budget, candidates))
+	}
+	if o.ready != nil {
+		if err := o.ready(srv); err != nil {
+			return err
+		}
+	}
 	if o.exit {
 		return nil
 	}
@@ -188,22 +228,35 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	return nil
 }
 
-// importCorpus (re)creates the demo class and imports every chunk.
-func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk) error {
+// selectionDefaults are the demo collection's selection settings.
+func selectionDefaults(budget int) map[string]any {
+	return map[string]any{
+		"textProperty": "body", "extraTextProperties": []string{"title"},
+		"sourceProperty": "source", "tokenBudget": budget,
+	}
+}
+
+// importCorpus (re)creates the demo class and imports every chunk; with
+// module, the class configures the module's selection defaults (the
+// gateway keeps them in its config file instead).
+func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk, module bool) error {
 	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
 	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
+	moduleConfig := map[string]any{
+		"text2vec-transformers": map[string]any{"vectorizeClassName": false},
+		// generate's answer shows what an LLM would receive (the prompt, echoed)
+		"generative-dummy": map[string]any{},
+	}
+	if module {
+		moduleConfig["diverse-select"] = selectionDefaults(budget)
+		// the same defaults for the clients' rerank route, so that the
+		// helpers' queries (docs/clients.md) work on the demo's collection
+		moduleConfig["reranker-diverse-select"] = selectionDefaults(budget)
+	}
 	class := &models.Class{
-		Class:      Class,
-		Vectorizer: "text2vec-transformers",
-		ModuleConfig: map[string]any{
-			"text2vec-transformers": map[string]any{"vectorizeClassName": false},
-			"diverse-select": map[string]any{
-				"textProperty": "body", "extraTextProperties": []string{"title"},
-				"sourceProperty": "source", "tokenBudget": budget,
-			},
-			// generate's answer shows what an LLM would receive (the prompt, echoed)
-			"generative-dummy": map[string]any{},
-		},
+		Class:        Class,
+		Vectorizer:   "text2vec-transformers",
+		ModuleConfig: moduleConfig,
 		Properties: []*models.Property{
 			{Name: "title", DataType: []string{"text"}},
 			{Name: "body", DataType: []string{"text"}},

@@ -13,22 +13,71 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/diverse-select/diverse-select/integration/stack"
 	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
-// TestDemo runs `make run`'s program end to end (hash embedder, free ports)
-// and checks what it shows: every demo query with top-k next to diverse
-// selection, and no near-copy in the diverse column.
+// TestDemo runs `make run`'s program end to end (hash embedder, free ports),
+// with the module and through the gateway in front of stock Weaviate (make
+// run-gateway), and checks what it shows: every demo query with top-k next
+// to diverse selection, no near-copy in the diverse column, the same
+// figures both ways, and every listener on loopback.
 func TestDemo(t *testing.T) {
+	var shown []string
+	for _, tc := range []struct {
+		name    string
+		gateway bool
+		// open are the listeners allowed beyond loopback: stock Weaviate's
+		// gRPC and cluster API, which it binds on every interface with no
+		// setting for their address (our build's grpc-bind and
+		// cluster-api-bind patches are what move them).
+		open func(proc string, l stack.Listener, s *servers) bool
+	}{
+		{name: "module", open: func(string, stack.Listener, *servers) bool { return false }},
+		{name: "gateway", gateway: true, open: func(proc string, l stack.Listener, s *servers) bool {
+			return proc == "weaviate" && l.Proto == "tcp" && (l.Port == s.up.GRPCPort || l.Port == s.up.ClusterDataPort)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shown = append(shown, checkDemo(t, tc.gateway, tc.open))
+		})
+	}
+	// The same before and after: each query's figures, both columns. (The
+	// rows can differ in order where top-k ties: the two servers' searches
+	// order equal distances each their own way.)
+	if len(shown) == 2 && figureLines(shown[0]) != figureLines(shown[1]) {
+		t.Errorf("the gateway shows other figures than the module:\n%s\nmodule:\n%s", figureLines(shown[1]), figureLines(shown[0]))
+	}
+}
+
+// checkDemo runs the demo and checks its output and listeners; it returns
+// the comparisons as printed.
+func checkDemo(t *testing.T, gateway bool, open func(string, stack.Listener, *servers) bool) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	err := run(ctx, &out, options{dataDir: t.TempDir() + "/data", budget: 600, candidates: 40, exit: true})
+	var listeners map[string][]stack.Listener
+	err := run(ctx, &out, options{dataDir: t.TempDir() + "/data", budget: 600, candidates: 40, exit: true, gateway: gateway,
+		ready: func(s *servers) error {
+			var err error
+			if listeners, err = s.listeners(); err != nil {
+				return err
+			}
+			for proc, ls := range listeners {
+				t.Logf("%s listens on %v", proc, ls)
+				for _, l := range ls {
+					if !l.Loopback() && !open(proc, l, s) {
+						t.Errorf("%s listens on %s, reachable from the network", proc, l)
+					}
+				}
+			}
+			return nil
+		}})
 	if err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	text := out.String()
-	summary := regexp.MustCompile(`= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies\s+= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies`)
+	summary := regexp.MustCompile(`= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies, \d+ paraphrases\s+= (\d+) chunks, (\d+) tokens, \d+/\d+ facets, (\d+) near-copies, \d+ paraphrases`)
 	rows := summary.FindAllStringSubmatch(text, -1)
 	if len(rows) != len(corpus.Queries()) {
 		t.Fatalf("%d summaries for %d queries:\n%s", len(rows), len(corpus.Queries()), text)
@@ -68,9 +117,38 @@ func TestDemo(t *testing.T) {
 	if topkWaste == 0 {
 		t.Errorf("top-k's prompts spend no tokens on near-copies: the demo shows no difference")
 	}
-	if !strings.Contains(text, "stopping Weaviate and the embedder") {
+	// The listeners were checked while the servers ran: HTTP, gRPC, the
+	// cluster's gossip (TCP and UDP), data and Raft ports, the embedder and
+	// the gateway.
+	if n := len(listeners["weaviate"]); n < 6 {
+		t.Errorf("Weaviate listens on %d sockets, want HTTP, gRPC and the cluster's ports: %v", n, listeners["weaviate"])
+	}
+	if len(listeners["embedder"]) == 0 {
+		t.Error("no listener of the embedder found")
+	}
+	if gateway && len(listeners["gateway"]) != 2 {
+		t.Errorf("the gateway listens on %v, want its HTTP and gRPC ports", listeners["gateway"])
+	}
+	if !strings.Contains(text, "stopping the servers") {
 		t.Errorf("the demo did not stop its servers:\n%s", text)
 	}
+	// the comparisons and the summary, without the addresses
+	i, j := strings.Index(text, "Q: "), strings.Index(text, legend)
+	if i < 0 || j < i {
+		t.Fatalf("no comparisons and legend in:\n%s", text)
+	}
+	return text[i:j]
+}
+
+// figureLines are the query and figure lines of the demo's output.
+func figureLines(text string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Q: ") || strings.HasPrefix(l, "= ") || strings.HasPrefix(l, "> ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func mustAtoi(s string) int {

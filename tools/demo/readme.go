@@ -3,33 +3,66 @@ package main
 import (
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 )
 
-// reTopkCopies reads the near-copies of the top-k column's summary line.
-var reTopkCopies = regexp.MustCompile(`= \d+ chunks, \d+ tokens, \d+/\d+ facets, (\d+) near-copies`)
-
-// readmeComparison picks the comparison whose top-k holds the most
-// near-copies: the one that shows what the selection is for.
-func readmeComparison(shown []string) string {
-	best, most := "", -1
-	for _, s := range shown {
-		n := -1
-		if m := reTopkCopies.FindStringSubmatch(s); m != nil {
-			n, _ = strconv.Atoi(m[1])
-		}
-		if n > most {
-			best, most = s, n
-		}
-	}
-	return best
+// shownQuery is one demo query as printed, with its figures.
+type shownQuery struct {
+	text string
+	pair pair
 }
 
-// The README's demo block: the comparison of the demo query whose top-k
-// holds the most near-copies (the first such query on a tie), as `make run`
-// prints it, between these markers (make demo-readme writes it).
+// legend says what the marks of the columns mean.
+const legend = "≈ near-copy of a chunk above it in the list, ~ paraphrase of one above it"
+
+// medianGain picks the query shown in the README: the first demo query whose
+// facet gain (the facets the default covers beyond top-k's) is the median
+// gain of all (the lower middle for an even count) - neither the best case
+// nor the worst.
+func medianGain(shown []shownQuery) shownQuery {
+	gains := make([]int, len(shown))
+	for i, s := range shown {
+		gains[i] = gain(s.pair)
+	}
+	slices.Sort(gains)
+	median := gains[(len(gains)-1)/2]
+	i := slices.IndexFunc(shown, func(s shownQuery) bool { return gain(s.pair) == median })
+	return shown[i]
+}
+
+func gain(p pair) int { return p.diverse.facets - p.topk.facets }
+
+// overall sums every demo query's figures, top-k against the default.
+func overall(shown []shownQuery) string {
+	var t, d figures
+	for _, s := range shown {
+		for _, x := range []struct {
+			sum *figures
+			f   figures
+		}{{&t, s.pair.topk}, {&d, s.pair.diverse}} {
+			x.sum.chunks += x.f.chunks
+			x.sum.tokens += x.f.tokens
+			x.sum.facets += x.f.facets
+			x.sum.allFacets += x.f.allFacets
+			x.sum.nearCopies += x.f.nearCopies
+			x.sum.paraphrases += x.f.paraphrases
+		}
+	}
+	return fmt.Sprintf("All %d queries, top-k -> diverse-select: facets %d -> %d of %d, near-copies %d -> %d, paraphrases %d -> %d, tokens %d -> %d",
+		len(shown), t.facets, d.facets, t.allFacets, t.nearCopies, d.nearCopies, t.paraphrases, d.paraphrases, t.tokens, d.tokens)
+}
+
+// readmeBlock is the README's demo block: the rule, the query it picks as
+// printed, the legend and the summary over all queries.
+func readmeBlock(shown []shownQuery) string {
+	m := medianGain(shown)
+	return fmt.Sprintf("The first of the %d demo queries whose facet gain (diverse-select's facets minus top-k's) is the median:\n\n%s%s\n%s\n",
+		len(shown), m.text, legend, overall(shown))
+}
+
+// The README's demo block (readmeBlock) between these markers; make
+// demo-readme writes it.
 const (
 	demoBegin = "<!-- BEGIN demo -->"
 	demoEnd   = "<!-- END demo -->"
@@ -37,11 +70,16 @@ const (
 
 // spliceDemo replaces the demo block of file by the comparison shown.
 func spliceDemo(file, shown string) error {
+	return spliceFile(file, func(doc string) (string, error) { return spliceDemoText(doc, shown) })
+}
+
+// spliceFile rewrites file with splice.
+func spliceFile(file string, splice func(doc string) (string, error)) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	out, err := spliceDemoText(string(data), shown)
+	out, err := splice(string(data))
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -49,14 +87,18 @@ func spliceDemo(file, shown string) error {
 }
 
 func spliceDemoText(doc, shown string) (string, error) {
-	i, j := strings.Index(doc, demoBegin), strings.Index(doc, demoEnd)
-	if i < 0 || j < i {
-		return "", fmt.Errorf("no %s ... %s block", demoBegin, demoEnd)
-	}
 	lines := strings.Split(strings.Trim(shown, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	block := demoBegin + "\n```\n" + strings.Join(lines, "\n") + "\n```\n"
-	return doc[:i] + block + doc[j:], nil
+	return spliceBlock(doc, demoBegin, demoEnd, "```\n"+strings.Join(lines, "\n")+"\n```\n")
+}
+
+// spliceBlock puts body between the lines begin and end of doc, in place of what was there.
+func spliceBlock(doc, begin, end, body string) (string, error) {
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("no %s ... %s block", begin, end)
+	}
+	return doc[:i] + begin + "\n" + body + doc[j:], nil
 }

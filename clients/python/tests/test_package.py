@@ -30,10 +30,18 @@ class Package(unittest.TestCase):
                 names = set(whl.namelist())
                 meta = whl.read("diverse_select_weaviate-0.1.0.dist-info/METADATA").decode()
             for f in ("diverse_select/__init__.py", "diverse_select/_check.py", "diverse_select/_generated.py",
-                      "diverse_select/py.typed"):
+                      "diverse_select/py.typed", "diverse_select/_frameworks.py", "diverse_select/langchain.py",
+                      "diverse_select/llamaindex.py", "diverse_select/haystack.py"):
                 self.assertIn(f, names)
             self.assertIn("Name: diverse-select-weaviate", meta)
             self.assertIn("Provides-Extra: client", meta)
+            # Each framework's extra: its core package and the Weaviate client, nothing else.
+            for extra, core in (("langchain", "langchain-core"), ("llamaindex", "llama-index-core"),
+                                ("haystack", "haystack-ai")):
+                self.assertIn("Provides-Extra: " + extra, meta)
+                needs = sorted(line.split(" ")[1].split("<")[0].split(">")[0] for line in meta.splitlines()
+                               if line.startswith("Requires-Dist:") and line.endswith('extra == "%s"' % extra))
+                self.assertEqual(needs, sorted([core, "weaviate-client"]), extra)
 
             site = os.path.join(tmp, "site")
             subprocess.run(pip + ["install", "--no-deps", "--target", site, os.path.join(tmp, wheels[0])], check=True)
