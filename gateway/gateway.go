@@ -100,6 +100,7 @@ type Gateway struct {
 	// upstream and httpc are the upstream's REST API and its client.
 	upstream *url.URL
 	httpc    *http.Client
+	segment  http.Handler // segment.go
 	stop     chan struct{}
 	// queryDefaults is what Weaviate's parser reads of its config.
 	queryDefaults *config.Config
@@ -190,6 +191,10 @@ func New(o Options) (*Gateway, error) {
 		},
 		Transport: httpc.Transport,
 	}
+	if g.segment, err = g.newSegment(); err != nil {
+		g.Close()
+		return nil, err
+	}
 	if o.ConfigPath != "" {
 		if err := g.Reload(); err != nil {
 			g.Close()
@@ -272,6 +277,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		}
 		w.WriteHeader(code)
 	})
+	mux.Handle(SegmentPath, g.segment)
 	mux.Handle("/", g.http)
 	return mux
 }
