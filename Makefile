@@ -337,9 +337,9 @@ eval-server: build eval-vectors
 eval-large: eval-vectors
 	$(GO) run ./tools/eval -mode large -data "$(SHARED_DATA)" $(EVAL_VEC)
 
-## test-race: the module, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
+## test-race: the module, the segment endpoint's handler, the selectors, the engine, the config and the plugin host/SDK under the race detector (the module's
 ## concurrency tests run the hook from many goroutines on one shared Module)
-RACE_PKGS ?= ./module/... ./engine/... ./selectors/... ./simcache/... ./config/... ./internal/... ./plugin/... ./examples/...
+RACE_PKGS ?= ./module/... ./segmentapi/... ./engine/... ./selectors/... ./simcache/... ./config/... ./internal/... ./plugin/... ./examples/...
 test-race:
 	$(GO) test -race -count=1 $(RACE_PKGS)
 

@@ -41,8 +41,8 @@ func NewStandalone(getenv func(string) string, logger logrus.FieldLogger) (*Stan
 	return &Standalone{e: e}, nil
 }
 
-// Engine is the engine itself, for the module's segmentation endpoint the
-// gateway serves (its tokenizers and defaults).
+// Engine is the engine itself, for the segmentation endpoint's handler
+// (package segmentapi) the gateway serves: its tokenizers and defaults.
 func (s *Standalone) Engine() *Engine { return s.e }
 
 // Defaults are the module's defaults and limits in force.

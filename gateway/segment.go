@@ -13,13 +13,13 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"github.com/diverse-select/diverse-select/config"
-	diverseselect "github.com/diverse-select/diverse-select/module"
+	"github.com/diverse-select/diverse-select/segmentapi"
 )
 
 // SegmentPath is the module's segmentation endpoint (docs/segmentation.md),
 // which a stock Weaviate does not have: the gateway serves it with the
-// module's own handler, so the helpers' import_documents segments through
-// either. The caller is checked by the upstream with the caller's own
+// module's handler (package segmentapi, not the module's package), so the
+// helpers' import_documents segments through either. The caller is checked by the upstream with the caller's own
 // credentials: authenticated (GET /v1/meta answers 2xx), and, for a request
 // that names a collection, allowed to read that collection's schema - the
 // upstream answers that; its create_data permission it checks when the
@@ -78,9 +78,9 @@ func (g *Gateway) newSegment() (http.Handler, error) {
 		}
 		return nil
 	}
-	inner := diverseselect.SegmentHandler(g.engine.Engine(), cfg, authenticated, authorize)
+	inner := segmentapi.New(g.engine.Engine(), cfg, authenticated, authorize)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost { // the module's handler answers any other method
+		if r.Method == http.MethodPost { // the handler answers any other method
 			auth := r.Header.Get("Authorization")
 			code, msg, err := ask(r.Context(), auth, "/v1/meta")
 			if err != nil {

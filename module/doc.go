@@ -5,7 +5,8 @@
 //
 // This package holds what Weaviate calls; the selection stage it runs is
 // package engine, which the gateway (package gateway) runs too, in front of
-// a stock Weaviate. Configuration is per class (moduleConfig["diverse-select"]
+// a stock Weaviate. The gateway imports neither this package nor any that
+// does (pkgcheck.NoImport, its TestNoModuleImport). Configuration is per class (moduleConfig["diverse-select"]
 // or ["reranker-diverse-select"]), overridable per query, with module
 // defaults from the environment (package config). Weaviate hands the module
 // typed accessors through its registration glue (Weaviate,
@@ -19,9 +20,10 @@
 //   - The adapters Weaviate calls: module.go (diverse-select: the GraphQL
 //     argument and field, the stage's entry point SelectResults),
 //     reranker.go (reranker-diverse-select: the rerank field of gRPC and
-//     GraphQL), segment.go (the segmentation endpoint; segment_outside.go
-//     serves it in the gateway), capabilities.go
-//     (the interfaces Weaviate and the glue assert).
+//     GraphQL), segment.go (RootHandler: Weaviate's mount of the
+//     segmentation endpoint, whose handler is package segmentapi's, which
+//     the gateway serves too), capabilities.go (the interfaces Weaviate and
+//     the glue assert).
 //   - What they show Weaviate: meta.go (/v1/meta), graphql.go (the GraphQL
 //     types of the argument and the field).
 //

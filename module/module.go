@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/tailor-platform/graphql/language/ast"
 	"github.com/weaviate/weaviate/entities/dto"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/engine"
+	"github.com/diverse-select/diverse-select/segmentapi"
 )
 
 // Module is the diverse-select Weaviate module: the GraphQL forms'
@@ -25,20 +25,17 @@ import (
 type Module struct {
 	e *engine.Engine
 
-	// The segmentation endpoint (segment.go): its encoders and limits, the
-	// client of its encoder calls, and Weaviate's authentication and
-	// authorization (nil: every request is refused).
-	segmentConfig config.Segment
-	encoderClient *http.Client
-	authenticator func(r *http.Request) (*models.Principal, error)
-	authorize     func(ctx context.Context, principal *models.Principal, verb string, resources ...string) error
+	// segment is the segmentation endpoint (segment.go, package
+	// segmentapi): Init sets its encoders and limits, connect Weaviate's
+	// authentication and authorization (nil: every request is refused).
+	segment *segmentapi.Handler
 }
 
 // New returns the module over a new engine; classByName reads the live schema.
 func New(classByName engine.ClassByName) *Module {
 	segmentDefaults, _ := config.SegmentFromEnv(func(string) string { return "" })
-	return &Module{e: engine.New(classByName),
-		segmentConfig: segmentDefaults, encoderClient: &http.Client{Timeout: 30 * time.Second}}
+	e := engine.New(classByName)
+	return &Module{e: e, segment: segmentapi.New(e, segmentDefaults, nil, nil)}
 }
 
 // Weaviate is what the modules use of the running Weaviate, handed over
@@ -70,7 +67,7 @@ type Weaviate struct {
 // provides.
 func (m *Module) connect(w Weaviate) {
 	m.e.Connect(w.MultiGet, w.IsReranker)
-	m.authenticator, m.authorize = w.Authenticate, w.Authorize
+	m.segment.Authenticate, m.segment.Authorize = w.Authenticate, w.Authorize
 }
 
 // EnabledModules returns the modules of this project that the comma-separated
@@ -107,7 +104,7 @@ func (m *Module) Init(ctx context.Context, params moduletools.ModuleInitParams) 
 		return err
 	}
 	var err error
-	if m.segmentConfig, err = config.SegmentFromEnv(nil); err != nil {
+	if m.segment.Config, err = config.SegmentFromEnv(nil); err != nil {
 		return fmt.Errorf("%s: %w", engine.Name, err)
 	}
 	return nil

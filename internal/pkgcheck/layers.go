@@ -1,6 +1,7 @@
 // Package pkgcheck holds the module's and the engine's packages to their
 // shape: their files to the layers each package comment describes (Layers, for
-// TestLayers), and no state shared between queries (NoPackageState).
+// TestLayers), no state shared between queries (NoPackageState), and the
+// gateway off the module's adapters (NoImport, ImportChain).
 package pkgcheck
 
 import (
