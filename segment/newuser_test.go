@@ -11,17 +11,6 @@ import (
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
-// glove embeds in process with the embedder's GloVe-SIF mode.
-type glove struct{ e embed.Embedder }
-
-func (g glove) Encode(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = g.e.Embed(t)
-	}
-	return out, nil
-}
-
 // TestNewUserTexts is issue 46's two short texts of a new user: a paragraph
 // on one topic, then one on another. The default method, with the real
 // GloVe-SIF vectors (the shared data folder beside the checkout, or
@@ -44,7 +33,7 @@ func TestNewUserTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := segment.ChangePoint{Encoder: glove{g}, Scorer: scorer, MaxTokens: 128, Counter: counter}
+	c := segment.ChangePoint{Encoder: g, Scorer: scorer, MaxTokens: 128, Counter: counter}
 	for _, tc := range []struct{ name, first, second string }{
 		{"harbour then tax",
 			"The old harbour sits below the cliffs at the mouth of the river. Fishing boats leave before dawn and come back with cod and mackerel in the afternoon. In summer the quay fills with visitors who watch the catch being unloaded. A stone lighthouse at the end of the pier has guided ships into the bay since 1820.",
