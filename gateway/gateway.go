@@ -232,6 +232,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(st)
 	})
+	g.schemaRoutes(mux) // schema_create.go
 	mux.Handle("/", g.http)
 	return mux
 }
