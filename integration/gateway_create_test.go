@@ -1,0 +1,133 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+
+	"github.com/diverse-select/diverse-select/integration/stack"
+)
+
+// TestGatewayCreate: the README's collection create works through the
+// gateway in front of stock Weaviate (the official Python client,
+// Configure.Reranker.custom("reranker-diverse-select", {"tokenBudget": ...})):
+// the create is accepted and read back as sent, stock Weaviate keeps the
+// defaults in the class's description (no moduleConfig it would refuse), a
+// helper query with no per-query settings selects with the created budget,
+// a second gateway with no config file on the same upstream selects the
+// same, a config file naming the collection wins, and a bad setting at
+// create is refused with the key named.
+func TestGatewayCreate(t *testing.T) {
+	const class, budget = "GatewayCreated", 60
+	gs := startGatewayStack(t, "gateway-create", gatewayOptions{})
+	python := venvPython(t)
+	root, err := stack.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := make([]string, len(healthDocs))
+	for i, d := range healthDocs {
+		chunks[i] = d.Body
+	}
+	cb, _ := json.Marshal(chunks)
+	outFile := filepath.Join(t.TempDir(), "out.json")
+	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(c, python, filepath.Join(root, "integration", "py", "gateway_create.py"))
+	cmd.Env = append(os.Environ(), "GATEWAY_HTTP_PORT="+portOf(gs.HTTPURL), "GATEWAY_GRPC_PORT="+portOf(gs.GRPCAddr),
+		"DIVERSE_SELECT_CLASS="+class, "DIVERSE_SELECT_BUDGET=60", "DIVERSE_SELECT_CHUNKS="+string(cb),
+		"DIVERSE_SELECT_QUERY="+healthQuery, "DIVERSE_SELECT_OUT="+outFile)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("python gateway_create.py: %v\n%s\ngateway log:\n%s", err, out, gs.logTail())
+	}
+	var got struct {
+		Reranker       string         `json:"reranker"`
+		RerankerConfig map[string]any `json:"rerankerConfig"`
+		Description    string         `json:"description"`
+		Picks          []struct {
+			Body, Explain string
+			Rank          int
+		} `json:"picks"`
+		BadError  string `json:"badError"`
+		BadExists bool   `json:"badExists"`
+	}
+	readJSON(t, outFile, "gateway_create.py", &got)
+	t.Logf("read back: reranker %s %v, description %q; the helper's query: %d picks; a bad tokenBudget: %s",
+		got.Reranker, got.RerankerConfig, got.Description, len(got.Picks), got.BadError)
+
+	// read back through the gateway as created
+	if !strings.Contains(got.Reranker, "reranker-diverse-select") || got.RerankerConfig["tokenBudget"] != float64(budget) ||
+		got.Description != "the README's collection" {
+		t.Errorf("read back through the gateway: reranker %q config %v description %q", got.Reranker, got.RerankerConfig, got.Description)
+	}
+	// the helper's query with no settings: the created budget
+	if len(got.Picks) == 0 || len(got.Picks) >= len(healthDocs) {
+		t.Fatalf("the helper's query selected %d of %d chunks", len(got.Picks), len(healthDocs))
+	}
+	for _, p := range got.Picks {
+		if b, _ := explainJSON(p.Explain)["budget"].(float64); int(b) != budget {
+			t.Errorf("a pick's explanation %q: budget %v, want the created %d", p.Explain, b, budget)
+		}
+	}
+	// a bad setting: refused, the key named, nothing created
+	if !strings.Contains(got.BadError, "tokenBudget") || !strings.Contains(got.BadError, "must be an integer in [0, ") ||
+		!strings.Contains(got.BadError, "422") || got.BadExists {
+		t.Errorf("a bad tokenBudget at create: %q (created: %v)", got.BadError, got.BadExists)
+	}
+
+	// stock Weaviate itself keeps no moduleConfig it does not know
+	resp, err := http.Get(gs.up.HTTPURL + "/v1/schema/" + class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(raw), `"reranker-diverse-select":{`) || !strings.Contains(string(raw), `\"tokenBudget\":60`) {
+		t.Errorf("stock Weaviate's schema of %s: %s", class, raw)
+	}
+
+	// a plain rerank, no settings, through gateways that know nothing but the upstream
+	plain := func(g *gatewayStack) (budgetSeen, n int) {
+		t.Helper()
+		q := healthQuery
+		reply, err := g.search(ctx(t), &pb.SearchRequest{Collection: class, Limit: 40,
+			Rerank:     &pb.Rerank{Property: "body", Query: &q},
+			NearText:   &pb.NearTextSearch{Query: []string{healthQuery}},
+			Properties: &pb.PropertiesRequest{NonRefProperties: []string{"body"}},
+			Metadata:   &pb.MetadataRequest{Uuid: true, ExplainScore: true}, Uses_123Api: true, Uses_125Api: true, Uses_127Api: true})
+		if err != nil {
+			t.Fatalf("a plain rerank: %v\n%s", err, g.logTail())
+		}
+		if len(reply.Results) == 0 {
+			t.Fatal("a plain rerank selected nothing")
+		}
+		b, _ := explainJSON(reply.Results[0].GetMetadata().GetExplainScore())["budget"].(float64)
+		return int(b), len(reply.Results)
+	}
+	if b, n := plain(gs); b != budget || n != len(got.Picks) {
+		t.Errorf("the creating gateway: budget %d, %d picks; want %d, %d", b, n, budget, len(got.Picks))
+	}
+	second := &gatewayStack{up: gs.up}
+	second.launch(t, "gateway-create-2", nil, nil, t.Cleanup)
+	var upClass struct{ Description string }
+	_ = json.Unmarshal(raw, &upClass)
+	t.Logf("stock Weaviate's description: %q", upClass.Description)
+	if b, n := plain(second); b != budget || n != len(got.Picks) {
+		t.Errorf("a second gateway on the same upstream: budget %d, %d picks; want %d, %d", b, n, budget, len(got.Picks))
+	}
+	// the config file wins over the kept defaults
+	third := &gatewayStack{up: gs.up}
+	third.launch(t, "gateway-create-3", map[string]any{class: map[string]any{"tokenBudget": 30}}, nil, t.Cleanup)
+	if b, _ := plain(third); b != 30 {
+		t.Errorf("a gateway whose file names %s: budget %d, want the file's 30", class, b)
+	}
+}
