@@ -92,8 +92,25 @@ func (g *Gateway) schemaRoutes(mux *http.ServeMux) {
 	write := func(w http.ResponseWriter, r *http.Request) { g.schemaWrite(w, r, p) }
 	mux.HandleFunc("POST /v1/schema", write)
 	mux.HandleFunc("PUT /v1/schema/{class}", write)
+	mux.HandleFunc("DELETE /v1/schema/{class}", func(w http.ResponseWriter, r *http.Request) {
+		p.ServeHTTP(w, r)
+		g.classes.forget(r.PathValue("class"))
+	})
 	mux.Handle("GET /v1/schema", p)
 	mux.Handle("GET /v1/schema/{class}", p)
+}
+
+// forget drops the schemas kept of a collection (every caller's): the
+// gateway that changed it reads the new one at once (another replica
+// within its SchemaTTL).
+func (c *classes) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.entries {
+		if strings.EqualFold(k.name, name) {
+			delete(c.entries, k)
+		}
+	}
 }
 
 // schemaProxy passes a schema call upstream and puts the kept entries of
@@ -194,6 +211,20 @@ func (g *Gateway) schemaWrite(w http.ResponseWriter, r *http.Request, p *httputi
 	r.ContentLength = int64(len(out))
 	r.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	p.ServeHTTP(w, r)
+	if name := r.PathValue("class"); name != "" {
+		g.classes.forget(name)
+	} else if name := className(out); name != "" {
+		g.classes.forget(name)
+	}
+}
+
+// className is the class a create names ("" when it is not one).
+func className(body []byte) string {
+	var c struct {
+		Class string `json:"class"`
+	}
+	_ = json.Unmarshal(body, &c)
+	return c.Class
 }
 
 // keepModuleConfig is a class definition with the module's entries moved

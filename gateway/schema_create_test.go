@@ -154,14 +154,21 @@ func TestSchemaCreateKeepsModuleConfig(t *testing.T) {
 		t.Errorf("a refused create reached the upstream")
 	}
 
-	// an update keeps the entries again, replacing the earlier ones
+	// an update keeps the entries again, replacing the earlier ones; the
+	// gateway that made it forgets the schema it kept
+	if d := g.collectionDefaults(context.Background(), "Article"); d["tokenBudget"] != 600.0 {
+		t.Errorf("before the update: %v", d)
+	}
 	upd := `{"class":"Article","description":"news","properties":[{"name":"body","dataType":["text"]}],` +
 		`"moduleConfig":{"reranker-diverse-select":{"tokenBudget":300}}}`
 	if code, out := do("PUT", "/v1/schema/Article", upd); code != 200 {
 		t.Fatalf("update: %d %v", code, out)
 	}
+	if d := g.collectionDefaults(context.Background(), "Article"); d["tokenBudget"] != 300.0 {
+		t.Errorf("after the update, the gateway that made it: %v", d)
+	}
 	if d := newSchemaGateway(t, up.URL, "").collectionDefaults(context.Background(), "Article"); d["tokenBudget"] != 300.0 {
-		t.Errorf("after the update: %v", d)
+		t.Errorf("after the update, another gateway: %v", d)
 	}
 	// a class without the module's entries passes as sent
 	if code, out := do("POST", "/v1/schema", `{"class":"Plain","description":"x"}`); code != 200 || f.classes["Plain"]["description"] != "x" {

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -130,4 +131,79 @@ func TestGatewayCreate(t *testing.T) {
 	if b, _ := plain(third); b != 30 {
 		t.Errorf("a gateway whose file names %s: budget %d, want the file's 30", class, b)
 	}
+}
+
+// TestGatewayReadmePrograms: the README's Python and Go programs, as
+// written, against the gateway in front of stock Weaviate (HTTP_PORT and
+// GRPC_PORT the gateway's): each creates the README's collection through it
+// (moduleConfig["reranker-diverse-select"] included), imports, and prints a
+// selection within its budget, twice; then both print the same picks on
+// one collection. (The TypeScript program needs integration/ts's
+// node_modules, make ts-deps; it runs when they are there.)
+func TestGatewayReadmePrograms(t *testing.T) {
+	root, text := readmeText(t)
+	gs := startGatewayStack(t, "gateway-readme", gatewayOptions{})
+	env := append(os.Environ(), "HTTP_PORT="+portOf(gs.HTTPURL), "GRPC_PORT="+portOf(gs.GRPCAddr))
+	run := func(t *testing.T, s Snippet) string {
+		t.Helper()
+		c, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		cmd := programCommand(t, c, root, s)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("%s through the gateway: %v\n%s%s\ngateway log:\n%s", s, err, out, stderr, gs.logTail())
+		}
+		return string(out)
+	}
+	var programs []Snippet
+	for _, s := range ParseSnippets("README.md", string(text)) {
+		if s.Fragment != "" || !programLangs[s.Lang] {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, "integration", "ts", "node_modules")); s.Lang == "js" && err != nil {
+			t.Logf("%s: skipped, no integration/ts/node_modules (make ts-deps)", s)
+			continue
+		}
+		programs = append(programs, s)
+	}
+	if len(programs) < 2 {
+		t.Fatalf("the README holds %d client programs, want Python and Go at least", len(programs))
+	}
+	var picked []Snippet
+	for _, s := range programs {
+		t.Run(fmt.Sprintf("README.md:%d", s.Line), func(t *testing.T) {
+			_ = gs.upClient.Schema().ClassDeleter().WithClassName("Article").Do(ctx(t))
+			first := run(t, s) // creates the collection through the gateway
+			if again := run(t, s); again != first {
+				t.Errorf("%s prints other picks on its second run:\n%s\nfirst:\n%s", s, again, first)
+			}
+			t.Logf("%s through the gateway printed:\n%s", s, first)
+			if checkPicks(t, s, first) {
+				picked = append(picked, s)
+			}
+			resp, err := http.Get(gs.HTTPURL + "/v1/schema/Article")
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(raw), `"reranker-diverse-select":{"tokenBudget":600}`) {
+				t.Errorf("the collection %s created, read through the gateway: %s", s, raw)
+			}
+		})
+	}
+	var first string
+	for _, s := range picked {
+		if out := run(t, s); first == "" {
+			first = out
+		} else if out != first {
+			t.Errorf("%s printed other picks than %s on the same collection:\n%s\nwant\n%s", s, picked[0], out, first)
+		}
+	}
+	_ = gs.upClient.Schema().ClassDeleter().WithClassName("Article").Do(ctx(t))
 }
