@@ -272,12 +272,14 @@ bench-plugin:
 ## interleaved), tables, the summary against MMR, the CPU profile of the default at pool 1000 into
 ## docs/performance.md, the plot into docs/performance-latency.png, the summary line into the README (about
 ## 6 minutes on 2 cores). BENCH_SERVER_SHORT=1: a quick run (pools 100 and 1000, 30 queries per variant).
+## BENCH_DIMS: the hash embedder's vector width (768; 384 is all-MiniLM-L6-v2's).
+BENCH_DIMS ?= 768
 BENCH_SERVER_FLAGS ?=
 BENCH_SERVER_SHORT ?=
 bench-server: build
 	@mkdir -p $(BENCH_OUT)
 	$(GO) run ./tools/bench -doc docs/performance.md -readme README.md -plot docs/performance-latency.png \
-		-log $(BENCH_OUT)/server.log -profile-out $(BENCH_OUT)/server-profile.pb.gz $(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS)
+		-log $(BENCH_OUT)/server.log -profile-out $(BENCH_OUT)/server-profile.pb.gz -dims $(BENCH_DIMS) $(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS)
 
 ## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
 ## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);
@@ -294,13 +296,22 @@ EVAL_VEC := $(if $(VECTOR_CACHE),-vector-cache "$(VECTOR_CACHE)") -python $(PYTH
 eval-vectors: venv
 	$(GO) run ./tools/eval -mode vectors -data "$(SHARED_DATA)" $(EVAL_VEC)
 
-## eval-segment: the chunkers of package segment (SAGE's scorer, similarity percentile, sentence-packed, fixed length) on
-## held-out Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, and their speed; tables into docs/segmentation.md.
-## NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the neural encoder's tables
+## eval-tune: the fast loop of the default's rules - the default and TUNE_EXTRA (';'-separated name:key=value
+## configs) against top-k and best-lambda MMR on the multi-hop sets, own and mixed pools, per encoder and half; printed only
+TUNE_EXTRA ?=
+.PHONY: eval-tune
+eval-tune: eval-vectors
+	$(GO) run ./tools/eval -mode tune -data "$(SHARED_DATA)" $(EVAL_VEC) $(if $(TUNE_EXTRA),-extra '$(TUNE_EXTRA)')
+
+## eval-segment: the chunkers of package segment (change point, SAGE's scorer, similarity percentile, sentence-packed,
+## fixed length) beside Chonkie's semantic and recursive chunkers (from the venv, same vectors and counts) on held-out
+## Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, their speed, and the sentence splitter beside pysbd;
+## tables into docs/segmentation.md. NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the
+## neural encoder's tables
 .PHONY: eval-segment segtrain
 NEURAL_URL ?=
-eval-segment:
-	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)"
+eval-segment: venv
+	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)" -python $(PYTHON)
 
 ## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
 ## tools/segtrain's comment gives the command for another encoder)

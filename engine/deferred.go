@@ -52,9 +52,9 @@ func filtersExpiredOnProperty(class *models.Class) bool {
 // the search deferred the vectors too, whose vector neither it nor the
 // search holds - so that every candidate has its text and vector from one or
 // the other; it computes and caches their features at once. A candidate
-// another query is reading and computing now (simcache.FeatureCache.Claim)
-// is not read twice: this query waits for that one, after it computed its
-// own, and reads only what the other could not cache. It returns the pool
+// another query is reading and computing now is not read twice
+// (simcache.FeatureCache.Load): this query waits for that one, after it
+// read its own, and reads only what the other could not cache. It returns the pool
 // without the candidates deleted since the search, each candidate's cache
 // entry (nil: none; the problem reuses them instead of looking them up
 // again) and how many it read.
@@ -76,50 +76,67 @@ func (e *Engine) loadUncached(ctx context.Context, p *plan, in []search.Result) 
 			entries[i] = features.lookup(&in[i])
 		}
 	})
-	var own, waiting []int
-	var claimed []simcache.FeatureKey
-	var done []<-chan struct{}
-	release := func() {
-		for _, k := range claimed {
-			e.features.Release(k)
-		}
-		claimed = nil
-	}
-	defer release() // also when a panic leaves a claim behind
+	// own: read by this query whatever others do - not cacheable, or an
+	// entry that lacks the text or vector (its features are merged into a
+	// new entry); byKey: the others, which the feature cache's Load reads
+	// once for all the queries that miss them at the same time.
+	var own []int
+	var keys []simcache.FeatureKey
+	byKey := map[simcache.FeatureKey][]int{}
 	for _, i := range uncachedIndexes(p, features, in, entries) {
 		k, keyed := features.key(&in[i])
-		if !keyed {
-			own = append(own, i) // not cacheable: every query reads it
+		if !keyed || entries[i] != nil {
+			own = append(own, i)
 			continue
 		}
-		if owner, wait := e.features.Claim(k); owner {
-			own, claimed = append(own, i), append(claimed, k)
-		} else {
-			waiting, done = append(waiting, i), append(done, wait)
+		if _, dup := byKey[k]; !dup {
+			keys = append(keys, k)
 		}
+		byKey[k] = append(byKey[k], i)
 	}
 	gone := map[int]bool{}
-	if err := e.readFeatures(ctx, p, features, in, entries, own, gone); err != nil {
+	// load reads its keys' candidates by id, in one batch with the query's
+	// own (the first time), and returns the entries it computed, which Load
+	// caches (a candidate read in another version than searched is cached
+	// under that version's key, and left out for the key asked).
+	load := func(ctx context.Context, keys []simcache.FeatureKey) (map[simcache.FeatureKey]*simcache.Features, error) {
+		idx := own
+		own = nil
+		for _, k := range keys {
+			idx = append(idx, byKey[k]...)
+		}
+		read += len(idx)
+		features.hold = map[simcache.FeatureKey]*simcache.Features{}
+		defer func() { features.hold = nil }()
+		if err := e.readFeatures(ctx, p, features, in, entries, idx, gone); err != nil {
+			return nil, err
+		}
+		return features.hold, nil
+	}
+	got, err := e.features.Load(ctx, keys, load)
+	if err != nil {
 		return nil, nil, 0, err
 	}
-	release() // before waiting for another query's: no two wait for each other
-	for _, d := range done {
-		select {
-		case <-d:
-		case <-ctx.Done():
-			return nil, nil, 0, ctx.Err()
+	if len(own) > 0 { // Load had nothing to read
+		if _, err := load(ctx, nil); err != nil {
+			return nil, nil, 0, err
 		}
 	}
 	var again []int
-	for _, i := range waiting {
-		if entries[i] = features.lookup(&in[i]); !holds(p, features, in[i], entries[i]) {
-			again = append(again, i) // the other query failed, or the entry is gone
+	for _, k := range keys {
+		for _, i := range byKey[k] {
+			if f, ok := got[k]; ok && entries[i] == nil {
+				entries[i] = f // another query read it
+			}
+			if !gone[i] && !holds(p, features, in[i], entries[i]) {
+				again = append(again, i) // the other query could not cache it
+			}
 		}
 	}
 	if err := e.readFeatures(ctx, p, features, in, entries, again, gone); err != nil {
 		return nil, nil, 0, err
 	}
-	return withoutGone(in, gone), withoutGone(entries, gone), len(own) + len(again), nil
+	return withoutGone(in, gone), withoutGone(entries, gone), read + len(again), nil
 }
 
 // uncached are the candidates whose text, or deferred vector, neither the

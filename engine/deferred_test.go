@@ -290,13 +290,13 @@ func TestColdPoolReadOnce(t *testing.T) {
 	}
 	wg.Add(1)
 	go run(0)
-	<-g.reading // query 0 holds the claims of the whole pool
+	<-g.reading // query 0 is reading the whole pool, in its Load
 	wg.Add(queries - 1)
 	for q := 1; q < queries; q++ {
 		go run(q)
 	}
-	for m.features.Stats().Shared < uint64((queries-1)*pool) {
-		runtime.Gosched() // every other query waits for query 0's candidates
+	for m.features.Stats().Loading < queries {
+		runtime.Gosched() // every other query is in the feature cache's Load
 	}
 	close(g.open)
 	wg.Wait()
@@ -304,6 +304,7 @@ func TestColdPoolReadOnce(t *testing.T) {
 		require.NoError(t, errs[q])
 		require.Equal(t, ids(outs[0]), ids(outs[q]))
 	}
+	require.Equal(t, uint64((queries-1)*pool), m.features.Stats().Shared, "every other query got the pool's features from query 0")
 	whole := 0
 	for _, b := range g.batches {
 		if len(b) == pool {

@@ -29,7 +29,11 @@ type featureSource struct {
 	// vector, target; multi-vectors are not cached).
 	vectors bool
 	target  string
-	an      *text.Analyzer // for this query's misses
+	// hold, when not nil, takes the entries loadOrStore computes instead of
+	// the cache: they are the result of a FeatureCache.Load's load, which
+	// must not write the cache itself (loadUncached).
+	hold map[simcache.FeatureKey]*simcache.Features
+	an   *text.Analyzer // for this query's misses
 	// settled is the newest update time (unix ms) an object may have to be
 	// cached (see FeatureKey).
 	settled int64
@@ -114,7 +118,11 @@ func (f *featureSource) loadOrStore(t *lazyText, needTokens bool, vector []float
 		if !f.cacheTokens {
 			next.Tokens = 0
 		}
-		f.cache.Put(t.key, next)
+		if f.hold != nil {
+			f.hold[t.key] = next // FeatureCache.Load caches what its load returns
+		} else {
+			f.cache.Put(t.key, next)
+		}
 		t.cached = next
 	}
 	return n, terms, hashes

@@ -103,7 +103,9 @@ func (e *Engine) setMultiVectors(p *plan, in []search.Result, prob *selectors.Pr
 			pooled[i] = simcache.MeanPool(s)
 			prob.Candidates[i].Vector = pooled[i]
 		}
-		prob.Similarities = simcache.New(pooled)
+		if sims, err := simcache.New(pooled); err == nil {
+			prob.Similarities = sims // else the problem's validation names the candidate
+		}
 		return nil
 	}
 	if limit := e.defaults.MaxMatrixBytes(); limit > 0 {

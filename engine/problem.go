@@ -95,13 +95,16 @@ func (e *Engine) buildProblem(ctx context.Context, p *plan, in []search.Result, 
 			return nil, 0, nil, err
 		}
 	} else if needVectors {
-		// The SIMD engine, its buffers pooled across queries; mismatched or
-		// non-finite vectors are still refused by the problem's validation.
+		// The SIMD engine, its buffers pooled across queries. Vectors of
+		// another dimension leave none: the problem's validation refuses
+		// them, naming the candidate, as it refuses non-finite ones.
 		vecs := make([][]float32, len(prob.Candidates))
 		for i := range prob.Candidates {
 			vecs[i] = prob.Candidates[i].Vector
 		}
-		prob.Similarities = simcache.New(vecs)
+		if sims, err := simcache.New(vecs); err == nil {
+			prob.Similarities = sims
+		}
 	}
 	cards, err := applyCards(ctx, p, prob, in, features, text)
 	if err != nil {

@@ -33,7 +33,9 @@ type stageQuery struct {
 // of its pool's search.
 func (e *Engine) resolve(c arrival, params dto.GetParams) (*stageQuery, error) {
 	if params.Selection != nil && params.Selection.MMR != nil {
-		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with Weaviate's own MMR selection: choose one")}
+		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with Weaviate's own MMR selection: choose one - " +
+			"for diverse selection drop the search's MMR and give strategy \"mmr\" (its lambda is MMR's balance), " +
+			"or for Weaviate's MMR send the search without selection settings")}
 	}
 	if params.GroupBy != nil || params.Cursor != nil {
 		return nil, &markedError{mark: errRefused, err: errors.New("cannot be combined with groupBy or after: " +

@@ -103,7 +103,7 @@ func TestStageRefuses(t *testing.T) {
 	}{
 		{"Weaviate's MMR", func(p *dto.GetParams) {
 			p.Selection = &searchparams.Selection{MMR: &searchparams.SelectionMMR{Limit: 3}}
-		}, "Weaviate's own MMR"},
+		}, `Weaviate's own MMR selection: choose one - for diverse selection drop the search's MMR and give strategy "mmr"`},
 		{"groupBy", func(p *dto.GetParams) { p.GroupBy = &searchparams.GroupBy{Property: "body"} }, "groupBy"},
 		{"a cursor", func(p *dto.GetParams) { p.Cursor = &filters.Cursor{After: "x", Limit: 3} }, "after"},
 	} {

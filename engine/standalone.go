@@ -41,6 +41,10 @@ func NewStandalone(getenv func(string) string, logger logrus.FieldLogger) (*Stan
 	return &Standalone{e: e}, nil
 }
 
+// Engine is the engine itself, for the module's segmentation endpoint the
+// gateway serves (its tokenizers and defaults).
+func (s *Standalone) Engine() *Engine { return s.e }
+
 // Defaults are the module's defaults and limits in force.
 func (s *Standalone) Defaults() config.Module { return s.e.defaults }
 

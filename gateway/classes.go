@@ -10,9 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/maypok86/otter/v2"
+	"github.com/sirupsen/logrus"
 	"github.com/weaviate/weaviate/entities/models"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -22,16 +23,19 @@ import (
 )
 
 // classes reads collections' schemas from the upstream's REST API with the
-// caller's credentials and keeps each for a while, per collection and
-// credentials: a caller who may not read a collection's schema never gets
-// it from another caller's read.
+// caller's credentials and keeps each, per collection and credentials: a
+// caller who may not read a collection's schema never gets it from another
+// caller's read. Concurrent misses of one entry are served by one read
+// (otter's loader). An entry older than ttl is read again in the
+// background while the known schema is served, so that an upstream whose
+// REST API is slow (starting, stalled) does not hold a search up; a read
+// that the upstream refuses drops the entry; a schema is served at most
+// stale old. A read waits at most timeout, then the call is Unavailable.
 type classes struct {
-	base *url.URL
-	http *http.Client
-	ttl  time.Duration
-
-	mu      sync.Mutex
-	entries map[classKey]classEntry
+	base    *url.URL
+	http    *http.Client
+	timeout time.Duration
+	cache   *otter.Cache[classKey, *models.Class]
 }
 
 type classKey struct {
@@ -39,43 +43,76 @@ type classKey struct {
 	who  [sha256.Size]byte
 }
 
-type classEntry struct {
-	class *models.Class
-	until time.Time
-}
-
-func newClasses(base *url.URL, httpc *http.Client, ttl time.Duration) *classes {
-	return &classes{base: base, http: httpc, ttl: ttl, entries: map[classKey]classEntry{}}
-}
-
-// maxClasses bounds the entries kept (a new one beyond it clears them).
+// maxClasses bounds the entries kept.
 const maxClasses = 4096
 
 // maxSchemaBytes bounds a schema read.
 const maxSchemaBytes = 16 << 20
 
+// newClasses keeps schemas ttl fresh, stale at most old, each read within
+// timeout.
+func newClasses(base *url.URL, httpc *http.Client, ttl, stale, timeout time.Duration, logger logrus.FieldLogger) *classes {
+	return &classes{base: base, http: httpc, timeout: timeout, cache: otter.Must(&otter.Options[classKey, *models.Class]{
+		MaximumSize:       maxClasses,
+		RefreshCalculator: otter.RefreshWriting[classKey, *models.Class](ttl),
+		ExpiryCalculator:  otter.ExpiryWriting[classKey, *models.Class](stale),
+		Logger:            cacheLogger{logger},
+	})}
+}
+
+// cacheLogger logs the cache's swallowed errors (a background schema read
+// that failed: the known schema stays) through the gateway's logger.
+type cacheLogger struct{ l logrus.FieldLogger }
+
+func (c cacheLogger) Warn(_ context.Context, msg string, err error) {
+	if c.l != nil {
+		c.l.WithError(err).Warn("gateway: schema cache: " + msg)
+	}
+}
+
+func (c cacheLogger) Error(_ context.Context, msg string, err error) {
+	if c.l != nil {
+		c.l.WithError(err).Warn("gateway: schema cache: " + msg)
+	}
+}
+
 // get returns the collection's schema as the caller of ctx may read it.
 func (c *classes) get(ctx context.Context, name string) (*models.Class, error) {
 	hdr := forwardedHeaders(ctx)
 	key := classKey{name: name, who: sha256.Sum256([]byte(fmt.Sprint(hdr)))}
-	now := time.Now()
-	c.mu.Lock()
-	e, ok := c.entries[key]
-	c.mu.Unlock()
-	if ok && now.Before(e.until) {
-		return e.class, nil
+	return c.cache.Get(ctx, key, schemaLoader{c: c, hdr: hdr})
+}
+
+// schemaLoader reads a schema for the cache: the first read of a key (Load)
+// and the background read of an entry older than ttl (Reload).
+type schemaLoader struct {
+	c   *classes
+	hdr http.Header // the credentials the key's hash names
+}
+
+// Load reads the schema within the classes' timeout, whatever the caller
+// who missed first does: the callers waiting on the same key get its read.
+func (l schemaLoader) Load(ctx context.Context, key classKey) (*models.Class, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.c.timeout)
+	defer cancel()
+	class, err := l.c.read(ctx, key.name, l.hdr)
+	if err != nil && ctx.Err() != nil {
+		return nil, status.Errorf(codes.Unavailable, "gateway: upstream Weaviate did not answer the schema read of collection %q within %s (starting or stalled): %s",
+			key.name, l.c.timeout, status.Convert(err).Message())
 	}
-	class, err := c.read(ctx, name, hdr)
-	if err != nil {
-		return nil, err
+	return class, err
+}
+
+// Reload reads the schema again: an answer of the upstream that refuses it
+// (the collection gone, the credentials no longer allowed) drops the entry;
+// a failure to answer keeps the known schema (otter keeps it on an error).
+func (l schemaLoader) Reload(ctx context.Context, key classKey, _ *models.Class) (*models.Class, error) {
+	class, err := l.Load(ctx, key)
+	switch status.Code(err) {
+	case codes.OK, codes.Unavailable, codes.DeadlineExceeded, codes.Canceled, codes.Internal:
+		return class, err
 	}
-	c.mu.Lock()
-	if len(c.entries) >= maxClasses {
-		clear(c.entries)
-	}
-	c.entries[key] = classEntry{class: class, until: now.Add(c.ttl)}
-	c.mu.Unlock()
-	return class, nil
+	return nil, otter.ErrNotFound
 }
 
 func (c *classes) read(ctx context.Context, name string, hdr http.Header) (*models.Class, error) {

@@ -11,14 +11,17 @@
 // objects read by id, kept by version), reply.go (the reply in Weaviate's
 // shape), classes.go (the collections' schemas, the upstream's readiness),
 // config.go (the file of per-collection defaults), generate.go and order.go
-// (generative searches over the selection, in its order).
+// (generative searches over the selection, in its order), unknown.go (a
+// selecting search with fields the linked protocol does not know).
 package gateway
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -65,12 +68,19 @@ type Options struct {
 	// UpstreamTimeout bounds each upstream call of a selecting search, for a
 	// caller that sets no deadline of its own (0: 60 s).
 	UpstreamTimeout time.Duration
-	// SchemaTTL is how long a collection's schema is kept (0: 10 s).
-	SchemaTTL time.Duration
+	// SchemaTTL is how long a collection's schema is fresh (0: 10 s); an
+	// older one is read again in the background while it is served, for at
+	// most SchemaStale (0: 10 min) while the upstream does not answer.
+	SchemaTTL, SchemaStale time.Duration
+	// SchemaTimeout bounds a schema read (0: 2 s): then the call is
+	// Unavailable, naming the upstream's silence.
+	SchemaTimeout time.Duration
 	// QueryDefaultsLimit is the upstream's QUERY_DEFAULTS_LIMIT, the limit
 	// of a search that gives none (0: 10, Weaviate's default).
 	QueryDefaultsLimit int
-	// MaxMessageBytes bounds a gRPC message either way (0: 10 MiB, Weaviate's default).
+	// MaxMessageBytes bounds a gRPC message either way, the caller's and the
+	// upstream's (0: DefaultMaxMessageBytes); set it to the upstream's
+	// GRPC_MAX_MESSAGE_SIZE.
 	MaxMessageBytes int
 	// Getenv reads the DIVERSE_SELECT_* defaults (nil: the environment).
 	Getenv func(string) string
@@ -87,7 +97,11 @@ type Gateway struct {
 	classes *classes
 	objects *objects
 	http    *httputil.ReverseProxy
-	stop    chan struct{}
+	// upstream and httpc are the upstream's REST API and its client.
+	upstream *url.URL
+	httpc    *http.Client
+	segment  http.Handler // segment.go
+	stop     chan struct{}
 	// queryDefaults is what Weaviate's parser reads of its config.
 	queryDefaults *config.Config
 
@@ -119,11 +133,20 @@ func New(o Options) (*Gateway, error) {
 	if o.SchemaTTL == 0 {
 		o.SchemaTTL = 10 * time.Second
 	}
+	if o.SchemaStale == 0 {
+		o.SchemaStale = 10 * time.Minute
+	}
+	if o.SchemaTimeout == 0 {
+		o.SchemaTimeout = 2 * time.Second
+	}
 	if o.ObjectCacheBytes == 0 {
 		o.ObjectCacheBytes = 64 << 20
 	}
 	if o.MaxMessageBytes == 0 {
-		o.MaxMessageBytes = 10 << 20
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.MaxMessageBytes < 0 {
+		return nil, fmt.Errorf("gateway: --grpc-max-message-size %d: want a positive byte count (default %d, Weaviate's)", o.MaxMessageBytes, DefaultMaxMessageBytes)
 	}
 	g := &Gateway{opts: o, logger: o.Logger, stop: make(chan struct{}), queryDefaults: &config.Config{},
 		objects: newObjects(o.ObjectCacheBytes)}
@@ -158,14 +181,19 @@ func New(o Options) (*Gateway, error) {
 		g.conn.Close()
 		return nil, err
 	}
-	httpc := &http.Client{Transport: upstreamTransport(up)}
-	g.classes = newClasses(up, httpc, o.SchemaTTL)
+	httpc := &http.Client{Transport: upstreamTransport()}
+	g.upstream, g.httpc = up, httpc
+	g.classes = newClasses(up, httpc, o.SchemaTTL, max(o.SchemaStale, o.SchemaTTL), o.SchemaTimeout, o.Logger)
 	g.http = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(up)
 			r.Out.Host = up.Host
 		},
 		Transport: httpc.Transport,
+	}
+	if g.segment, err = g.newSegment(); err != nil {
+		g.Close()
+		return nil, err
 	}
 	if o.ConfigPath != "" {
 		if err := g.Reload(); err != nil {
@@ -177,6 +205,10 @@ func New(o Options) (*Gateway, error) {
 	return g, nil
 }
 
+// DefaultMaxMessageBytes is Weaviate's default GRPC_MAX_MESSAGE_SIZE
+// (104858000): what Weaviate takes directly passes through the gateway.
+const DefaultMaxMessageBytes = config.DefaultGRPCMaxMsgSize
+
 // connectParams reconnect soon after the upstream is back (a restart), at
 // most 2 s after.
 var connectParams = grpc.ConnectParams{
@@ -184,8 +216,9 @@ var connectParams = grpc.ConnectParams{
 	MinConnectTimeout: 2 * time.Second,
 }
 
-// upstreamTransport is the HTTP transport to the upstream's REST API.
-func upstreamTransport(up *url.URL) http.RoundTripper {
+// upstreamTransport is the HTTP transport to the upstream's REST API: the
+// default one, with idle connections kept for the selecting searches' reads.
+func upstreamTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
 	return t
@@ -216,25 +249,83 @@ func (g *Gateway) ServeGRPC(l net.Listener) error {
 	return s.Serve(l)
 }
 
-// StatusPath is the gateway's own HTTP endpoint: the config in force and
-// the last refusal (everything else is Weaviate's, passed through).
-const StatusPath = "/diverse-select/gateway"
+// The gateway's own HTTP endpoints; everything else is Weaviate's, passed
+// through.
+const (
+	// StatusPath shows the config in force, the last refusal and the
+	// caches' counters, to a caller the upstream authenticates (Weaviate's
+	// GET /v1/meta with the caller's credentials answers 2xx): the same
+	// authentication as Weaviate's own endpoints.
+	StatusPath = "/diverse-select/gateway"
+	// LivePath answers 200 while the process serves; ReadyPath 200 when the
+	// upstream says it is ready, 503 otherwise. Both reveal nothing: probes
+	// use them.
+	LivePath  = "/diverse-select/live"
+	ReadyPath = "/diverse-select/ready"
+)
 
 // HTTPHandler passes REST and GraphQL through to the upstream unchanged,
-// but for StatusPath.
+// but for the gateway's own endpoints.
 func (g *Gateway) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc(StatusPath, func(w http.ResponseWriter, r *http.Request) {
-		g.statusMu.Lock()
-		st := map[string]any{"configLoads": g.configLoads, "configError": g.configErr,
-			"collections": g.config.Load(), "featureCache": g.engine.CacheStats(), "objectCache": g.objects.stats()}
-		g.statusMu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(st)
+	mux.HandleFunc(StatusPath, g.serveStatus)
+	mux.HandleFunc(LivePath, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc(ReadyPath, func(w http.ResponseWriter, r *http.Request) {
+		code, err := g.upstreamAnswer(r.Context(), "/v1/.well-known/ready", nil)
+		if err != nil || code != http.StatusOK {
+			code = http.StatusServiceUnavailable
+		}
+		w.WriteHeader(code)
 	})
+	mux.Handle(SegmentPath, g.segment)
 	g.schemaRoutes(mux) // schema_create.go
 	mux.Handle("/", g.http)
 	return mux
+}
+
+// serveStatus shows the status to a caller the upstream authenticates;
+// any other gets the upstream's refusal code and no detail.
+func (g *Gateway) serveStatus(w http.ResponseWriter, r *http.Request) {
+	hdr := http.Header{}
+	if a := r.Header.Get("Authorization"); a != "" {
+		hdr.Set("Authorization", a)
+	}
+	code, err := g.upstreamAnswer(r.Context(), "/v1/meta", hdr)
+	switch {
+	case err != nil:
+		http.Error(w, "the upstream did not answer the authentication", http.StatusServiceUnavailable)
+		return
+	case code/100 != 2:
+		http.Error(w, http.StatusText(code), code)
+		return
+	}
+	g.statusMu.Lock()
+	st := map[string]any{"configLoads": g.configLoads, "configError": g.configErr,
+		"collections": g.config.Load(), "featureCache": g.engine.CacheStats(), "objectCache": g.objects.stats()}
+	g.statusMu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(st)
+}
+
+// upstreamAnswer is the status code of GET path on the upstream's REST API
+// with the headers hdr, within the schema read's timeout.
+func (g *Gateway) upstreamAnswer(ctx context.Context, path string, hdr http.Header) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.opts.SchemaTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.upstream.JoinPath(path).String(), nil)
+	if err != nil {
+		return 0, err
+	}
+	if hdr != nil {
+		req.Header = hdr
+	}
+	resp, err := g.httpc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }
 
 // Close stops the config watcher, the upstream connection and the plugins.

@@ -16,6 +16,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"github.com/weaviate/weaviate/usecases/byteops"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -125,7 +126,7 @@ func TestVectors(t *testing.T) {
 	if got := multiFloats(b); !reflect.DeepEqual(got, [][]float32{{1, 2}, {3, 4}}) {
 		t.Errorf("multi-vector %v", got)
 	}
-	if got := floats(b[2:]); !reflect.DeepEqual(got, []float32{1, 2, 3, 4}) {
+	if got := byteops.Fp32SliceFromBytes(b[2:]); !reflect.DeepEqual(got, []float32{1, 2, 3, 4}) {
 		t.Errorf("vector %v", got)
 	}
 	if multiFloats([]byte{0}) != nil || multiFloats([]byte{0, 0}) != nil {

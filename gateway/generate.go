@@ -2,11 +2,10 @@ package gateway
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 
 	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/multi"
+	"github.com/weaviate/weaviate/usecases/byteops"
 
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 )
@@ -37,7 +36,7 @@ func (u *upstreamQuery) generate(ctx context.Context, reply *pb.SearchReply) err
 	}
 	if q := u.orderingVector(ctx, ids); q != nil {
 		// Ranked by a vector that puts them in the selection's order.
-		req.NearVector = &pb.NearVector{VectorBytes: floatBytes(q)}
+		req.NearVector = &pb.NearVector{VectorBytes: byteops.Fp32SliceToBytes(q)}
 	}
 	gen, err := u.search(ctx, req)
 	if err != nil {
@@ -80,21 +79,11 @@ func (u *upstreamQuery) orderingVector(ctx context.Context, ids []string) []floa
 	vecs := make([][]float32, len(got))
 	for i, r := range got {
 		if len(r.Vector) == 0 {
-			u.g.logger.WithField("i", i).WithField("id", r.ID).Warn("NOVEC")
-			return nil
+			return nil // no vector to order by: the selection's own order stands
 		}
 		vecs[i] = r.Vector
 	}
 	return orderingVector(vecs, u.metric)
-}
-
-// floatBytes is a vector as Weaviate's little-endian float32 bytes.
-func floatBytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
 }
 
 // resultID is the id of the reply's i-th object (its metadata may leave

@@ -69,6 +69,11 @@ var streamBoth = &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}
 
 // pass forwards one call of any kind (unary or streaming) upstream; first
 // is the call's first message when the gateway read it already (nil: none).
+// Two forwarders run over error channels, as grpc-proxy's handler runs
+// them: the caller's messages go up until the caller is done (then the
+// upstream stream is half-closed) or fails (then the upstream call is
+// cancelled); the upstream's come back until it ends the call, whose
+// status and trailer are the caller's.
 func (g *Gateway) pass(srv grpc.ServerStream, method string, first *frame) error {
 	ctx, cancel := context.WithCancel(outgoing(srv.Context()))
 	defer cancel()
@@ -76,51 +81,83 @@ func (g *Gateway) pass(srv grpc.ServerStream, method string, first *frame) error
 	if err != nil {
 		return upstreamStatus(err)
 	}
-	toUp := make(chan error, 1)
-	go func() {
-		if first != nil {
-			if err := up.SendMsg(first); err != nil {
-				toUp <- err
-				return
+	toUp := forwardToUpstream(srv, up, first)
+	toCaller := forwardToCaller(up, srv)
+	for range 2 {
+		select {
+		case err := <-toUp:
+			if !errors.Is(err, io.EOF) { // the caller's stream failed: stop the upstream call
+				cancel()
+				<-toCaller // the cancelled call returns at once; the caller's stream is not touched after we return
+				return status.Errorf(codes.Canceled, "gateway: the caller's stream: %v", err)
 			}
-		}
-		for {
-			f := &frame{}
-			if err := srv.RecvMsg(f); err != nil {
-				if errors.Is(err, io.EOF) {
-					toUp <- up.CloseSend()
-					return
-				}
-				toUp <- err
-				return
-			}
-			if err := up.SendMsg(f); err != nil {
-				toUp <- err
-				return
-			}
-		}
-	}()
-	headerSent := false
-	for {
-		f := &frame{}
-		err := up.RecvMsg(f)
-		if !headerSent {
-			if md, herr := up.Header(); herr == nil {
-				_ = srv.SendHeader(md)
-			}
-			headerSent = true
-		}
-		if err != nil {
+			_ = up.CloseSend() // the caller is done; the upstream's replies still come back
+		case err := <-toCaller:
 			srv.SetTrailer(up.Trailer())
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return upstreamStatus(err)
 		}
-		if err := srv.SendMsg(f); err != nil {
-			return err
-		}
 	}
+	return status.Error(codes.Internal, "gateway: the pass-through ended without the upstream's status")
+}
+
+// forwardToUpstream sends the caller's messages up (first first) and
+// reports how it ended: io.EOF when the caller is done.
+func forwardToUpstream(srv grpc.ServerStream, up grpc.ClientStream, first *frame) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		if first != nil {
+			if err := up.SendMsg(first); err != nil {
+				done <- err
+				return
+			}
+		}
+		for {
+			f := &frame{}
+			if err := srv.RecvMsg(f); err != nil {
+				done <- err // io.EOF: the caller has sent everything
+				return
+			}
+			if err := up.SendMsg(f); err != nil {
+				// The upstream ended the call: its status comes from
+				// RecvMsg (forwardToCaller); stop reading the caller.
+				done <- io.EOF
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// forwardToCaller sends the upstream's header (also on a reply that is
+// only an error) and messages back, and reports how the call ended:
+// io.EOF for a call that succeeded.
+func forwardToCaller(up grpc.ClientStream, srv grpc.ServerStream) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		headerSent := false
+		for {
+			f := &frame{}
+			err := up.RecvMsg(f)
+			if !headerSent {
+				if md, herr := up.Header(); herr == nil {
+					_ = srv.SendHeader(md)
+				}
+				headerSent = true
+			}
+			if err != nil {
+				done <- err
+				return
+			}
+			if err := srv.SendMsg(f); err != nil {
+				done <- status.Errorf(codes.Canceled, "gateway: the caller's stream: %v", err)
+				return
+			}
+		}
+	}()
+	return done
 }
 
 // upstreamStatus is the status the caller gets for an upstream call's

@@ -104,11 +104,9 @@ func (g *Gateway) schemaRoutes(mux *http.ServeMux) {
 // gateway that changed it reads the new one at once (another replica
 // within its SchemaTTL).
 func (c *classes) forget(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k := range c.entries {
+	for k := range c.cache.Keys() {
 		if strings.EqualFold(k.name, name) {
-			delete(c.entries, k)
+			c.cache.Invalidate(k)
 		}
 	}
 }

@@ -45,6 +45,9 @@ func (g *Gateway) handle(_ any, stream grpc.ServerStream) (err error) {
 		}
 		return g.pass(stream, method, f)
 	}
+	if err := unknownField(req.ProtoReflect()); err != nil {
+		return err
+	}
 	reply, selected, err := g.search(stream.Context(), req)
 	if err != nil {
 		return err

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
+	"github.com/weaviate/weaviate/usecases/byteops"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/protobuf/proto"
@@ -140,53 +139,84 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 
 // read is the stage's MultiGetFunc: the objects by id, each with its
 // properties and vectors - from the gateway's object cache when it holds the
-// version the pool's search returned, the others in one search filtered to
-// their ids; got[k] is ids[k]'s object or the zero result when it is gone.
+// version the pool's search returned (concurrent misses of one version
+// merged into one read), the others in one search filtered to their ids;
+// got[k] is ids[k]'s object or the zero result when it is gone.
 func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ additional.Properties, tenant string) ([]search.Result, error) {
-	out := make([]search.Result, len(ids))
-	var missing []string
-	at := map[string]int{}
+	var keys []objectKey // versions the pool's search named
+	var direct []string  // the others: read, not kept
 	u.mu.Lock()
-	for i, id := range ids {
+	for _, id := range ids {
 		k := objectKey{class: u.class, tenant: tenant, id: strfmt.UUID(id.ID),
 			updated: u.pool[strfmt.UUID(id.ID)].GetMetadata().GetLastUpdateTimeUnix()}
-		if r := u.g.objects.get(k); r != nil && k.updated > 0 {
-			out[i] = u.result(r)
-			u.props[k.id] = r.Properties
-			continue
+		if k.updated > 0 {
+			keys = append(keys, k)
+		} else {
+			direct = append(direct, id.ID)
 		}
-		missing = append(missing, id.ID)
-		at[id.ID] = i
 	}
 	u.mu.Unlock()
-	if len(missing) == 0 {
-		return out, nil
+	found := map[strfmt.UUID]*pb.SearchResult{}
+	if len(keys) > 0 {
+		got, err := u.g.objects.get(ctx, keys, func(ctx context.Context, keys []objectKey) (map[objectKey]*pb.SearchResult, error) {
+			missing := make([]string, len(keys))
+			for i, k := range keys {
+				missing[i] = string(k.id)
+			}
+			reply, err := u.readByID(ctx, missing, tenant)
+			if err != nil {
+				return nil, err
+			}
+			out := make(map[objectKey]*pb.SearchResult, len(reply.Results))
+			for _, r := range reply.Results {
+				md := r.GetMetadata()
+				out[objectKey{class: u.class, tenant: tenant, id: strfmt.UUID(md.GetId()), updated: md.GetLastUpdateTimeUnix()}] = r
+			}
+			return out, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if r, ok := got[k]; ok {
+				found[k.id] = r
+			} else { // gone, or changed since the pool's search (kept under its new version)
+				direct = append(direct, string(k.id))
+			}
+		}
 	}
-	req := &pb.SearchRequest{
+	if len(direct) > 0 {
+		reply, err := u.readByID(ctx, direct, tenant)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reply.Results {
+			found[strfmt.UUID(r.GetMetadata().GetId())] = r
+		}
+	}
+	out := make([]search.Result, len(ids))
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for i, id := range ids {
+		if r, ok := found[strfmt.UUID(id.ID)]; ok {
+			out[i] = u.result(r) // the others stay zero: gone
+			u.props[out[i].ID] = r.Properties
+		}
+	}
+	return out, nil
+}
+
+// readByID is one search for the objects of ids, with every property and
+// the legacy vector.
+func (u *upstreamQuery) readByID(ctx context.Context, ids []string, tenant string) (*pb.SearchReply, error) {
+	return u.search(ctx, &pb.SearchRequest{
 		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
-		Limit:       uint32(len(missing)),
-		Filters:     idFilter(missing),
+		Limit:       uint32(len(ids)),
+		Filters:     idFilter(ids),
 		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
 		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
-	}
-	reply, err := u.search(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	for _, r := range reply.Results {
-		res := u.result(r)
-		i, ok := at[string(res.ID)]
-		if !ok {
-			continue
-		}
-		out[i] = res // the others stay zero: gone
-		u.props[res.ID] = r.Properties
-		u.g.objects.put(objectKey{class: u.class, tenant: tenant, id: res.ID, updated: res.Updated}, r)
-	}
-	return out, nil
+	})
 }
 
 // idFilter matches the objects with the given ids.
@@ -215,7 +245,7 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 		IsConsistent: m.GetIsConsistent(),
 	}
 	if len(m.GetVectorBytes()) > 0 {
-		res.Vector = floats(m.GetVectorBytes())
+		res.Vector = byteops.Fp32SliceFromBytes(m.GetVectorBytes())
 	} else if len(m.GetVector()) > 0 {
 		res.Vector = m.GetVector()
 	}
@@ -225,7 +255,7 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 			if v.GetType() == pb.Vectors_VECTOR_TYPE_MULTI_FP32 {
 				res.Vectors[v.GetName()] = multiFloats(v.GetVectorBytes())
 			} else {
-				res.Vectors[v.GetName()] = floats(v.GetVectorBytes())
+				res.Vectors[v.GetName()] = byteops.Fp32SliceFromBytes(v.GetVectorBytes())
 			}
 		}
 	}
@@ -243,29 +273,17 @@ func (u *upstreamQuery) result(r *pb.SearchResult) search.Result {
 	return res
 }
 
-// floats decodes Weaviate's little-endian float32 vector bytes.
-func floats(b []byte) []float32 {
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
-}
-
-// multiFloats decodes a multi-vector: the dimension as a little-endian
-// uint16, then the vectors' float32s.
+// multiFloats decodes a multi-vector (the dimension as a little-endian
+// uint16, then the vectors' float32s) with Weaviate's byteops, which
+// panics on a single byte and refuses a dimension of 0: those are no
+// vectors.
 func multiFloats(b []byte) [][]float32 {
 	if len(b) < 2 {
 		return nil
 	}
-	dim := int(binary.LittleEndian.Uint16(b))
-	flat := floats(b[2:])
-	if dim == 0 {
+	out, err := byteops.Fp32SliceOfSlicesFromBytes(b)
+	if err != nil {
 		return nil
-	}
-	out := make([][]float32, 0, len(flat)/dim)
-	for i := 0; i+dim <= len(flat); i += dim {
-		out = append(out, flat[i:i+dim])
 	}
 	return out
 }
@@ -316,12 +334,12 @@ func listValue(l *pb.ListValue) any {
 	case *pb.ListValue_BoolValues:
 		return slices.Clone(k.BoolValues.GetValues())
 	case *pb.ListValue_NumberValues:
-		return floats64(k.NumberValues.GetValues())
+		return byteops.Fp64SliceFromBytes(k.NumberValues.GetValues())
 	case *pb.ListValue_IntValues:
-		b := k.IntValues.GetValues()
-		out := make([]float64, len(b)/8)
-		for i := range out {
-			out[i] = float64(int64(binary.LittleEndian.Uint64(b[8*i:])))
+		ints := byteops.IntsFromByteVector(k.IntValues.GetValues())
+		out := make([]float64, len(ints))
+		for i, n := range ints {
+			out[i] = float64(n)
 		}
 		return out
 	case *pb.ListValue_ObjectValues:
@@ -336,12 +354,4 @@ func listValue(l *pb.ListValue) any {
 		return out
 	}
 	return nil
-}
-
-func floats64(b []byte) []float64 {
-	out := make([]float64, len(b)/8)
-	for i := range out {
-		out[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-	return out
 }

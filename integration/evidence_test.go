@@ -12,7 +12,7 @@ import (
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
 	"github.com/diverse-select/diverse-select/integration/stack"
-	"github.com/diverse-select/diverse-select/selectors/evidence"
+	"github.com/diverse-select/diverse-select/selectors/sentences"
 )
 
 // Evidence cards (issue 16) against the real server: the class turns cards
@@ -101,7 +101,7 @@ func checkCards(t *testing.T, hits []Hit, stored map[string]string, budget, maxS
 		}
 		// The card is some of the body's sentences, in text order, the lead first.
 		var kept []string
-		for _, sp := range evidence.Sentences(whole) {
+		for _, sp := range sentences.Sentences(whole) {
 			if sentence := whole[sp.Start:sp.End]; strings.Contains(card, sentence) {
 				kept = append(kept, sentence)
 			}

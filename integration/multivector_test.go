@@ -220,7 +220,10 @@ func (r mvRun) selectIDs(t testing.TB, pool []mvPoolItem) []string {
 			Text: it.body, Vector: pooled[i]})
 	}
 	if r.mode == "mean" {
-		e := simcache.New(pooled)
+		e, err := simcache.New(pooled)
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer e.Release()
 		p.Similarities = e
 	} else {

@@ -100,7 +100,7 @@ func TestSegmentEndpoint(t *testing.T) {
 			{"sentence limit", users["admin"], map[string]any{"text": strings.Repeat("One more. ", 61)}, 400, "DIVERSE_SELECT_SEGMENT_MAX_SENTENCES=60"},
 			{"byte limit", users["admin"], map[string]any{"text": strings.Repeat("x", 20000)}, 413, "DIVERSE_SELECT_SEGMENT_MAX_BYTES=16384"},
 			{"unknown encoder", users["admin"], map[string]any{"text": text, "encoder": "minilm-l6"}, 400, "minilm-l6\\\"; configured (DIVERSE_SELECT_SEGMENT_ENCODERS): glove-sif"},
-			{"bad method", users["admin"], map[string]any{"text": text, "method": "recursive"}, 400, "allowed: sage, percentile, packed, fixed"},
+			{"bad method", users["admin"], map[string]any{"text": text, "method": "recursive"}, 400, "allowed: changepoint, sage, percentile, packed, fixed"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				status, body := segmentPost(t, s.HTTPURL, tc.key, tc.body)
@@ -122,12 +122,15 @@ func TestSegmentEndpoint(t *testing.T) {
 	}
 	remote := segment.Remote{URL: embURL, Concurrency: 4}
 	library := map[string]segment.Chunker{
-		"sage":       segment.SAGE{Encoder: remote, Scorer: scorer, Threshold: scorer.Threshold, MaxTokens: 64, Counter: counter},
-		"percentile": segment.Percentile{Encoder: remote, Percentile: segment.DefaultPercentile, MaxTokens: 64, Counter: counter},
-		"packed":     segment.Packed{Tokens: 64, Counter: counter},
-		"fixed":      segment.Fixed{Tokens: 64, Counter: counter},
+		"changepoint": segment.ChangePoint{Encoder: remote, Scorer: scorer, MaxTokens: 64, Counter: counter},
+		"sage":        segment.SAGE{Encoder: remote, Scorer: scorer, Threshold: scorer.Threshold, MaxTokens: 64, Counter: counter},
+		"percentile":  segment.Percentile{Encoder: remote, Percentile: segment.DefaultPercentile, MaxTokens: 64, Counter: counter},
+		"packed":      segment.Packed{Tokens: 64, Counter: counter},
+		"fixed":       segment.Fixed{Tokens: 64, Counter: counter},
 	}
-	var sage []dsclient.Chunk
+	// byDefault is the chunks of the default method, changepoint: the
+	// helpers name no method.
+	var byDefault []dsclient.Chunk
 	for method, c := range library {
 		t.Run(method, func(t *testing.T) {
 			want, err := c.Chunk(context.Background(), text)
@@ -156,8 +159,10 @@ func TestSegmentEndpoint(t *testing.T) {
 						t.Errorf("chunk %d: %+v, the library's %+v", i, g, w)
 					}
 				}
+				if method == "changepoint" {
+					byDefault = got
+				}
 				if method == "sage" {
-					sage = got
 					if res.Encoder != "glove-sif" || res.Threshold == nil || *res.Threshold != scorer.Threshold {
 						t.Errorf("sage: encoder %q threshold %v", res.Encoder, res.Threshold)
 					}
@@ -165,8 +170,8 @@ func TestSegmentEndpoint(t *testing.T) {
 			}
 		})
 	}
-	if len(sage) < 2 {
-		t.Fatalf("sage cut the two topics into %d chunk(s): %+v", len(sage), sage)
+	if len(byDefault) < 2 {
+		t.Fatalf("changepoint cut the two topics into %d chunk(s): %+v", len(byDefault), byDefault)
 	}
 
 	t.Run("helpers", func(t *testing.T) {
@@ -175,8 +180,8 @@ func TestSegmentEndpoint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(res.Results[0].Chunks, sage) {
-			t.Errorf("Go helper: %+v, the endpoint's %+v", res.Results[0].Chunks, sage)
+		if !reflect.DeepEqual(res.Results[0].Chunks, byDefault) {
+			t.Errorf("Go helper: %+v, the endpoint's %+v", res.Results[0].Chunks, byDefault)
 		}
 		anon := connection.NewConnection("http", strings.TrimPrefix(s.HTTPURL, "http://"), nil, time.Minute, nil)
 		if _, err := dsclient.Segment(ctx(t), anon, dsclient.SegmentRequest{Texts: []string{text}}); err == nil || !strings.Contains(err.Error(), "status 401") {
@@ -216,8 +221,8 @@ print(json.dumps({"chunks": ok["results"][0]["chunks"], "refused": refused}))`, 
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("%s helper: %v: %s", h.name, err, out)
 			}
-			if !reflect.DeepEqual(got.Chunks, sage) {
-				t.Errorf("%s helper: %+v, the endpoint's %+v", h.name, got.Chunks, sage)
+			if !reflect.DeepEqual(got.Chunks, byDefault) {
+				t.Errorf("%s helper: %+v, the endpoint's %+v", h.name, got.Chunks, byDefault)
 			}
 			if !strings.HasPrefix(got.Refused, "401 ") || !strings.Contains(got.Refused, "anonymous access not enabled") {
 				t.Errorf("%s helper, anonymous: %q", h.name, got.Refused)

@@ -19,7 +19,8 @@
 //   - The adapters Weaviate calls: module.go (diverse-select: the GraphQL
 //     argument and field, the stage's entry point SelectResults),
 //     reranker.go (reranker-diverse-select: the rerank field of gRPC and
-//     GraphQL), segment.go (the segmentation endpoint), capabilities.go
+//     GraphQL), segment.go (the segmentation endpoint; segment_outside.go
+//     serves it in the gateway), capabilities.go
 //     (the interfaces Weaviate and the glue assert).
 //   - What they show Weaviate: meta.go (/v1/meta), graphql.go (the GraphQL
 //     types of the argument and the field).

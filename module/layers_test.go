@@ -12,7 +12,7 @@ import (
 // place here.
 func TestLayers(t *testing.T) {
 	pkgcheck.Layers(t, [][]string{
-		{"module.go", "reranker.go", "segment.go", "capabilities.go"},
+		{"module.go", "reranker.go", "segment.go", "segment_outside.go", "capabilities.go"},
 		{"meta.go", "graphql.go"},
 		{"doc.go"},
 	})

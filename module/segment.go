@@ -31,14 +31,15 @@ import (
 
 // Segmentation methods a request may name.
 const (
-	MethodSAGE       = "sage"
-	MethodPercentile = "percentile"
-	MethodPacked     = "packed"
-	MethodFixed      = "fixed"
+	MethodChangePoint = "changepoint"
+	MethodSAGE        = "sage"
+	MethodPercentile  = "percentile"
+	MethodPacked      = "packed"
+	MethodFixed       = "fixed"
 )
 
 // segmentMethods lists the methods for errors.
-const segmentMethods = MethodSAGE + ", " + MethodPercentile + ", " + MethodPacked + ", " + MethodFixed
+const segmentMethods = MethodChangePoint + ", " + MethodSAGE + ", " + MethodPercentile + ", " + MethodPacked + ", " + MethodFixed
 
 // Segment request bounds that are not settings of the deployment.
 const (
@@ -58,14 +59,17 @@ const (
 type SegmentRequest struct {
 	Text  *string  `json:"text,omitempty"`
 	Texts []string `json:"texts,omitempty"`
-	// Method is sage (default), percentile, packed or fixed.
+	// Method is changepoint (default), sage, percentile, packed or fixed.
 	Method string `json:"method,omitempty"`
 	// Encoder names one of DIVERSE_SELECT_SEGMENT_ENCODERS (default the
-	// first); sage and percentile embed with it.
+	// first); changepoint, sage and percentile embed with it.
 	Encoder string `json:"encoder,omitempty"`
-	// MaxTokens is the longest chunk (sage's coarse chunks, percentile's
-	// cap, packed) or the chunk length (fixed).
+	// MaxTokens is the longest chunk of every method.
 	MaxTokens int `json:"maxTokens,omitempty"`
+	// MinTokens is the shortest chunk of every method (default 0), at
+	// most half of MaxTokens: a smaller one is merged with a neighbour
+	// (package segment's size bounds).
+	MinTokens int `json:"minTokens,omitempty"`
 	// Threshold overrides the scorer's trained threshold (sage).
 	Threshold *float64 `json:"threshold,omitempty"`
 	// Percentile is the percentile method's cut (default 95).
@@ -83,6 +87,7 @@ type SegmentResponse struct {
 	Encoder   string          `json:"encoder,omitempty"`
 	Threshold *float64        `json:"threshold,omitempty"`
 	MaxTokens int             `json:"maxTokens"`
+	MinTokens int             `json:"minTokens"`
 	Tokenizer string          `json:"tokenizer"`
 	Results   []SegmentResult `json:"results"`
 }
@@ -93,12 +98,15 @@ type SegmentResult struct {
 }
 
 // SegmentChunk is one chunk: text[start:end] in UTF-8 bytes of the input.
+// Cut flags a piece of a sentence longer than maxTokens, cut at a word
+// boundary.
 type SegmentChunk struct {
 	Text      string `json:"text"`
 	Start     int    `json:"start"`
 	End       int    `json:"end"`
 	Tokens    int    `json:"tokens"`
 	Sentences int    `json:"sentences"`
+	Cut       bool   `json:"cut,omitempty"`
 }
 
 // httpError is an error with the HTTP status it is answered with.
@@ -159,7 +167,7 @@ func (m *Module) segment(r *http.Request) (*SegmentResponse, error) {
 		if mb := (*http.MaxBytesError)(nil); errors.As(err, &mb) {
 			return nil, &httpError{http.StatusRequestEntityTooLarge, fmt.Sprintf("segment: the body exceeds DIVERSE_SELECT_SEGMENT_MAX_BYTES=%d", lim.MaxBytes)}
 		}
-		return nil, badRequest("segment: the body is not a segment request: %v (keys: text, texts, method, encoder, maxTokens, threshold, percentile, tokenizer, collection)", err)
+		return nil, badRequest("segment: the body is not a segment request: %v (keys: text, texts, method, encoder, maxTokens, minTokens, threshold, percentile, tokenizer, collection)", err)
 	}
 	if m.authorize == nil {
 		return nil, &httpError{http.StatusForbidden, "segment: no authorizer"}
@@ -181,7 +189,7 @@ func (m *Module) segment(r *http.Request) (*SegmentResponse, error) {
 		}
 		res := SegmentResult{Chunks: make([]SegmentChunk, len(chunks))}
 		for i, c := range chunks {
-			res.Chunks[i] = SegmentChunk{Text: text[c.Start:c.End], Start: c.Start, End: c.End, Tokens: c.Tokens, Sentences: c.Sentences}
+			res.Chunks[i] = SegmentChunk{Text: text[c.Start:c.End], Start: c.Start, End: c.End, Tokens: c.Tokens, Sentences: c.Sentences, Cut: c.Cut}
 		}
 		out.Results = append(out.Results, res)
 	}
@@ -231,9 +239,9 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 			return nil, nil, badRequest("segment: more than DIVERSE_SELECT_SEGMENT_MAX_SENTENCES=%d sentences in the request", lim.MaxSentences)
 		}
 	}
-	p := &segmentPlan{resp: SegmentResponse{Method: req.Method, MaxTokens: req.MaxTokens, Tokenizer: req.Tokenizer, Results: []SegmentResult{}}}
+	p := &segmentPlan{resp: SegmentResponse{Method: req.Method, MaxTokens: req.MaxTokens, MinTokens: req.MinTokens, Tokenizer: req.Tokenizer, Results: []SegmentResult{}}}
 	if p.resp.Method == "" {
-		p.resp.Method = MethodSAGE
+		p.resp.Method = MethodChangePoint
 	}
 	if p.resp.MaxTokens == 0 {
 		p.resp.MaxTokens = DefaultSegmentMaxTokens
@@ -241,6 +249,10 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 	if p.resp.MaxTokens < MinSegmentMaxTokens || p.resp.MaxTokens > MaxSegmentMaxTokens {
 		return nil, nil, badRequest("segment: maxTokens %d is outside [%d, %d]", p.resp.MaxTokens, MinSegmentMaxTokens, MaxSegmentMaxTokens)
 	}
+	if err := segment.CheckBounds(p.resp.MinTokens, p.resp.MaxTokens); err != nil {
+		return nil, nil, badRequest("%v", err)
+	}
+	lo, hi := p.resp.MinTokens, p.resp.MaxTokens
 	if p.resp.Tokenizer == "" {
 		p.resp.Tokenizer = m.e.Defaults().Settings.Tokenizer
 	}
@@ -259,10 +271,10 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 	}
 	switch p.resp.Method {
 	case MethodFixed:
-		p.chunker = segment.Fixed{Tokens: p.resp.MaxTokens, Counter: counter}
+		p.chunker = segment.Fixed{Tokens: hi, MinTokens: lo, Counter: counter}
 	case MethodPacked:
-		p.chunker = segment.Packed{Tokens: p.resp.MaxTokens, Counter: counter}
-	case MethodSAGE, MethodPercentile:
+		p.chunker = segment.Packed{Tokens: hi, MinTokens: lo, Counter: counter}
+	case MethodChangePoint, MethodSAGE, MethodPercentile:
 		enc, err := m.segmentEncoder(req.Encoder)
 		if err != nil {
 			return nil, nil, err
@@ -274,19 +286,23 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 			if req.Percentile != nil {
 				q = *req.Percentile
 			}
-			p.chunker = segment.Percentile{Encoder: remote, Percentile: q, MaxTokens: p.resp.MaxTokens, Counter: counter}
+			p.chunker = segment.Percentile{Encoder: remote, Percentile: q, MinTokens: lo, MaxTokens: hi, Counter: counter}
 			break
 		}
 		scorer, err := segment.Weights(enc.Name)
 		if err != nil {
 			return nil, nil, badRequest("segment: encoder %q: %v", enc.Name, err)
 		}
+		if p.resp.Method == MethodChangePoint {
+			p.chunker = segment.ChangePoint{Encoder: remote, Scorer: scorer, MinTokens: lo, MaxTokens: hi, Counter: counter}
+			break
+		}
 		th := scorer.Threshold
 		if req.Threshold != nil {
 			th = *req.Threshold
 		}
 		p.resp.Threshold = &th
-		p.chunker = segment.SAGE{Encoder: remote, Scorer: scorer, Threshold: th, MaxTokens: p.resp.MaxTokens, Counter: counter}
+		p.chunker = segment.SAGE{Encoder: remote, Scorer: scorer, Threshold: th, MinTokens: lo, MaxTokens: hi, Counter: counter}
 	default:
 		return nil, nil, badRequest("segment: unknown method %q; allowed: %s", p.resp.Method, segmentMethods)
 	}
@@ -298,7 +314,7 @@ func (m *Module) segmentPlan(req *SegmentRequest) ([]string, *segmentPlan, error
 func (m *Module) segmentEncoder(name string) (config.SegmentEncoder, error) {
 	encs := m.segmentConfig.Encoders
 	if len(encs) == 0 {
-		return config.SegmentEncoder{}, badRequest("segment: no encoder is configured (DIVERSE_SELECT_SEGMENT_ENCODERS): methods sage and percentile embed sentences; packed and fixed do not")
+		return config.SegmentEncoder{}, badRequest("segment: no encoder is configured (DIVERSE_SELECT_SEGMENT_ENCODERS): methods changepoint, sage and percentile embed sentences; packed and fixed do not")
 	}
 	if name == "" {
 		return encs[0], nil

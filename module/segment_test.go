@@ -93,8 +93,10 @@ func TestSegmentEndpointRefuses(t *testing.T) {
 		{"unknown key", "good", `{"txt":"a","collection":"Docs"}`, 400, "keys: text, texts"},
 		{"both", "good", `{"text":"a","texts":["b"],"collection":"Docs"}`, 400, "not both"},
 		{"neither", "good", `{"collection":"Docs"}`, 400, "give text"},
-		{"unknown method", "good", `{"text":"a","method":"x","collection":"Docs"}`, 400, "allowed: sage, percentile, packed, fixed"},
+		{"unknown method", "good", `{"text":"a","method":"x","collection":"Docs"}`, 400, "allowed: changepoint, sage, percentile, packed, fixed"},
 		{"maxTokens", "good", `{"text":"a","method":"packed","maxTokens":9999,"collection":"Docs"}`, 400, "maxTokens 9999 is outside [16, 8192]"},
+		{"minTokens over half", "good", `{"text":"a","method":"packed","maxTokens":64,"minTokens":33,"collection":"Docs"}`, 400, "minTokens is 33; want 0..32 (at most half of maxTokens 64)"},
+		{"minTokens negative", "good", `{"text":"a","method":"packed","minTokens":-1,"collection":"Docs"}`, 400, "minTokens is -1"},
 		{"no encoder", "good", `{"text":"a","collection":"Docs"}`, 400, "DIVERSE_SELECT_SEGMENT_ENCODERS"},
 		{"threshold", "good", `{"text":"a","method":"packed","threshold":0.5,"collection":"Docs"}`, 400, "threshold is a setting of method sage"},
 		{"tokenizer", "good", `{"text":"a","method":"packed","tokenizer":"x","collection":"Docs"}`, 400, "allowed: cl100k_base"},
@@ -118,9 +120,9 @@ func TestSegmentEndpointRefuses(t *testing.T) {
 func TestSegmentEndpoint(t *testing.T) {
 	_, srv := segmentModule(t, nil)
 	text := "His name is Whiskers. He has bright green eyes. The vet saw him on Monday."
-	for _, method := range []string{"sage", "percentile", "packed", "fixed"} {
+	for _, method := range []string{"changepoint", "sage", "percentile", "packed", "fixed"} {
 		t.Run(method, func(t *testing.T) {
-			body, _ := json.Marshal(map[string]any{"texts": []string{text, "Short."}, "method": method, "maxTokens": 16, "collection": "Docs"})
+			body, _ := json.Marshal(map[string]any{"texts": []string{text, "Short."}, "method": method, "maxTokens": 16, "minTokens": 6, "collection": "Docs"})
 			status, raw := postSegment(t, srv.URL, "good", string(body))
 			if status != 200 {
 				t.Fatalf("status %d: %s", status, raw)
@@ -129,16 +131,16 @@ func TestSegmentEndpoint(t *testing.T) {
 			if err := json.Unmarshal([]byte(raw), &res); err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Results) != 2 || res.Method != method || res.MaxTokens != 16 || res.Tokenizer == "" {
+			if len(res.Results) != 2 || res.Method != method || res.MaxTokens != 16 || res.MinTokens != 6 || res.Tokenizer == "" {
 				t.Fatalf("response %+v", res)
 			}
-			if (method == "sage") != (res.Threshold != nil) || (method == "sage" || method == "percentile") != (res.Encoder == "glove-sif") {
+			if (method == "sage") != (res.Threshold != nil) || (method == "sage" || method == "percentile" || method == "changepoint") != (res.Encoder == "glove-sif") {
 				t.Errorf("%s: threshold %v, encoder %q", method, res.Threshold, res.Encoder)
 			}
 			for i, in := range []string{text, "Short."} {
 				prev := 0
 				for _, c := range res.Results[i].Chunks {
-					if c.Start < prev || in[c.Start:c.End] != c.Text || c.Tokens <= 0 || c.Tokens > 16 {
+					if c.Start < prev || in[c.Start:c.End] != c.Text || c.Tokens <= 0 || c.Tokens > 16 || (c.Tokens < 6 && len(res.Results[i].Chunks) > 1) {
 						t.Errorf("%s text %d: chunk %+v after offset %d", method, i, c, prev)
 					}
 					prev = c.End

@@ -5,19 +5,22 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/diverse-select/diverse-select/selectors/evidence"
+	"github.com/diverse-select/diverse-select/selectors/sentences"
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
 // Span is a byte range text[Start:End].
-type Span = evidence.Span
+type Span = sentences.Span
 
 // Chunk is one chunk of a text: text[Start:End], its token count and the
-// number of sentences it holds (0 for a chunk [Fixed] cut inside one).
+// number of whole sentences it holds (0 for a chunk [Fixed] cut inside one).
 type Chunk struct {
 	Start, End int
 	Tokens     int
 	Sentences  int
+	// Cut says the chunk holds a piece of a sentence longer than the
+	// maximum, cut at a word boundary.
+	Cut bool
 }
 
 // Chunker cuts a text into chunks that cover its sentences in order.
@@ -26,56 +29,46 @@ type Chunker interface {
 	Chunk(ctx context.Context, text string) ([]Chunk, error)
 }
 
-// Sentences splits text into sentences (selectors/evidence.Sentences: at
+// Sentences splits text into sentences (selectors/sentences: at
 // '.', '!', '?' and '…' before a capital, a digit or a quote, and at list
 // items and blank lines; not after abbreviations, initials or inside
 // numbers).
-func Sentences(text string) []Span { return evidence.Sentences(text) }
+func Sentences(text string) []Span { return sentences.Sentences(text) }
 
-// Fixed cuts every Tokens tokens at a word boundary, ignoring sentences.
+// Fixed cuts every Tokens tokens at a word boundary, ignoring sentences;
+// a piece under MinTokens (the text's tail) takes words from the chunk
+// before it.
 type Fixed struct {
-	Tokens  int
-	Counter tokens.Counter
+	Tokens, MinTokens int
+	Counter           tokens.Counter
 }
 
 // Chunk implements Chunker. Each word is counted on its own, and a chunk
 // ends before the word that would take it over Tokens (a single word longer
-// than that is a chunk of its own); the chunk's own count is then exact.
+// than that is cut between runes).
 func (f Fixed) Chunk(_ context.Context, text string) ([]Chunk, error) {
-	var out []Chunk
-	start, used := -1, 0
-	for _, w := range words(text) {
-		if start < 0 {
-			start = w.Start
-		}
-		n := f.Counter.Count(text[w.Start:w.End])
-		if used > 0 && used+n > f.Tokens {
-			out = append(out, f.chunk(text, start, prevEnd(text, w.Start)))
-			start, used = w.Start, 0
-		}
-		used += n
+	us := units(text, words(text), f.Counter, f.Tokens)
+	toks := unitTokens(us)
+	cs := finish(text, us, Coarse(toks, f.Tokens), f.MinTokens, f.Tokens, f.Counter, nil)
+	for i := range cs {
+		cs[i].Sentences, cs[i].Cut = 0, false
 	}
-	if start >= 0 {
-		out = append(out, f.chunk(text, start, trimEnd(text, len(text))))
-	}
-	return out, nil
-}
-
-func (f Fixed) chunk(text string, s, e int) Chunk {
-	return Chunk{Start: s, End: e, Tokens: f.Counter.Count(text[s:e])}
+	return cs, nil
 }
 
 // Packed packs whole sentences greedily into chunks of at most Tokens
-// tokens (by the sum of the sentences' counts).
+// tokens (by the sum of the sentences' counts); a sentence longer than that
+// is cut at word boundaries, and a chunk under MinTokens merged with a
+// neighbour.
 type Packed struct {
-	Tokens  int
-	Counter tokens.Counter
+	Tokens, MinTokens int
+	Counter           tokens.Counter
 }
 
 // Chunk implements Chunker.
 func (p Packed) Chunk(_ context.Context, text string) ([]Chunk, error) {
-	sents := Sentences(text)
-	return build(text, sents, Coarse(sentenceTokens(text, sents, p.Counter), p.Tokens), p.Counter), nil
+	us := units(text, Sentences(text), p.Counter, p.Tokens)
+	return finish(text, us, Coarse(unitTokens(us), p.Tokens), p.MinTokens, p.Tokens, p.Counter, nil), nil
 }
 
 // Coarse groups consecutive sentences whose token counts are toks into runs
@@ -99,21 +92,6 @@ func sentenceTokens(text string, sents []Span, c tokens.Counter) []int {
 	out := make([]int, len(sents))
 	for i, s := range sents {
 		out[i] = c.Count(text[s.Start:s.End])
-	}
-	return out
-}
-
-// build turns the first sentence of each chunk (increasing, starts[0] = 0)
-// into chunks from the first sentence's start to the last one's end.
-func build(text string, sents []Span, starts []int, c tokens.Counter) []Chunk {
-	out := make([]Chunk, 0, len(starts))
-	for k, first := range starts {
-		last := len(sents)
-		if k+1 < len(starts) {
-			last = starts[k+1]
-		}
-		s, e := sents[first].Start, sents[last-1].End
-		out = append(out, Chunk{Start: s, End: e, Tokens: c.Count(text[s:e]), Sentences: last - first})
 	}
 	return out
 }
@@ -155,9 +133,6 @@ func words(text string) []Span {
 	}
 	return out
 }
-
-// prevEnd is the end of the word before the white space that precedes i.
-func prevEnd(text string, i int) int { return trimEnd(text, i) }
 
 // trimEnd moves e back over white space.
 func trimEnd(text string, e int) int {

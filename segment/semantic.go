@@ -17,13 +17,14 @@ type Encoder interface {
 
 // SAGE is SAGE's segmenter: coarse chunks of whole sentences of at most
 // MaxTokens tokens ([Coarse]), cut further between neighbour sentences whose
-// score is below Threshold.
+// score is below Threshold; a chunk under MinTokens is merged with the
+// neighbour most like it.
 type SAGE struct {
-	Encoder   Encoder
-	Scorer    *Scorer
-	Threshold float64
-	MaxTokens int
-	Counter   tokens.Counter
+	Encoder              Encoder
+	Scorer               *Scorer
+	Threshold            float64
+	MinTokens, MaxTokens int
+	Counter              tokens.Counter
 }
 
 // Chunk implements Chunker.
@@ -32,9 +33,13 @@ func (g SAGE) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 	if err != nil || len(sents) == 0 {
 		return nil, err
 	}
-	coarse := Coarse(sentenceTokens(text, sents, g.Counter), g.MaxTokens)
-	starts := merge(coarse, func(i int) bool { return g.Scorer.Score(vecs[i-1], vecs[i]) < g.Threshold }, len(sents))
-	return build(text, sents, starts, g.Counter), nil
+	us := units(text, sents, g.Counter, g.MaxTokens)
+	coarse := Coarse(unitTokens(us), g.MaxTokens)
+	starts := merge(coarse, func(i int) bool {
+		a, b := us[i-1].sentence, us[i].sentence
+		return a != b && g.Scorer.Score(vecs[a], vecs[b]) < g.Threshold
+	}, len(us))
+	return finish(text, us, starts, g.MinTokens, g.MaxTokens, g.Counter, affinity(unitVectors(us, vecs))), nil
 }
 
 // Scores returns the scorer's value for each pair of neighbour sentences of
@@ -58,12 +63,13 @@ const DefaultPercentile = 95
 // Percentile is the similarity-percentile splitter: a cut where the cosine
 // distance of neighbour sentences exceeds the Percentile-th percentile of
 // the text's neighbour distances; chunks longer than MaxTokens are packed
-// again into whole-sentence runs ([Coarse]).
+// again into whole-sentence runs ([Coarse]), and a chunk under MinTokens is
+// merged with the neighbour most like it.
 type Percentile struct {
-	Encoder    Encoder
-	Percentile float64
-	MaxTokens  int
-	Counter    tokens.Counter
+	Encoder              Encoder
+	Percentile           float64
+	MinTokens, MaxTokens int
+	Counter              tokens.Counter
 }
 
 // Chunk implements Chunker.
@@ -77,11 +83,12 @@ func (p Percentile) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 		dist[i] = 1 - vecmath.Cosine(vecs[i-1], vecs[i])
 	}
 	limit := percentile(dist[1:], p.Percentile)
-	toks := sentenceTokens(text, sents, p.Counter)
+	us := units(text, sents, p.Counter, p.MaxTokens)
+	toks := unitTokens(us)
 	var starts []int
-	for i := 0; i < len(sents); {
+	for i := 0; i < len(us); {
 		j := i + 1
-		for j < len(sents) && dist[j] <= limit {
+		for j < len(us) && (us[j].sentence == us[j-1].sentence || dist[us[j].sentence] <= limit) {
 			j++
 		}
 		for _, s := range Coarse(toks[i:j], p.MaxTokens) {
@@ -89,7 +96,7 @@ func (p Percentile) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 		}
 		i = j
 	}
-	return build(text, sents, starts, p.Counter), nil
+	return finish(text, us, starts, p.MinTokens, p.MaxTokens, p.Counter, affinity(unitVectors(us, vecs))), nil
 }
 
 // percentile is the q-th percentile of v by linear interpolation between

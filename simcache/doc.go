@@ -15,7 +15,7 @@
 // text as the selection reads it with the near-copy guard's word pairs and
 // whether it is one line, and the vector it compares. It is bounded
 // in bytes and shared by all queries; a changed object is a new key, so an
-// entry never goes stale, and Claim lets one query compute what others
+// entry never goes stale, and Load lets one query compute what others
 // wait for.
 //
 // Like package selectors, simcache imports nothing from Weaviate: the

@@ -1,6 +1,7 @@
 package simcache
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -13,15 +14,13 @@ import (
 // kern is the kernel set every engine uses: the first of availableKernels,
 // i.e. our AVX-512 kernels where the CPU has them, else AVX2, else Go.
 //
-// Why ours and not Weaviate's distancer or gonum (BenchmarkGram, medians in
-// docs/performance.md; N = 500, d = 768 on one Zen 5 core: ours 192
-// GFLOP/s, 88% of the FMA peak; Weaviate's asm.DotAVX512 one call per pair
-// 46, its distancer as Weaviate dispatches it (AVX2 on CPUs without AMX) 36,
-// gonum's Ssyrk 19 and Sgemm 10): a Gram matrix built from one-pair dot products needs two loads
-// per FMA, so it runs at half the FMA rate at best, and pays a horizontal
-// reduction and a call per pair; gonum's float32 level 3 is pure Go around
-// 4-lane SSE helpers. Our 4x4 register-blocked kernel loads 8 vectors per 16
-// FMAs, keeps 16 independent accumulators in flight and reduces once per 16
+// Why ours and not Weaviate's distancer or gonum (BenchmarkGram; the
+// figures are in docs/performance.md, "Which kernel, and why"): a Gram
+// matrix built from one-pair dot products needs two loads per FMA, so it
+// runs at half the FMA rate at best, and pays a horizontal reduction and a
+// call per pair; gonum's float32 level 3 is pure Go around 4-lane SSE
+// helpers. Our 4x4 register-blocked kernel loads 8 vectors per 16 FMAs,
+// keeps 16 independent accumulators in flight and reduces once per 16
 // pairs. The distancer and gonum are therefore only benchmark references,
 // not dependencies of this package.
 var kern = availableKernels()[0]
@@ -36,10 +35,10 @@ const (
 	// kernels' 4- and 8-row blocks never need an edge case.
 	rowAlign = 8
 	// panelBytes bounds a column panel of the Gram matrix so that it stays in
-	// the core's L2 cache while every row block streams past it. Measured in
-	// thread CPU time on the 1 MiB-L2 development machine (N 500-2000, d
-	// 384-1536), 384-512 KiB panels run at 85-96% of the FMA peak, 64 KiB
-	// panels at 62-83%, 768 KiB at 70-88%.
+	// the core's L2 cache while every row block streams past it; chosen on
+	// the 1 MiB-L2 development machine by BenchmarkGram in thread CPU time
+	// (N 500-2000, d 384-1536), smaller and larger panels both ran further
+	// from the FMA peak (docs/performance.md, "Gram matrix throughput").
 	panelBytes = 512 << 10
 	// parallelMinMAC is the work (multiply-adds, about N^2/2*d) from which
 	// Matrix splits the row blocks over several cores: below it the
@@ -84,17 +83,30 @@ type Engine struct {
 var engines = sync.Pool{New: func() any { return new(Engine) }}
 
 // New packs and normalises vectors (one per candidate, all of one
-// dimension; nil or zero vectors have similarity 0 with everything). It
-// never fails: a vector of another length is truncated or zero padded to the
-// first one's, and a non-finite vector is left unnormalised - the selectors'
-// problem validation rejects both before any strategy runs.
-func New(vectors [][]float32) *Engine {
+// dimension; nil or zero vectors have similarity 0 with everything). A
+// vector of another length than the first one that is not nil is refused,
+// with an error naming both lengths; a non-finite vector is left
+// unnormalised - NonFinite names it, and the selectors' problem validation
+// rejects it before any strategy runs.
+func New(vectors [][]float32) (*Engine, error) {
+	dim, first := 0, -1
+	for i, v := range vectors {
+		switch {
+		case v == nil:
+		case first < 0:
+			dim, first = len(v), i
+		case len(v) != dim:
+			return nil, fmt.Errorf("simcache: vector %d has %d dimensions, expected %d (those of vector %d)", i, len(v), dim, first)
+		}
+	}
+	return pack(vectors, dim), nil
+}
+
+// pack is New for vectors of dimension dim or nil.
+func pack(vectors [][]float32, dim int) *Engine {
 	e := engines.Get().(*Engine)
 	e.n = len(vectors)
-	e.dim = 0
-	if e.n > 0 {
-		e.dim = len(vectors[0])
-	}
+	e.dim = dim
 	e.stride = max(dimAlign, (e.dim+dimAlign-1)/dimAlign*dimAlign)
 	e.rows = (e.n + rowAlign - 1) / rowAlign * rowAlign
 	e.unit = growVectors(e.unit, e.rows*e.stride)
@@ -117,7 +129,7 @@ func New(vectors [][]float32) *Engine {
 			row := e.unit[i*e.stride : (i+1)*e.stride]
 			src := v // read in place when the kernels can (no padding to add)
 			if len(v) != e.dim || e.dim != e.stride {
-				clear(row[copy(row[:e.dim], v):]) // a short vector's rest and the padding
+				clear(row[copy(row[:e.dim], v):]) // a nil vector's row and the padding
 				src = row
 			}
 			if !normalise(row, src) && firstBad[u] < 0 {

@@ -54,7 +54,7 @@ func TestEngineMatchesNaive(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("n=%d/d=%d", tc.n, tc.dim), func(t *testing.T) {
 				vecs := randomVectors(rng, tc.n, tc.dim)
-				e := New(vecs)
+				e := must(New(vecs))
 				defer e.Release()
 				require.Equal(t, tc.n, e.Len())
 				const tol = 2e-5
@@ -123,10 +123,10 @@ func TestEngineParallelMatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	vecs := randomVectors(rng, 517, 300)
 	require.GreaterOrEqual(t, 520*520/2*304, parallelMinMAC, "the test must take the parallel path")
-	e := New(vecs)
+	e := must(New(vecs))
 	m := append([]float32(nil), e.Matrix()...)
 	e.Release()
-	e = New(vecs)
+	e = must(New(vecs))
 	defer e.Release()
 	// The pair sum does not depend on the number of workers, bit for bit.
 	all := make([]int, 517)
@@ -154,11 +154,11 @@ func TestEngineParallelMatrix(t *testing.T) {
 // stale rows or matrix.
 func TestEngineReuse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	big := New(randomVectors(rng, 100, 64))
+	big := must(New(randomVectors(rng, 100, 64)))
 	big.Matrix()
 	big.Release()
 	vecs := randomVectors(rng, 10, 20)
-	e := New(vecs)
+	e := must(New(vecs))
 	defer e.Release()
 	m := e.Matrix()
 	for i := 0; i < 10; i++ {
@@ -179,19 +179,20 @@ func TestEngineReuse(t *testing.T) {
 	require.InDelta(t, want, e.PositivePairSum(all), 1e-4)
 }
 
-// TestEngineAdversarial: non-finite, huge and mismatched vectors never panic.
+// TestEngineAdversarial: non-finite and huge vectors never panic (mismatched
+// ones are refused: TestEngineOtherLengths).
 func TestEngineAdversarial(t *testing.T) {
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
 	for name, vecs := range map[string][][]float32{
-		"nan":        {{1, 2}, {nan, 1}},
-		"inf":        {{inf, 0}, {1, 1}},
-		"huge":       {{3e19, 4e19}, {1, 0}},
-		"mismatched": {{1, 2, 3}, {1}, nil, {1, 2, 3, 4, 5}},
-		"empty dim":  {{}, {}},
+		"nan":       {{1, 2}, {nan, 1}},
+		"inf":       {{inf, 0}, {1, 1}},
+		"huge":      {{3e19, 4e19}, {1, 0}},
+		"with nil":  {{1, 2, 3}, nil, {1, 2, 3}},
+		"empty dim": {{}, {}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			e := New(vecs)
+			e := must(New(vecs))
 			defer e.Release()
 			row := make([]float32, len(vecs))
 			for i := range vecs {
@@ -202,7 +203,7 @@ func TestEngineAdversarial(t *testing.T) {
 			_ = e.PositivePairSum([]int{0, 1})
 		})
 	}
-	e := New([][]float32{{3e19, 4e19}, {3, 4}})
+	e := must(New([][]float32{{3e19, 4e19}, {3, 4}}))
 	defer e.Release()
 	require.InDelta(t, 1, e.At(0, 1), 1e-6, "a norm that overflows float32 is taken in float64")
 	require.Equal(t, -1, e.NonFinite())
@@ -225,7 +226,7 @@ func TestEngineNonFinite(t *testing.T) {
 		{bigPool(600, 768, map[int]float32{500: nan, 450: inf, 599: nan}), 450},
 		{bigPool(600, 768, nil), -1},
 	} {
-		e := New(tc.vecs)
+		e := must(New(tc.vecs))
 		require.Equal(t, tc.want, e.NonFinite(), "%v", tc.vecs)
 		e.Release()
 	}
@@ -251,7 +252,7 @@ func bigPool(n, dim int, bad map[int]float32) [][]float32 {
 func TestEngineSubset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	vecs := randomVectors(rng, 30, 20)
-	e := New(vecs)
+	e := must(New(vecs))
 	idx := []int{29, 3, 17, 0, 8}
 	sub := e.Subset(idx)
 	require.Equal(t, len(idx), sub.Len())
@@ -283,7 +284,7 @@ func TestEngineReleaseDropsLargeBuffers(t *testing.T) {
 		{1100, 16, false, true}, // matrix above the bound, vectors below
 		{1100, 1024, false, false},
 	} {
-		e := New(randomVectors(rng, tc.n, tc.dim))
+		e := must(New(randomVectors(rng, tc.n, tc.dim)))
 		e.Matrix()
 		e.Release()
 		require.Equal(t, tc.keepMat, e.mat != nil, "n %d dim %d: matrix kept", tc.n, tc.dim)
@@ -302,7 +303,7 @@ func TestEngineKeepsLargeVectors(t *testing.T) {
 	const n, dim = 1100, 1024 // 1100 x 1024 floats: above maxPooledFloats
 	engs := make([]*Engine, cap(largeVectors)+2)
 	for i := range engs {
-		engs[i] = New(randomVectors(rng, n, dim))
+		engs[i] = must(New(randomVectors(rng, n, dim)))
 	}
 	for _, e := range engs {
 		e.Release()
@@ -310,12 +311,12 @@ func TestEngineKeepsLargeVectors(t *testing.T) {
 	require.Len(t, largeVectors, cap(largeVectors), "kept: one per core, the rest dropped")
 
 	vecs := randomVectors(rng, n, dim)
-	e := New(vecs)
+	e := must(New(vecs))
 	defer e.Release()
 	require.Len(t, largeVectors, cap(largeVectors)-1, "the new engine took a kept buffer")
 	require.InDelta(t, naiveCos(vecs[3], vecs[1000]), e.At(3, 1000), 2e-5)
 
-	small := New(randomVectors(rng, 10, dim)) // small pools never take one
+	small := must(New(randomVectors(rng, 10, dim))) // small pools never take one
 	defer small.Release()
 	require.Len(t, largeVectors, cap(largeVectors)-1)
 }
@@ -334,7 +335,7 @@ func TestEngineCross(t *testing.T) {
 			}
 			some := []int{tc.n - 1, 0, tc.n / 2, tc.n - 1}
 			for _, targets := range [][]int{all, some, all[:max(1, tc.n/3)]} {
-				e := New(vecs)
+				e := must(New(vecs))
 				block, ld := e.Cross(targets)
 				require.GreaterOrEqual(t, ld, len(targets))
 				require.Len(t, block, tc.n*ld)
@@ -354,7 +355,7 @@ func TestEngineCross(t *testing.T) {
 // cosines, zero vector included.
 func TestEngineRowMeans(t *testing.T) {
 	for _, n := range []int{1, 9, 40} {
-		e := New(randomVectors(rand.New(rand.NewPCG(uint64(n), 3)), n, 21))
+		e := must(New(randomVectors(rand.New(rand.NewPCG(uint64(n), 3)), n, 21)))
 		got := make([]float64, n)
 		mean := e.RowMeans(got)
 		var all float64
@@ -379,7 +380,7 @@ func TestSumRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct{ n, dim int }{{1, 16}, {3, 32}, {7, 48}, {50, 768}, {33, 1536}, {9, 100}} {
 		vecs := randomVectors(rng, tc.n, tc.dim)
-		e := New(vecs)
+		e := must(New(vecs))
 		want := make([]float64, tc.dim)
 		sumRowsGo(want, e.unit, e.n, e.stride)
 		for _, k := range availableKernels() {
@@ -391,40 +392,45 @@ func TestSumRowsExact(t *testing.T) {
 	}
 }
 
-// TestEngineOtherLengths: a vector longer than the first is truncated to
-// its dimension and a shorter one zero padded, whether or not the rows
-// need padding (read in place or copied first).
+// TestEngineOtherLengths: a vector whose length is not the first one's is
+// refused, with an error naming both; nil vectors are taken anywhere, as
+// zero rows.
 func TestEngineOtherLengths(t *testing.T) {
-	withKernels(t, func(t *testing.T) {
-		// dim 17 with a vector as long as its padded row (32), dim 32 with
-		// one twice as long.
-		for _, tc := range []struct{ dim, long int }{{17, 32}, {32, 64}} {
-			dim := tc.dim
-			long := make([]float32, tc.long)
-			for i := range long {
-				long[i] = float32(i%5) + 1
+	for _, tc := range []struct {
+		name string
+		vecs [][]float32
+		err  string // "" = packed
+	}{
+		{"longer", [][]float32{{1, 0, 0}, {1, 2, 3, 4}}, "vector 1 has 4 dimensions, expected 3 (those of vector 0)"},
+		{"shorter", [][]float32{{1, 0, 0}, {1, 2, 3}, {1}}, "vector 2 has 1 dimensions, expected 3"},
+		{"empty, not nil", [][]float32{{1, 0}, {}}, "vector 1 has 0 dimensions, expected 2"},
+		{"after a nil", [][]float32{nil, {1, 2}, {1, 2, 3}}, "expected 2 (those of vector 1)"},
+		{"nil anywhere", [][]float32{nil, {3, 4}, nil, {0, 2}}, ""},
+		{"all nil", [][]float32{nil, nil}, ""},
+		{"none", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := New(tc.vecs)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				require.Nil(t, e)
+				return
 			}
-			first := make([]float32, dim)
-			first[0] = 1
-			e := New([][]float32{first, long, long[:dim/2]})
-			want := func(v []float32) []float32 {
-				out := make([]float32, dim)
-				copy(out, v)
-				var s float64
-				for _, x := range out {
-					s += float64(x) * float64(x)
-				}
-				for i := range out {
-					out[i] = float32(float64(out[i]) / math.Sqrt(s))
-				}
-				return out
+			require.NoError(t, err)
+			defer e.Release()
+			require.Equal(t, len(tc.vecs), e.Len())
+			if len(tc.vecs) == 4 {
+				require.InDelta(t, 0.8, e.At(1, 3), 1e-6)
+				require.Zero(t, e.At(0, 1), "a nil vector is similar to nothing")
 			}
-			require.InDeltaSlice(t, want(long), e.Unit(1), 1e-6, "dim %d: truncated", dim)
-			require.InDeltaSlice(t, want(long[:dim/2]), e.Unit(2), 1e-6, "dim %d: zero padded", dim)
-			for _, x := range e.unit[1*e.stride+dim : 2*e.stride] {
-				require.Zero(t, x, "dim %d: the row's padding", dim)
-			}
-			e.Release()
-		}
-	})
+		})
+	}
+}
+
+// must is v, failing the test (by a panic) on err.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

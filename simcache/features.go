@@ -1,7 +1,8 @@
 package simcache
 
 import (
-	"sync"
+	"context"
+	"maps"
 	"sync/atomic"
 	"unsafe"
 
@@ -84,73 +85,98 @@ func (k FeatureKey) bytes(f *Features) uint32 {
 // bytes, so the cache holds at most MaxBytes (otter may exceed it briefly
 // while it evicts).
 //
-// What it caches, and why (BenchmarkFeatureCost and BenchmarkTextStrategies,
-// medians of the run in docs/performance.md on a 2-vCPU AMD EPYC Zen 5,
-// demo corpus chunks of about 100 English words; under load from other
-// processes every figure was up to 2.5 times higher, the ratios the same):
-//
-//	cl100k_base token count    77 us per chunk    cached
-//	o200k_base token count     90 us per chunk    cached
-//	analysed terms             19 us per chunk    cached
-//	words token count          1.8 us per chunk   cached (a hit saves ~1.6 us)
-//	chars token count          0.2 us per chunk   not cached: a hit (0.12 us
-//	                                              with the key built, 0.21 us
-//	                                              building it) saves nothing
-//	cache hit                  0.12-0.21 us
-//
-// With the terms cached, knapsack on 100 chunks drops from 2.5 ms to 0.29 ms
-// and ngram from 3.0 ms to 1.1 ms; the BPE counts are what dominates every
-// other strategy's problem building (100 x 77 us = 7.7 ms per query, to
-// 12-21 us with the cache warm).
+// What it caches, and why: BenchmarkFeatureCost and BenchmarkTextStrategies
+// (docs/performance.md, "Feature costs, text strategies cold and warm, FMA
+// peak") time each feature against a hit. The BPE token counts and the
+// analysed terms cost many times a hit and dominate a query's problem
+// building, so they are cached; the chars count costs about what a hit
+// does, so it is not (cacheTokens in the module).
 type FeatureCache struct {
 	c        *otter.Cache[FeatureKey, *Features]
 	counter  *stats.Counter
 	maxBytes int64
-
-	// computing holds the keys whose features a query is reading and
-	// computing now (Claim): the other queries that need them wait for
-	// that one instead of reading and analysing the same object again.
-	mu        sync.Mutex
-	computing map[FeatureKey]chan struct{}
-	shared    atomic.Uint64 // claims that found their key being computed
+	shared   atomic.Uint64 // keys Load returned without computing them
+	loading  atomic.Int64  // Load calls in progress
 }
 
-// Claim reserves the computation of k's features for the caller. owner is
-// true when no one computes them now: the caller computes, Puts them and
-// then calls Release(k). Otherwise done is closed when the owner releases
-// k; the entry is then in the cache, unless the owner failed or it was
-// evicted. An owner must release every key it claimed before it waits for
-// another's, so that no two queries wait for each other.
-func (c *FeatureCache) Claim(k FeatureKey) (owner bool, done <-chan struct{}) {
-	if c == nil {
-		return true, nil
+// LoadFunc computes the features of keys, in one batch, for Load; a key it
+// leaves out of its map (an object gone, or one not to be cached) is neither
+// cached nor returned, to its caller or the calls that waited for it. It must
+// not use the cache.
+type LoadFunc func(ctx context.Context, keys []FeatureKey) (map[FeatureKey]*Features, error)
+
+// Load returns the features of keys: those cached, and for the others what
+// load computes, which the cache then stores. A key that another Load is
+// computing now is not computed again: this call waits for that one
+// (otter's BulkGet), after its own load has run, so no two calls wait for
+// each other, and returns early with ctx's error. load is called once unless
+// a key is written while it runs; keys without an update time (see Put), or
+// all keys of a nil cache, go to a load of their own and are not cached.
+// Its look-ups count as neither hits nor misses: the caller's Get counted
+// them.
+func (c *FeatureCache) Load(ctx context.Context, keys []FeatureKey, load LoadFunc) (map[FeatureKey]*Features, error) {
+	if c != nil {
+		c.loading.Add(1)
+		defer c.loading.Add(-1)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ch, busy := c.computing[k]; busy {
-		c.shared.Add(1)
-		return false, ch
+	got := make(map[FeatureKey]*Features, len(keys))
+	var absent, uncached []FeatureKey
+	for _, k := range keys {
+		switch {
+		case c == nil || k.Updated <= 0:
+			uncached = append(uncached, k)
+		default:
+			if e, ok := c.c.GetEntryQuietly(k); ok {
+				got[k] = e.Value
+				c.shared.Add(1) // another caller computed it since the caller's Get
+			} else {
+				absent = append(absent, k)
+			}
+		}
 	}
-	if c.computing == nil {
-		c.computing = map[FeatureKey]chan struct{}{}
+	if len(uncached) > 0 {
+		m, err := load(ctx, uncached)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range uncached {
+			if f := m[k]; f != nil {
+				got[k] = f
+			}
+		}
 	}
-	c.computing[k] = make(chan struct{})
-	return true, nil
+	if len(absent) == 0 {
+		return got, nil
+	}
+	asked := map[FeatureKey]bool{}
+	m, err := c.c.BulkGet(ctx, absent, otter.BulkLoaderFunc[FeatureKey, *Features](
+		func(ctx context.Context, keys []FeatureKey) (map[FeatureKey]*Features, error) {
+			for _, k := range keys {
+				asked[k] = true
+			}
+			m, err := load(ctx, keys)
+			maps.DeleteFunc(m, func(k FeatureKey, f *Features) bool { return f == nil || k.Updated <= 0 })
+			return m, err
+		}))
+	for k, f := range m {
+		got[k] = f
+		if !asked[k] {
+			c.shared.Add(1) // another caller computed it
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return got, nil
 }
 
-// Release ends the caller's claim on k and wakes the queries waiting for it.
-func (c *FeatureCache) Release(k FeatureKey) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	ch, ok := c.computing[k]
-	delete(c.computing, k)
-	c.mu.Unlock()
-	if ok {
-		close(ch)
-	}
-}
+// countedHere is the cache's statistics without otter's hits and misses:
+// Get counts its own, so that Load's look-ups of keys Get missed are not
+// counted twice.
+type countedHere struct{ *stats.Counter }
+
+func (countedHere) RecordHits(int)   {}
+func (countedHere) RecordMisses(int) {}
 
 // NewFeatureCache returns a cache of at most maxBytes, or nil when maxBytes
 // is 0 (caching off; the methods of a nil cache do nothing).
@@ -162,7 +188,7 @@ func NewFeatureCache(maxBytes int64) *FeatureCache {
 	c := otter.Must(&otter.Options[FeatureKey, *Features]{
 		MaximumWeight: uint64(maxBytes),
 		Weigher:       func(k FeatureKey, f *Features) uint32 { return k.bytes(f) },
-		StatsRecorder: counter,
+		StatsRecorder: countedHere{counter},
 	})
 	return &FeatureCache{c: c, counter: counter, maxBytes: maxBytes}
 }
@@ -172,7 +198,13 @@ func (c *FeatureCache) Get(k FeatureKey) (*Features, bool) {
 	if c == nil {
 		return nil, false
 	}
-	return c.c.GetIfPresent(k)
+	f, ok := c.c.GetIfPresent(k)
+	if ok {
+		c.counter.RecordHits(1)
+	} else {
+		c.counter.RecordMisses(1)
+	}
+	return f, ok
 }
 
 // Put stores the features of k (f must not be modified afterwards). Objects
@@ -196,9 +228,12 @@ type CacheStats struct {
 	Hits, Misses, Evictions uint64
 	Entries                 int
 	Bytes, MaxBytes         uint64
-	// Shared counts the look-ups that waited for another query computing
-	// the same object's features instead of computing them again (Claim).
+	// Shared counts the keys Load returned without computing them: another
+	// query computed them, since the caller's Get or while it waited.
 	Shared uint64
+	// Loading is the Load calls in progress, computing or waiting for
+	// another's computation.
+	Loading int
 }
 
 // HitRatio is Hits / (Hits + Misses), 0 before any lookup.
@@ -216,7 +251,8 @@ func (c *FeatureCache) Stats() CacheStats {
 	}
 	s := c.c.Stats()
 	return CacheStats{Hits: s.Hits, Misses: s.Misses, Evictions: s.Evictions, Entries: c.c.EstimatedSize(),
-		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes), Shared: c.shared.Load()}
+		Bytes: c.c.WeightedSize(), MaxBytes: uint64(c.maxBytes), Shared: c.shared.Load(),
+		Loading: int(c.loading.Load())}
 }
 
 // CleanUp runs the cache's pending maintenance (evictions) now; for tests

@@ -198,7 +198,7 @@ func BenchmarkGram(b *testing.B) {
 	}
 	for _, d := range ds {
 		for _, n := range ns {
-			e := New(unitRows(n, d))
+			e := must(New(unitRows(n, d)))
 			out := make([]float32, n*n)
 			for _, name := range names {
 				if strings.HasPrefix(name, "weaviate") || strings.HasPrefix(name, "gonum") || strings.HasSuffix(name, "go") {

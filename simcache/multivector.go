@@ -92,7 +92,7 @@ func NewMulti(sets [][][]float32) *MultiEngine {
 		}
 		means[i] = e.mean(i)
 	}
-	e.pooled = New(means)
+	e.pooled = pack(means, e.dim) // every mean has e.dim components
 	return e
 }
 
@@ -490,7 +490,7 @@ func (e *MultiEngine) Subset(idx []int) selectors.Similarities {
 	for a, i := range idx {
 		units[a] = e.pooled.Unit(i)
 	}
-	s.pooled = New(units)
+	s.pooled = pack(units, e.pooled.dim) // rows of one engine
 	e.subs = append(e.subs, s)
 	return s
 }

@@ -88,7 +88,7 @@ func BenchmarkMultiVector(b *testing.B) {
 							for i, set := range sets {
 								pooled[i] = simcache.MeanPool(set)
 							}
-							e := simcache.New(pooled)
+							e := must(simcache.New(pooled))
 							p.Similarities, release = e, e.Release
 						}
 						if _, err := s.Run(context.Background(), p); err != nil {

@@ -43,7 +43,7 @@ func BenchmarkPages(b *testing.B) {
 				b.ReportAllocs()
 				got := 0
 				for b.Loop() {
-					e := simcache.New(vecs)
+					e := must(simcache.New(vecs))
 					p.Similarities = e
 					res, err := s.RunPage(context.Background(), p, perPage*(pg.page-1), pg.exhaust)
 					if err != nil {

@@ -93,7 +93,7 @@ func BenchmarkStrategies(b *testing.B) {
 					for b.Loop() {
 						var e *simcache.Engine
 						if useVectors {
-							e = simcache.New(vecs)
+							e = must(simcache.New(vecs))
 							p.Similarities = e
 						}
 						if _, err := s.Run(context.Background(), p); err != nil {

@@ -45,7 +45,7 @@ func TestStrategiesOnEngine(t *testing.T) {
 			ref.Similarities = nil
 			want, err := s.Run(context.Background(), &ref)
 			require.NoError(t, err)
-			e := simcache.New(vecs)
+			e := must(simcache.New(vecs))
 			q := *p
 			q.Similarities = e
 			got, err := s.Run(context.Background(), &q)
@@ -75,7 +75,7 @@ func TestValidateUsesEngine(t *testing.T) {
 		{Relevance: 1, Tokens: 1, Vector: []float32{nan, 1}},
 	}
 	vecs := [][]float32{cands[0].Vector, cands[1].Vector, cands[2].Vector}
-	e := simcache.New(vecs)
+	e := must(simcache.New(vecs))
 	defer e.Release()
 	p := &selectors.Problem{Candidates: cands, Similarities: e}
 	err := p.Validate()
@@ -84,7 +84,7 @@ func TestValidateUsesEngine(t *testing.T) {
 	p.Candidates = cands[:2]
 	p.Similarities = nil
 	require.NoError(t, p.Validate())
-	e2 := simcache.New(vecs[:2])
+	e2 := must(simcache.New(vecs[:2]))
 	defer e2.Release()
 	p.Similarities = e2
 	require.NoError(t, p.Validate())
@@ -109,7 +109,7 @@ func TestNoAllocationPerCandidate(t *testing.T) {
 				vecs[i] = p.Candidates[i].Vector
 			}
 			allocs[n] = testing.AllocsPerRun(20, func() {
-				e := simcache.New(vecs)
+				e := must(simcache.New(vecs))
 				p.Similarities = e
 				if _, err := s.Run(context.Background(), p); err != nil {
 					t.Fatal(err)
@@ -154,4 +154,12 @@ func TestTermHashesChangeNothing(t *testing.T) {
 			require.Equal(t, want.Stats, got.Stats, "%s trial %d", name, trial)
 		}
 	}
+}
+
+// must is v, failing the test (by a panic) on err.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -49,6 +49,10 @@ func run() error {
 	flag.StringVar(&o.ConfigPath, "config", "", "file of per-collection defaults (YAML or JSON; reloaded when it changes)")
 	flag.IntVar(&o.QueryDefaultsLimit, "query-defaults-limit", 10, "the upstream's QUERY_DEFAULTS_LIMIT: the limit of a search that gives none")
 	flag.DurationVar(&o.UpstreamTimeout, "upstream-timeout", time.Minute, "bound on each upstream call of a selecting search when the caller sets no shorter deadline")
+	flag.IntVar(&o.MaxMessageBytes, "grpc-max-message-size", gateway.DefaultMaxMessageBytes,
+		"largest gRPC message either way, in bytes: the upstream's GRPC_MAX_MESSAGE_SIZE (default Weaviate's)")
+	flag.DurationVar(&o.SchemaTimeout, "schema-timeout", 2*time.Second,
+		"bound on a collection's schema read; a known schema is served meanwhile, an unknown one is Unavailable after it")
 	objectMB := flag.Int64("object-cache-mb", 64, "memory for the objects read by id, kept by id and update time (0: off)")
 	pprofAddr := flag.String("pprof", "", "serve Go's pprof handlers on this address (e.g. 127.0.0.1:6060; default: off)")
 	flag.Parse()

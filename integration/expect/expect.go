@@ -101,7 +101,11 @@ func (s *Selector) Select(ctx context.Context, cands []Candidate, q Query) ([]st
 		for i := range p.Candidates {
 			p.Candidates[i].Vector = slices.Clone(vecs[i])
 		}
-		p.Similarities = simcache.New(vecs)
+		sims, err := simcache.New(vecs)
+		if err != nil {
+			return nil, fmt.Errorf("offline selection: %w", err)
+		}
+		p.Similarities = sims
 	}
 	res, err := eff.Selector.Run(ctx, p)
 	if err != nil {

@@ -95,8 +95,11 @@ func StartGateway(ctx context.Context, o GatewayOptions) (*Gateway, error) {
 	}
 	go func() { _ = g.cmd.Wait(); close(g.done) }()
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if st, err := g.Status(); err == nil && st.ConfigLoads > 0 {
-			return g, nil
+		if resp, err := http.Get(g.HTTPURL + "/diverse-select/live"); err == nil { // the config is loaded before it serves
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return g, nil
+			}
 		}
 		select {
 		case <-g.done:

@@ -72,7 +72,8 @@
 //
 //   - The price of a token (precision.go; off with fill): under a budget
 //     that admits at most a quarter of the pool, the demand is rho_u^4 and
-//     the candidates outside the most relevant ones, and far below the
+//     the candidates outside the most relevant ones (a near-copy of one
+//     counted once), and far below the
 //     best, are worth nothing but their query terms, parts and hop (their
 //     kernel rows are zero), so a pick pays for its tokens only with what
 //     it adds on the query's topic, and the selection may end under budget.

@@ -112,7 +112,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// demand and the relevance window.
 	priced := !s.fill && tightBudget(o.kappa, p)
 	if priced {
-		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor)
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.guard.CopyOf)
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)

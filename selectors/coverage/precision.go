@@ -51,18 +51,30 @@ func tightBudget(kbar float64, p *selectors.Problem) bool {
 
 // outsideWindow marks the candidates after the most relevant ones whose
 // tokens add up to limit (the window holds the one that reaches it) whose
-// relevance is below floor times the pool's best; nil when none is.
-func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64) []bool {
+// relevance is below floor times the pool's best; nil when none is. A
+// near-copy of a candidate already in the window (copyOf, nil: none) adds
+// no tokens: the guard will skip it, so it must not push the query's other
+// facets out (issue 42: make run's solar pool begins with five copies of
+// one paragraph).
+func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, copyOf func(members []int, d int) bool) []bool {
 	order := byRho(rho)
 	var out []bool
+	var members []int
 	sum := 0.0
 	for _, d := range order {
-		if sum >= limit && rho[d] < floor*rho[order[0]] {
-			if out == nil {
-				out = make([]bool, len(rho))
+		if sum >= limit {
+			if rho[d] < floor*rho[order[0]] {
+				if out == nil {
+					out = make([]bool, len(rho))
+				}
+				out[d] = true
 			}
-			out[d] = true
+			continue
 		}
+		if copyOf != nil && copyOf(members, d) {
+			continue
+		}
+		members = append(members, d)
 		sum += float64(c[d].Tokens)
 	}
 	return out

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,9 +88,14 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil))
 		})
 	}
+	// Candidate 1 copies candidate 0: it adds no tokens, so the window
+	// reaches candidate 3 as well (issue 42: a pool that begins with
+	// copies of one paragraph).
+	copyOf := func(members []int, d int) bool { return d == 1 && slices.Contains(members, 0) }
+	assert.Equal(t, []bool{false, false, true, false, true, true}, outsideWindow(rho, c, 20, 1, copyOf))
 }
 
 func TestTightBudget(t *testing.T) {

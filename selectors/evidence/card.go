@@ -8,8 +8,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/diverse-select/diverse-select/selectors/sentences"
 	"github.com/diverse-select/diverse-select/selectors/text"
 )
+
+// Span is one sentence of a chunk (the splitter's span).
+type Span = sentences.Span
 
 // Options says how much of a chunk a card keeps.
 type Options struct {
@@ -59,7 +63,7 @@ func Analyse(chunk string, a *text.Analyzer, count func(string) int) *Analysed {
 	if a == nil {
 		a = text.NewAnalyzer()
 	}
-	spans := Sentences(chunk)
+	spans := sentences.Sentences(chunk)
 	x := &Analysed{Text: chunk, Spans: spans, Words: make([]int, len(spans)), termEnds: make([]int, len(spans))}
 	if count != nil {
 		x.Tokens = make([]int, len(spans))
@@ -345,7 +349,7 @@ func Entities(chunk string, a *text.Analyzer) []string {
 		a = text.NewAnalyzer()
 	}
 	var out []string
-	for _, s := range Sentences(chunk) {
+	for _, s := range sentences.Sentences(chunk) {
 		first := true
 		for w := range strings.FieldsSeq(chunk[s.Start:s.End]) {
 			w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })

@@ -1,7 +1,7 @@
 // Command bench measures what diverse selection adds to a query, end to end,
 // against a Weaviate server built by this project (make bench-server).
 //
-// It starts bin/embedder (hash mode, 768 dimensions) and bin/weaviate-server
+// It starts bin/embedder (hash mode, -dims wide: 768 by default) and bin/weaviate-server
 // on free loopback ports, loads its own corpus (chunks made from the demo
 // corpus's sentences, embedded by the server), and then times, in one run and
 // interleaved round-robin so that machine noise falls on every variant alike:
@@ -58,6 +58,8 @@ type options struct {
 	pools []int
 	// gateway: time the gateway in front of the server too.
 	gateway bool
+	// dims is the hash embedder's vector width.
+	dims    int
 	n       int
 	warmup  int
 	docs    int
@@ -85,6 +87,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.n, "n", 150, "timed queries per variant and pool")
 	flag.IntVar(&o.warmup, "warmup", 20, "untimed queries per variant and pool first (warms caches and connections)")
 	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
+	flag.IntVar(&o.dims, "dims", 768, "the embedder's vector width (hash mode): 768, or 384 as all-MiniLM-L6-v2's")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
 	flag.StringVar(&o.out, "out", "", "write the markdown tables to this file (default stdout)")
 	flag.StringVar(&o.doc, "doc", "", "splice the tables into this markdown file, between <!-- BEGIN server --> and <!-- END server -->")
@@ -153,8 +156,8 @@ func run() error {
 	}
 	httpURL, grpcAddr := o.httpURL, o.grpcAddr
 	if httpURL == "" {
-		fmt.Fprintln(os.Stderr, "bench: starting the embedder (hash, 768 dims) and Weaviate with the module")
-		s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", "768"}, Log: logw,
+		fmt.Fprintf(os.Stderr, "bench: starting the embedder (hash, %d dims) and Weaviate with the module\n", o.dims)
+		s, err := stack.Start(ctx, stack.Options{EmbedderArgs: []string{"-mode", "hash", "-dims", strconv.Itoa(o.dims)}, Log: logw,
 			Env: map[string]string{"QUERY_MAXIMUM_RESULTS": "10000", "LOG_LEVEL": "warning",
 				"DEBUG_ENDPOINTS_ENABLED":     "true",   // serves pprof, for -profile-pool
 				"DIVERSE_SELECT_META_DETAILS": "true"}}) // the feature cache's figures

@@ -209,11 +209,11 @@ func report(o options, before, after serverMeta, tables []table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Produced by `make bench-server` (tools/bench) on %s: %s, %d logical CPUs, %s, Weaviate %s with the module "+
 		"(similarity kernel: %s). Corpus: %d chunks built from the demo corpus's sentences, embedded by bin/embedder in hash "+
-		"mode (768 dimensions), cosine HNSW index. One client, sequential queries over loopback; %d warm-up and %d timed "+
+		"mode (%d dimensions), cosine HNSW index. One client, sequential queries over loopback; %d warm-up and %d timed "+
 		"queries per variant, variants interleaved round-robin, %d query texts in rotation. Latency is measured by the client: "+
 		"request sent to answer read.\n\n",
 		time.Now().UTC().Format("2006-01-02"), docblock.CPUModel(), runtime.NumCPU(), runtime.Version(), before.version, before.kernel,
-		o.docs, o.warmup, o.n, len(benchQueries))
+		o.docs, o.dims, o.warmup, o.n, len(benchQueries))
 	for _, t := range tables {
 		fmt.Fprintf(&b, "Pool of %d (nearText, limit %d; diverseSelect: candidates %d, tokenBudget %d, maxResults %d; "+
 			"MMR: window %d, limit %d, balance %.1f). Ratios are to the plain query of the same protocol. Took %s.\n\n",

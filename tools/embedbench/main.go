@@ -7,7 +7,7 @@
 //   - passage throughput: HotpotQA paragraphs from 8 concurrent clients (an
 //     import), texts per second;
 //   - the batch path (tools/eval's vector cache): the same paragraphs in
-//     one EmbedBatch call, texts per second (neural mode only);
+//     one Encode call, texts per second (neural mode only);
 //   - memory: the peak resident size of the embedder and its worker.
 package main
 
@@ -89,11 +89,11 @@ func run(doc, data, python string, queries, passages int, print bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := n.EmbedBatch(ps[:min(32, len(ps))]); err != nil { // warm-up
+	if _, err := n.Encode(context.Background(), ps[:min(32, len(ps))]); err != nil { // warm-up
 		return err
 	}
 	t0 := time.Now()
-	if _, err := n.EmbedBatch(ps); err != nil {
+	if _, err := n.Encode(context.Background(), ps); err != nil {
 		return err
 	}
 	rows[0].batchSec = float64(len(ps)) / time.Since(t0).Seconds()
@@ -102,7 +102,7 @@ func run(doc, data, python string, queries, passages int, print bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `make bench-embedder` (tools/embedbench) on %s, %d cores, %s, load average %s at the start: "+
 		"%d HotpotQA questions one at a time, then %d of its paragraphs from 8 concurrent clients, over HTTP as Weaviate sends them; "+
-		"the batch column is one `EmbedBatch` call over the same paragraphs, the path of the evaluation's vector cache. "+
+		"the batch column is one `Encode` call over the same paragraphs, the path of the evaluation's vector cache. "+
 		"Memory is the peak resident size of the embedder and, in neural mode, its Python worker.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), docblock.CPUModel(), loadAvg(), len(qs), len(ps))
 	b.WriteString("| mode | query p50 | query p95 | paragraphs/s (8 clients) | paragraphs/s (batch) | peak memory |\n|---|---|---|---|---|---|\n")

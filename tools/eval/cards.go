@@ -11,6 +11,7 @@ import (
 
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/evidence"
+	"github.com/diverse-select/diverse-select/selectors/sentences"
 	"github.com/diverse-select/diverse-select/selectors/text"
 )
 
@@ -397,7 +398,7 @@ func oracles(e *env, insts []*instance, answers map[string][]string) cardOracle 
 			if containsAnswer(strings.ToLower(c.Text), answers[in.ID]) {
 				minWhole = min(minWhole, c.Tokens)
 			}
-			for _, s := range evidence.Sentences(c.Text) {
+			for _, s := range sentences.Sentences(c.Text) {
 				if st := c.Text[s.Start:s.End]; containsAnswer(strings.ToLower(st), answers[in.ID]) {
 					minSent = min(minSent, e.count(st))
 				}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
+	"github.com/x448/float16"
 )
 
 // The evaluation runs on three encoders, since a result that holds on one
@@ -94,7 +94,7 @@ func loadStoredVectors(dir string, dim int) (*storedVectors, error) {
 	}
 	s.data = make([]float32, dim*len(s.row))
 	for i := range s.data {
-		s.data[i] = embed.Float16ToFloat32(binary.LittleEndian.Uint16(raw[2*i:]))
+		s.data[i] = float16.Frombits(binary.LittleEndian.Uint16(raw[2*i:])).Float32()
 	}
 	for r := range len(s.row) {
 		v := s.data[r*dim : (r+1)*dim]

@@ -189,7 +189,7 @@ func perspLargeSuite(e *env, d *perspData, pids []int, corpus *openCorpus, n int
 // moduleEngine is the similarity engine the module selects with (simcache:
 // the blocked Gram kernels); the library's dense engine computes every
 // cosine with a plain loop, too slow for the N x N block at N = 2000.
-func moduleEngine(vecs [][]float32) selectors.Similarities { return simcache.New(vecs) }
+func moduleEngine(vecs [][]float32) (selectors.Similarities, error) { return simcache.New(vecs) }
 
 // poolCeiling is the best any selection from an instance's pool can score:
 // HotpotQA, both supporting paragraphs in the pool (whatever the budget);
@@ -321,9 +321,12 @@ func timeSelections(ctx context.Context, suites []*suite, cfgs []config, nq int)
 			}
 			for k := range cfgs {
 				start := time.Now()
-				eng := simcache.New(vecs)
+				eng, err := simcache.New(vecs)
+				if err != nil {
+					return nil, 0, fmt.Errorf("%s %s: %w", s.Name, in.ID, err)
+				}
 				p := &selectors.Problem{Candidates: in.Cands, Budget: con.Budget, MaxResults: con.K, Query: in.Query, Similarities: eng}
-				_, err := sels[k].Run(ctx, p)
+				_, err = sels[k].Run(ctx, p)
 				samples[k] = append(samples[k], time.Since(start))
 				eng.Release()
 				if err != nil {

@@ -49,6 +49,8 @@ type options struct {
 	encoders          []string
 	pools             []int
 	suites            []string // -suites: run only these suites (exploration)
+	dump              string   // -dump: the tune mode's per-instance lines (exploration)
+	peers             bool     // -peers: the tune mode also runs pyversity
 }
 
 // targetFor lists the configs whose targets are printed: -target, or the
@@ -92,12 +94,12 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) or vectors (fill the minilm vector cache with every text the other modes embed)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules) or vectors (fill the minilm vector cache with every text the other modes embed)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
-		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library and check modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
+		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library, check and tune modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
 	flag.StringVar(&o.gloveDir, "glove-dir", "", "GloVe folder (default: <data>/glove-6b-100d-top100k)")
@@ -107,6 +109,8 @@ func main() {
 	flag.IntVar(&o.questions, "questions", 0, "server mode: ask only the first n questions (all paragraphs are imported); large mode: the first n questions and claims; 0 = all")
 	flag.StringVar(&o.thresholds, "thresholds", "tools/eval/thresholds.json", "floors of the check mode")
 	flag.StringVar(&o.plot, "plot", "docs/quality-budget.png", "budget-vs-score plot written by the library mode")
+	flag.StringVar(&o.dump, "dump", "", "tune mode: append one JSON line per instance (pool statistics, every config's metrics) to this file (exploration)")
+	flag.BoolVar(&o.peers, "peers", false, "tune mode: also run pyversity's strategies (the best-baseline columns then include them)")
 	flag.BoolVar(&o.print, "print", false, "print the tables only; do not touch the document or the plot")
 	flag.StringVar(&o.target, "target", "", "config whose targets are printed (default: the default strategy and every -extra config)")
 	suitesFlag := flag.String("suites", "", "with -print: run only these suites (comma-separated names, e.g. 'HotpotQA,HotpotQA mixed,Perspectrum'; exploration)")
@@ -126,7 +130,7 @@ func main() {
 		o.only = strings.Split(*only, ",")
 	}
 	if *suitesFlag != "" {
-		if !o.print {
+		if !o.print && *mode != "tune" {
 			fail(fmt.Errorf("-suites needs -print (the document and the check need every suite)"))
 		}
 		o.suites = strings.Split(*suitesFlag, ",")
@@ -153,6 +157,8 @@ func main() {
 		err = runCards(ctx, o, os.Stdout)
 	case "large":
 		err = runLarge(ctx, o, os.Stdout)
+	case "tune":
+		err = runTune(ctx, o, os.Stdout)
 	case "segment":
 		if !flagSet("doc") {
 			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
@@ -179,6 +185,10 @@ func runVectors(o options) error {
 	}
 	if _, err := loadCards(o, encMiniLM); err != nil {
 		return err
+	}
+	demoSuite(e) // the demo corpus and queries
+	if e.err != nil {
+		return e.err
 	}
 	fmt.Fprintf(os.Stderr, "eval: %d texts with %s vectors in %s\n", len(e.cache.vecs), encMiniLM, e.cache.path)
 	return nil

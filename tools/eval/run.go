@@ -20,6 +20,8 @@ type config struct {
 	// Sweep marks the MMR lambda sweep rows; the tables fold them into one
 	// "mmr (best lambda)" row per column.
 	Sweep bool
+	// Peer marks pyversity's rows (pyversity.go), run by its own runner.
+	Peer bool
 }
 
 // mmrLambdas is the MMR sweep of the issue: lambda in {0.1, ..., 0.9}.
@@ -82,6 +84,9 @@ func parseConfig(s string) (config, error) {
 type outcome struct {
 	vals   [][][]float64
 	copies [][]int
+	// stats are the Result.Stats of each instance at the middle constraint
+	// (the tune mode's dump).
+	stats []map[string]float64
 }
 
 // nearCopies is the total of near-copy pairs over every instance and constraint.
@@ -113,6 +118,20 @@ func (o *outcome) mean(s *suite, ci, mi int, keep func(*instance) bool) float64 
 	return sum / float64(n)
 }
 
+// newOutcome is an empty outcome of one config on s.
+func newOutcome(s *suite) *outcome {
+	o := &outcome{vals: make([][][]float64, len(s.Constraints)), copies: make([][]int, len(s.Constraints)),
+		stats: make([]map[string]float64, len(s.Insts))}
+	for ci := range o.vals {
+		o.copies[ci] = make([]int, len(s.Insts))
+		o.vals[ci] = make([][]float64, len(s.Metrics))
+		for mi := range o.vals[ci] {
+			o.vals[ci][mi] = make([]float64, len(s.Insts))
+		}
+	}
+	return o
+}
+
 // runSuite runs every config on every instance and constraint of s. Each
 // worker takes one instance and shares its similarity matrix across runs.
 func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome, error) {
@@ -124,15 +143,7 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 			return nil, fmt.Errorf("%s: %w", c.Label, err)
 		}
 		sels[i] = sel
-		o := &outcome{vals: make([][][]float64, len(s.Constraints)), copies: make([][]int, len(s.Constraints))}
-		for ci := range o.vals {
-			o.copies[ci] = make([]int, len(s.Insts))
-			o.vals[ci] = make([][]float64, len(s.Metrics))
-			for mi := range o.vals[ci] {
-				o.vals[ci][mi] = make([]float64, len(s.Insts))
-			}
-		}
-		out[c.Label] = o
+		out[c.Label] = newOutcome(s)
 	}
 	errs := make([]error, len(s.Insts))
 	parallel(len(s.Insts), func(ii int) {
@@ -143,7 +154,9 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 		}
 		var sims selectors.Similarities = selectors.NewDenseSimilarities(vecs)
 		if s.Engine != nil {
-			sims = s.Engine(vecs)
+			if e, err := s.Engine(vecs); err == nil {
+				sims = e
+			}
 		}
 		keys := make([]uint64, len(in.Cands))
 		for i, c := range in.Cands {
@@ -162,6 +175,9 @@ func runSuite(ctx context.Context, s *suite, cfgs []config) (map[string]*outcome
 					out[c.Label].vals[ci][mi][ii] = v
 				}
 				out[c.Label].copies[ci][ii] = nearCopyPairs(sel, sims, keys)
+				if ci == len(s.Constraints)/2 {
+					out[c.Label].stats[ii] = res.Stats
+				}
 			}
 		}
 	})

@@ -32,6 +32,11 @@ const (
 	// segSize is every chunker's chunk length: fixed and packed chunks,
 	// SAGE's coarse chunks, the percentile splitter's cap.
 	segSize = 128
+	// segMin is every chunker's least chunk length (MinTokens).
+	segMin = 32
+	// segFree is the cap of the table where only semantic cuts count: no
+	// held-out paragraph is that long.
+	segFree = 4096
 	// segPerDoc is the held-out paragraphs joined into one test document.
 	segPerDoc = 5
 	// segCover is the share of a supporting paragraph the selected chunks
@@ -85,7 +90,7 @@ func (e *segEncoder) Encode(ctx context.Context, texts []string) ([][]float32, e
 // gloveEncoder embeds in process with the embedder's glove mode, on every
 // core or (sequential, for the speed table) on one goroutine.
 type gloveEncoder struct {
-	g          embed.Embedder
+	g          *embed.GloVe
 	sequential bool
 }
 
@@ -120,18 +125,100 @@ type namedChunker struct {
 	c     segment.Chunker
 }
 
-func segChunkers(e *segEncoder, counter tokens.Counter) ([]namedChunker, error) {
+// segChunkers are the rows of the tables, each cutting at most size and at
+// least segMin tokens a chunk; Chonkie's semantic chunker with the
+// threshold chosen on the validation articles.
+func segChunkers(o options, e *segEncoder, counter tokens.Counter, size int, chonkieThreshold float64) ([]namedChunker, error) {
 	scorer, err := segment.Weights(e.name)
 	if err != nil {
 		return nil, err
 	}
 	return []namedChunker{
-		{fmt.Sprintf("SAGE scorer (threshold %.2f, chosen)", scorer.Threshold), segment.SAGE{Encoder: e, Scorer: scorer, Threshold: scorer.Threshold, MaxTokens: segSize, Counter: counter}},
-		{"SAGE scorer (threshold 0.50, the paper's)", segment.SAGE{Encoder: e, Scorer: scorer, Threshold: 0.5, MaxTokens: segSize, Counter: counter}},
-		{fmt.Sprintf("similarity percentile %d", segment.DefaultPercentile), segment.Percentile{Encoder: e, Percentile: segment.DefaultPercentile, MaxTokens: segSize, Counter: counter}},
-		{fmt.Sprintf("sentence-packed %d", segSize), segment.Packed{Tokens: segSize, Counter: counter}},
-		{fmt.Sprintf("fixed length %d", segSize), segment.Fixed{Tokens: segSize, Counter: counter}},
+		{fmt.Sprintf("Chonkie SemanticChunker (threshold %.2f, chosen; same vectors)", chonkieThreshold), chonkieSemantic(o, e, counter, size, chonkieThreshold)},
+		{fmt.Sprintf("Chonkie RecursiveChunker %d", size), &peerChunker{python: o.python, enc: e, counter: counter,
+			job: map[string]any{"job": "chonkie-recursive", "chunk_size": size, "min_characters": segMinChars}}},
+		{fmt.Sprintf("change point + SAGE scorer (penalty %.1f, weight %.1f; default)", segment.DefaultPenalty, segment.DefaultWeight),
+			segment.ChangePoint{Encoder: e, Scorer: scorer, MinTokens: segMin, MaxTokens: size, Counter: counter}},
+		{fmt.Sprintf("change point alone (penalty %.1f)", segment.DefaultPenalty), segment.ChangePoint{Encoder: e, MinTokens: segMin, MaxTokens: size, Counter: counter}},
+		{fmt.Sprintf("SAGE scorer (threshold %.2f, chosen)", scorer.Threshold), segment.SAGE{Encoder: e, Scorer: scorer, Threshold: scorer.Threshold, MinTokens: segMin, MaxTokens: size, Counter: counter}},
+		{"SAGE scorer (threshold 0.50, the paper's)", segment.SAGE{Encoder: e, Scorer: scorer, Threshold: 0.5, MinTokens: segMin, MaxTokens: size, Counter: counter}},
+		{fmt.Sprintf("similarity percentile %d", segment.DefaultPercentile), segment.Percentile{Encoder: e, Percentile: segment.DefaultPercentile, MinTokens: segMin, MaxTokens: size, Counter: counter}},
+		{fmt.Sprintf("sentence-packed %d", size), segment.Packed{Tokens: size, MinTokens: segMin, Counter: counter}},
+		{fmt.Sprintf("fixed length %d", size), segment.Fixed{Tokens: size, MinTokens: segMin, Counter: counter}},
 	}, nil
+}
+
+// segMinChars is Chonkie's recursive chunker's least chunk, in characters
+// (its own unit): about segMin tokens.
+const segMinChars = 4 * segMin
+
+func chonkieSemantic(o options, e *segEncoder, counter tokens.Counter, size int, threshold float64) *peerChunker {
+	return &peerChunker{python: o.python, enc: e, counter: counter,
+		job: map[string]any{"job": "chonkie-semantic", "chunk_size": size, "threshold": threshold}}
+}
+
+// chonkieThresholds is the grid Chonkie's semantic threshold is chosen from
+// on the validation articles (its default is 0.8).
+var chonkieThresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+
+// oracle knows the true boundaries: it cuts there, then packs each
+// paragraph into chunks of at most size tokens - the best a chunker of whole
+// sentences within the cap can do, as a reference row.
+type oracle struct {
+	bounds  map[string][]int
+	size    int
+	counter tokens.Counter
+}
+
+func (o oracle) Chunk(ctx context.Context, text string) ([]segment.Chunk, error) {
+	var out []segment.Chunk
+	b := append(append([]int{0}, o.bounds[text]...), len(text)+1) // a boundary is one byte after its join's space
+	for i := 0; i+1 < len(b); i++ {
+		cs, err := segment.Packed{Tokens: o.size, MinTokens: segMin, Counter: o.counter}.Chunk(ctx, text[b[i]:b[i+1]-1])
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			c.Start, c.End = c.Start+b[i], c.End+b[i]
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// segTuning is the grid the change point's penalty and the SAGE scorer's
+// weight are chosen from: each pair's Pk on the validation articles'
+// documents with only semantic cuts (cap segFree).
+func segTuning(ctx context.Context, b *bytes.Buffer, o options, e *segEncoder, docs []wikiseg.Document, counter tokens.Counter) (float64, error) {
+	scorer, err := segment.Weights(e.name)
+	if err != nil {
+		return 0, err
+	}
+	var cs []namedChunker
+	for _, w := range []float64{0, 0.5, 1, 2} {
+		for _, pen := range []float64{1, 1.5, 2, 3} {
+			c := segment.ChangePoint{Encoder: e, Scorer: scorer, Penalty: pen, Weight: w, MaxTokens: segFree, Counter: counter}
+			if w == 0 {
+				c.Scorer = nil // the change point alone
+			}
+			cs = append(cs, namedChunker{fmt.Sprintf("penalty %.1f, weight %.1f", pen, w), c})
+		}
+	}
+	for _, th := range chonkieThresholds {
+		cs = append(cs, namedChunker{fmt.Sprintf("Chonkie SemanticChunker, threshold %.2f", th), chonkieSemantic(o, e, counter, segFree, th)})
+	}
+	rows, err := boundaryRows(ctx, cs, docs, counter, segFree)
+	if err != nil {
+		return 0, err
+	}
+	table(b, []string{"chunker", "Pk", "WindowDiff", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}, rows)
+	best, bestPk := chonkieThresholds[0], 2.0
+	for k, th := range chonkieThresholds {
+		if pk, _ := strconv.ParseFloat(rows[len(rows)-len(chonkieThresholds)+k][1], 64); pk < bestPk {
+			best, bestPk = th, pk
+		}
+	}
+	return best, nil
 }
 
 // runSegment measures every chunker with every encoder and writes the
@@ -146,14 +233,20 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 		return err
 	}
 	docs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.HeldOut), segPerDoc)
+	valDocs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.Validation), segPerDoc)
+	truth := map[string][]int{}
+	for _, d := range docs {
+		truth[d.Text] = d.Boundaries
+	}
 	encs, err := segEncoders(o, neuralURL)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Every chunker cuts at most %d tokens (cl100k_base) a chunk. Held-out documents: %d, each %d consecutive "+
-		"paragraphs of held-out articles joined by a space (%d paragraphs of articles whose titles the scorer never saw).\n\n",
-		segSize, len(docs), segPerDoc, len(docs)*segPerDoc)
+	fmt.Fprintf(&b, "Every chunker cuts at most %d and at least %d tokens (cl100k_base) a chunk, unless said otherwise. Held-out documents: %d, each %d consecutive "+
+		"paragraphs of held-out articles joined by a space (%d paragraphs of articles whose titles the scorer never saw). "+
+		"Chunks out of bounds: over the maximum, or under the minimum in a document that is not itself shorter, by the chunk's own count.\n\n",
+		segSize, segMin, len(docs), segPerDoc, len(docs)*segPerDoc)
 	b.WriteString("### The trained scorers\n\n")
 	var scorers [][]string
 	for _, e := range encs {
@@ -167,17 +260,47 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 	table(&b, []string{"encoder", "dimensions", "hidden units", "threshold", "pairs", "threshold chosen by"}, scorers)
 	sets := []multiHopSet{multiHopSets[0], multiHopSets[1]}
 	var speed [][]string
+	var paraTexts []string
+	for _, p := range wikiseg.Of(paras, wikiseg.HeldOut) {
+		paraTexts = append(paraTexts, p.Text)
+	}
+	agree, err := splitterAgreement(ctx, o.python, paraTexts)
+	if err != nil {
+		return err
+	}
+	b.WriteString("### The sentence splitter beside pysbd\n\n" +
+		"Where a sentence starts (after a paragraph's first), by the project's splitter (selectors/sentences) and by pysbd " +
+		"(rule-based, Punkt-style; requirements/segment-eval.txt), over the held-out paragraphs; agreeing: both at the same byte.\n\n")
+	table(&b, []string{"paragraphs", "sentence starts, ours", "sentence starts, pysbd", "agreeing", "precision (ours against pysbd)", "recall", "F1"}, [][]string{agree})
+	head := []string{"chunker", "Pk (lower is better)", "WindowDiff (lower is better)", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}
 	for _, e := range encs {
-		chunkers, err := segChunkers(e, counter)
+		fmt.Fprintf(&b, "### Choosing the change point's penalty and the scorer's weight, %s\n\n"+
+			"On the %d documents of the validation articles (never the held-out ones), only semantic cuts (at most %d tokens a chunk); "+
+			"the default (penalty 2.0, weight 1.0) was chosen as the lowest Pk of GloVe-SIF's grid (tied with 1.5, 0.5); the same constants serve every encoder.\n\n", encoderLabel(e.name), len(valDocs), segFree)
+		chonkieTh, err := segTuning(ctx, &b, o, e, valDocs, counter)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "### Boundary quality, %s\n\n", encoderLabel(e.name))
-		rows, err := boundaryRows(ctx, chunkers, docs, counter)
+		for _, size := range []int{segFree, segSize} {
+			chunkers, err := segChunkers(o, e, counter, size, chonkieTh)
+			if err != nil {
+				return err
+			}
+			what := fmt.Sprintf("at most %d tokens a chunk", size)
+			if size == segFree {
+				what = fmt.Sprintf("only semantic cuts (at most %d tokens a chunk: no paragraph is that long)", size)
+			}
+			fmt.Fprintf(&b, "### Boundary quality, %s, %s\n\n", encoderLabel(e.name), what)
+			rows, err := boundaryRows(ctx, append(chunkers, namedChunker{"the true boundaries, each paragraph packed (reference)", oracle{truth, size, counter}}), docs, counter, size)
+			if err != nil {
+				return err
+			}
+			table(&b, head, rows)
+		}
+		chunkers, err := segChunkers(o, e, counter, segSize, chonkieTh)
 		if err != nil {
 			return err
 		}
-		table(&b, []string{"chunker", "Pk (lower is better)", "WindowDiff (lower is better)", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens"}, rows)
 		for _, set := range sets {
 			fmt.Fprintf(&b, "### Downstream, %s, %s\n\n", set.Name, encoderLabel(e.name))
 			if err := downstream(ctx, &b, o, set, e, chunkers, counter); err != nil {
@@ -215,11 +338,18 @@ func encoderLabel(name string) string {
 // words: Pk and WindowDiff (k = half the document's mean paragraph length)
 // averaged over documents, F1 over all boundaries (a cut counts when it is
 // exactly at a join).
-func boundaryRows(ctx context.Context, chunkers []namedChunker, docs []wikiseg.Document, counter tokens.Counter) ([][]string, error) {
+func boundaryRows(ctx context.Context, chunkers []namedChunker, docs []wikiseg.Document, counter tokens.Counter, size int) ([][]string, error) {
 	var rows [][]string
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+	}
 	for _, nc := range chunkers {
+		if err := prepareAll(ctx, nc.c, texts); err != nil {
+			return nil, fmt.Errorf("%s: %w", nc.label, err)
+		}
 		var pk, wd float64
-		tp, nh, nr, chunks, toks := 0, 0, 0, 0, 0
+		tp, nh, nr, chunks, toks, out := 0, 0, 0, 0, 0, 0
 		for _, d := range docs {
 			cs, err := nc.c.Chunk(ctx, d.Text)
 			if err != nil {
@@ -229,8 +359,12 @@ func boundaryRows(ctx context.Context, chunkers []namedChunker, docs []wikiseg.D
 			for _, c := range cs[1:] {
 				cuts = append(cuts, c.Start)
 			}
+			short := counter.Count(d.Text) < segMin
 			for _, c := range cs {
 				toks += c.Tokens
+				if n := counter.Count(d.Text[c.Start:c.End]); n > size || (n < segMin && !short) {
+					out++
+				}
 			}
 			chunks += len(cs)
 			hyp, n := wikiseg.Words(d.Text, cuts)
@@ -248,7 +382,7 @@ func boundaryRows(ctx context.Context, chunkers []namedChunker, docs []wikiseg.D
 		}
 		n := float64(len(docs))
 		rows = append(rows, []string{nc.label, fmt.Sprintf("%.3f", pk/n), fmt.Sprintf("%.3f", wd/n), pct(p), pct(r), pct(f),
-			fmt.Sprintf("%.1f", float64(chunks)/n), fmt.Sprintf("%.1f", float64(toks)/float64(max(1, chunks)))})
+			fmt.Sprintf("%.1f", float64(chunks)/n), fmt.Sprintf("%.1f", float64(toks)/float64(max(1, chunks))), strconv.Itoa(out)})
 	}
 	return rows, nil
 }
@@ -334,6 +468,15 @@ func chunkSuite(ctx context.Context, name string, qs []hotpotQuestion, answers m
 	}
 	spans := map[string][][2]int{} // per instance: each candidate's byte span
 	docs := map[string]segDoc{}
+	if c != nil {
+		var all []string
+		for _, q := range qs {
+			all = append(all, contextDoc(q).text)
+		}
+		if err := prepareAll(ctx, c, all); err != nil {
+			return nil, err
+		}
+	}
 	for _, q := range qs {
 		d := contextDoc(q)
 		var chunks []segment.Chunk
@@ -404,9 +547,21 @@ func speedRows(ctx context.Context, e *segEncoder, chunkers []namedChunker, docs
 		sentences += len(segment.Sentences(d.Text))
 	}
 	times := make([][]time.Duration, len(chunkers))
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.Text
+	}
 	for run := 0; run < 3; run++ {
 		for ci, nc := range chunkers {
 			c := uncached(nc.c, e)
+			if p, ok := c.(*peerChunker); ok {
+				// the time Python spent chunking, its interpreter's start left out
+				if err := p.prepare(ctx, texts); err != nil {
+					return nil, err
+				}
+				times[ci] = append(times[ci], time.Duration(p.seconds*float64(time.Second)))
+				continue
+			}
 			start := time.Now()
 			for _, d := range docs {
 				if _, err := c.Chunk(ctx, d.Text); err != nil {
@@ -439,6 +594,11 @@ func uncached(c segment.Chunker, e *segEncoder) segment.Chunker {
 	case segment.Percentile:
 		x.Encoder = base
 		return x
+	case segment.ChangePoint:
+		x.Encoder = base
+		return x
+	case *peerChunker:
+		return &peerChunker{python: x.python, job: x.job, enc: base, counter: x.counter}
 	}
 	return c
 }

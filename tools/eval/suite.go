@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/diverse-select/diverse-select/cmd/embedder/embed"
@@ -38,6 +39,8 @@ type instance struct {
 	// Answers are the gold answer strings whose occurrence in the selected
 	// text the answer-in-context metric looks for (nil: not measured).
 	Answers []string
+	// Comparison marks a multi-hop comparison question (comparisonQuestion).
+	Comparison bool
 }
 
 // constraint is one column of a table: a token budget or a K.
@@ -63,7 +66,9 @@ type suite struct {
 	Oracle func(in *instance, c constraint) []float64
 	// Engine, when set, builds the similarity engine of an instance from
 	// its vectors (default: selectors.NewDenseSimilarities).
-	Engine func(vecs [][]float32) selectors.Similarities
+	// An error leaves the default, whose problem validation then names
+	// the candidate (a vector of another dimension).
+	Engine func(vecs [][]float32) (selectors.Similarities, error)
 }
 
 // Metric names.
@@ -82,10 +87,14 @@ const (
 
 // lowerIsBetter names the metrics where less is better (the best MMR
 // lambda of such a column is the one with the smallest value).
-func lowerIsBetter(m string) bool { return m == mDistract || m == mOtherTok || m == mAhead }
+func lowerIsBetter(m string) bool {
+	return m == mDistract || m == mOtherTok || m == mAhead || m == mCopies || m == mParaPair || m == mOffPicks
+}
 
 // countMetric names the metrics printed as plain numbers, not percentages.
-func countMetric(m string) bool { return m == mDistract || m == mOtherTok }
+func countMetric(m string) bool {
+	return m == mDistract || m == mOtherTok || m == mFacets || m == mCopies || m == mParaPair || m == mOffPicks
+}
 
 func hotpotScore(in *instance, sel []int, _ constraint) []float64 {
 	return []float64{allHit(sel, in.Labels, in.NLabels), recall(sel, in.Labels, in.NLabels)}
@@ -154,7 +163,7 @@ func answerFits(in *instance, c constraint) float64 {
 // by every suite; vectors are cached by text.
 type env struct {
 	enc     string
-	emb     embed.Embedder // glove
+	emb     *embed.GloVe
 	stored  *storedVectors // use-lite
 	cache   *vectorCache   // minilm
 	counter tokens.Counter
@@ -172,7 +181,7 @@ func newEnv(o options, enc string) (*env, error) {
 	e := &env{enc: enc, counter: c, vecs: map[string][]float32{}, toks: map[string]int{}}
 	switch enc {
 	case encGloVe:
-		e.emb, err = embed.New(embed.ModeGloVe, 0, o.gloveDir)
+		e.emb, err = embed.LoadGloVe(o.gloveDir)
 	case encUSE:
 		e.stored, err = loadStoredVectors(filepath.Join(o.dataDir, "use-lite-512"), useLiteDim)
 	case encMiniLM:
@@ -322,7 +331,7 @@ func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *sui
 	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID], Comparison: comparisonQuestion(q)}
 		for pi, p := range q.Paras {
 			in.Cands = append(in.Cands, e.candidate(strconv.Itoa(pi), hotpotText(p), qv))
 			var l []int
@@ -335,6 +344,22 @@ func multiHopSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *sui
 		s.Insts = append(s.Insts, finish(in))
 	}
 	return s
+}
+
+// comparisonQuestion is the per-type rule of issue 42: a question is a
+// comparison when a gold answer is yes or no, or is written in the question
+// itself (the question names the two entities and asks which one: "Who was
+// born first, A or B?"); the rest are the bridge and compositional
+// questions.
+func comparisonQuestion(q hotpotQuestion) bool {
+	question := strings.ToLower(q.Question)
+	for _, a := range q.Answers {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if a == "yes" || a == "no" || (a != "" && strings.Contains(question, a)) {
+			return true
+		}
+	}
+	return false
 }
 
 // embedQuestions embeds every question of qs and its paragraphs, in one
@@ -373,7 +398,7 @@ func mixedSuite(e *env, name string, qs []hotpotQuestion, budgets []int) *suite 
 	answers := textAnswers(qs)
 	for qi, q := range qs {
 		qv := e.vec(q.Question)
-		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID]}
+		in := &instance{ID: q.ID, Query: q.Question, Half: 2 * qi / len(qs), Answers: answers[q.ID], Comparison: comparisonQuestion(q)}
 		own := map[string]bool{}
 		for pi, p := range q.Paras {
 			t := hotpotText(p)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -160,7 +161,7 @@ func (c *vectorCache) ensure(texts []string) error {
 	start := time.Now()
 	for i := 0; i < len(todo); i += chunk {
 		part := todo[i:min(i+chunk, len(todo))]
-		vs, err := c.n.EmbedBatch(part)
+		vs, err := c.n.Encode(context.Background(), part)
 		if err != nil {
 			return err
 		}

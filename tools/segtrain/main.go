@@ -71,18 +71,7 @@ func Encoder(name, url, gloveDir string, conc int) (segment.Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return local{g}, nil
-}
-
-// local embeds in process.
-type local struct{ e embed.Embedder }
-
-func (l local) Encode(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		out[i] = l.e.Embed(t)
-	}
-	return out, nil
+	return g, nil // every embedder is a segment.Encoder
 }
 
 // example is a pair's two vectors and label.

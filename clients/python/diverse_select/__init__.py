@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the client is needed only by rerank, and only there importe
 __all__ = ["SettingsError", "Explanation", "rerank", "rerank_fields", "explain", "VERSION", "MAX_SETTINGS_BYTES",
            "segment", "SegmentError", "SEGMENT_PATH"]
 __all__ += _generated.__all__
+__all__ += ["Document", "ImportDocumentsError", "import_documents", "chunk_uuid"]
 
 VERSION = SPEC["version"]
 """The settings form the server reads."""
@@ -163,3 +164,7 @@ def segment(url: str, texts: Union[str, Sequence[str]], *, api_key: Optional[str
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             msg = raw
         raise SegmentError(e.code, msg) from None
+
+
+# Segment at import (_import.py); last, since it imports segment from here.
+from ._import import Document, ImportDocumentsError, chunk_uuid, import_documents  # noqa: E402

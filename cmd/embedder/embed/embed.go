@@ -19,19 +19,34 @@
 package embed
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
 
-// Embedder maps a text to a unit-length vector of Dims() values.
+// Embedder maps texts to unit-length vectors of Dims() values. Its Encode
+// has segment.Encoder's shape, so an Embedder serves segmentation as it is.
 // Implementations must be safe for concurrent use.
 type Embedder interface {
-	// Embed returns a new slice of length Dims() with L2 norm 1.
-	Embed(text string) []float32
-	// Dims is the length of every vector Embed returns.
+	// Encode returns, in order, one new slice of length Dims() with L2 norm
+	// 1 per text, or the error that stopped it (the neural worker's).
+	Encode(ctx context.Context, texts []string) ([][]float32, error)
+	// Dims is the length of every vector Encode returns.
 	Dims() int
 	// Mode names the embedding method ("hash", "glove" or "neural").
 	Mode() string
+}
+
+// encodeEach is Encode for an embedder whose one-text Embed cannot fail.
+func encodeEach(ctx context.Context, texts []string, embed func(string) []float32) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = embed(t)
+	}
+	return out, nil
 }
 
 // Mode names accepted by New.

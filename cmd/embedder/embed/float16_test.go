@@ -3,9 +3,14 @@ package embed
 import (
 	"math"
 	"testing"
+
+	"github.com/x448/float16"
 )
 
-func TestFloat16ToFloat32(t *testing.T) {
+// vectors.f16 is decoded by github.com/x448/float16; these tests pin its
+// decoding of binary16 (subnormals, infinities, NaN, signed zero), which
+// every GloVe vector depends on.
+func TestFloat16Decoding(t *testing.T) {
 	tests := []struct {
 		name string
 		bits uint16
@@ -28,18 +33,18 @@ func TestFloat16ToFloat32(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Float16ToFloat32(tt.bits); got != tt.want {
-				t.Errorf("Float16ToFloat32(%#04x) = %v, want %v", tt.bits, got, tt.want)
+			if got := float16.Frombits(tt.bits).Float32(); got != tt.want {
+				t.Errorf("Frombits(%#04x).Float32() = %v, want %v", tt.bits, got, tt.want)
 			}
 		})
 	}
 }
 
 func TestFloat16SpecialBits(t *testing.T) {
-	if got := Float16ToFloat32(0x8000); got != 0 || !math.Signbit(float64(got)) {
+	if got := float16.Frombits(0x8000).Float32(); got != 0 || !math.Signbit(float64(got)) {
 		t.Errorf("0x8000 = %v, want -0", got)
 	}
-	if got := Float16ToFloat32(0x7e00); !math.IsNaN(float64(got)) {
+	if got := float16.Frombits(0x7e00).Float32(); !math.IsNaN(float64(got)) {
 		t.Errorf("0x7e00 = %v, want NaN", got)
 	}
 }
@@ -50,11 +55,11 @@ func TestFloat16SpecialBits(t *testing.T) {
 func TestFloat16ExhaustiveMonotone(t *testing.T) {
 	prev := float32(0)
 	for b := uint16(0x0001); b < 0x7c00; b++ {
-		got := Float16ToFloat32(b)
+		got := float16.Frombits(b).Float32()
 		if !(got > prev) {
 			t.Fatalf("not strictly increasing at %#04x: %v after %v", b, got, prev)
 		}
-		if neg := Float16ToFloat32(b | 0x8000); neg != -got {
+		if neg := float16.Frombits(b | 0x8000).Float32(); neg != -got {
 			t.Fatalf("sign bit at %#04x: %v vs %v", b, neg, got)
 		}
 		prev = got

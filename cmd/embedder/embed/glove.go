@@ -2,10 +2,13 @@ package embed
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/x448/float16"
 )
 
 // SIFA is the smoothing constant a of the SIF weight a/(a+p(w))
@@ -174,7 +177,12 @@ func (g *GloVe) Known(word string) bool {
 	return ok
 }
 
-// Embed implements Embedder.
+// Encode implements Embedder.
+func (g *GloVe) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return encodeEach(ctx, texts, g.Embed)
+}
+
+// Embed returns the unit vector of text.
 func (g *GloVe) Embed(text string) []float32 {
 	sum := make([]float64, g.dims)
 	found := false
@@ -189,7 +197,7 @@ func (g *GloVe) Embed(text string) []float32 {
 		weights += weight
 		vec := g.halves[int(row)*g.dims : (int(row)+1)*g.dims]
 		for i, h := range vec {
-			sum[i] += weight * float64(Float16ToFloat32(h))
+			sum[i] += weight * float64(float16.Frombits(h).Float32())
 		}
 	}
 	if !found {

@@ -1,8 +1,10 @@
 package embed
 
 import (
+	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +12,10 @@ import (
 	"testing"
 
 	"github.com/diverse-select/diverse-select/internal/vecmath"
+	"github.com/x448/float16"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Half-float bit patterns used to build the tiny test vocabulary.
@@ -165,7 +171,7 @@ func TestGloVeDefaultPostProcessing(t *testing.T) {
 				}
 				wsum += float64(g.weights[row])
 				for i := range want {
-					want[i] += float64(g.weights[row]) * float64(Float16ToFloat32(g.halves[int(row)*4+i]))
+					want[i] += float64(g.weights[row]) * float64(float16.Frombits(g.halves[int(row)*4+i]).Float32())
 				}
 			}
 			for i := range want {
@@ -227,6 +233,47 @@ func TestPrincipalDirections(t *testing.T) {
 					t.Errorf("k=%d: dir %d = %v, want %v", tt.k, d, dirs[d], tt.dirs[d])
 				}
 			}
+		}
+	}
+}
+
+// TestPrincipalDirectionsMatchPC: on correlated random rows the directions
+// are gonum's stat.PC's (an SVD of the rows, not an eigendecomposition of
+// their covariance) up to sign, and the mean is the rows' mean.
+func TestPrincipalDirectionsMatchPC(t *testing.T) {
+	const rows, dims, k = 700, 12, 4
+	rng := rand.New(rand.NewPCG(1, 2))
+	halves := make([]uint16, rows*dims)
+	data := mat.NewDense(rows, dims, nil)
+	for r := range rows {
+		a, b := rng.NormFloat64(), rng.NormFloat64()
+		for i := range dims {
+			// Two strong shared factors and noise: distinct eigenvalues.
+			x := 3*a*float64(i%3) + 1.5*b*float64(i%4) + 0.3*rng.NormFloat64() + 0.5
+			h := float16.Fromfloat32(float32(x))
+			halves[r*dims+i] = h.Bits()
+			data.Set(r, i, float64(h.Float32()))
+		}
+	}
+	mean, dirs := principalDirections(halves, dims, k)
+	var pc stat.PC
+	if !pc.PrincipalComponents(data, nil) {
+		t.Fatal("stat.PC failed")
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	if len(dirs) != k {
+		t.Fatalf("%d directions, want %d", len(dirs), k)
+	}
+	for i := range dims {
+		if want := stat.Mean(mat.Col(nil, i, data), nil); math.Abs(mean[i]-want) > 1e-9 {
+			t.Fatalf("mean[%d] = %v, want %v", i, mean[i], want)
+		}
+	}
+	for d, got := range dirs {
+		want := mat.Col(nil, d, &vecs)
+		if dot := floats.Dot(got, want); math.Abs(math.Abs(dot)-1) > 1e-9 {
+			t.Errorf("direction %d: |cos| with stat.PC's = %v, want 1", d, math.Abs(dot))
 		}
 	}
 }
@@ -313,7 +360,10 @@ func TestEmbedDims(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := EmbedDims(tt.e, tt.text, tt.n)
+			got, err := EmbedDims(context.Background(), tt.e, tt.text, tt.n)
+			if err != nil {
+				t.Fatal(err)
+			}
 			assertUnit(t, got, tt.n)
 			for i := range tt.want {
 				if math.Abs(float64(got[i]-tt.want[i])) > 1e-6 {
@@ -321,5 +371,8 @@ func TestEmbedDims(t *testing.T) {
 				}
 			}
 		})
+	}
+	if _, err := EmbedDims(context.Background(), g, "dog", 0); err == nil || !strings.Contains(err.Error(), "0 dimensions") {
+		t.Errorf("0 dimensions: err %v, want one naming them", err)
 	}
 }

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -32,7 +33,12 @@ func (h *Hash) Dims() int { return h.dims }
 // Mode implements Embedder.
 func (h *Hash) Mode() string { return ModeHash }
 
-// Embed implements Embedder. Stopwords are dropped before unigrams and
+// Encode implements Embedder.
+func (h *Hash) Encode(ctx context.Context, texts []string) ([][]float32, error) {
+	return encodeEach(ctx, texts, h.Embed)
+}
+
+// Embed returns the unit vector of text. Stopwords are dropped before unigrams and
 // bigrams are formed (see contentWords). A text without any word, such as
 // "" or "!!!", is hashed as one raw-string feature so that it still gets a
 // deterministic unit vector rather than a zero vector, which cosine-based

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"bufio"
+	"context"
 	_ "embed" // the worker script
 	"encoding/binary"
 	"encoding/json"
@@ -40,7 +41,7 @@ type Neural struct {
 	once   sync.Once
 }
 
-// neuralCall is one EmbedBatch waiting for its vectors.
+// neuralCall is one Encode waiting for its vectors.
 type neuralCall struct {
 	texts []string
 	out   [][]float32
@@ -71,27 +72,24 @@ func StartNeural(python string, stderr io.Writer) (*Neural, error) {
 	return n, nil
 }
 
-// Embed returns the vector of text. It panics when the worker fails, since
-// Embedder has no error; callers that can report one use EmbedBatch (the
-// HTTP handler does).
-func (n *Neural) Embed(text string) []float32 {
-	v, err := n.EmbedBatch([]string{text})
-	if err != nil {
-		panic(fmt.Sprintf("embed: neural: %v", err))
-	}
-	return v[0]
-}
-
-// EmbedBatch returns the unit vectors of texts, in order.
-func (n *Neural) EmbedBatch(texts []string) ([][]float32, error) {
+// Encode returns the unit vectors of texts, in order, or the worker's
+// error. A call whose ctx ends returns ctx's error; texts already sent to
+// the worker are embedded and dropped.
+func (n *Neural) Encode(ctx context.Context, texts []string) ([][]float32, error) {
 	c := &neuralCall{texts: texts, ready: make(chan struct{})}
 	select {
 	case n.calls <- c:
 	case <-n.done:
 		return nil, errors.New("neural embedder closed")
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	<-c.ready
-	return c.out, c.err
+	select {
+	case <-c.ready:
+		return c.out, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Dims is 384.

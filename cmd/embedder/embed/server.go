@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,7 +114,7 @@ func serveVectors(w http.ResponseWriter, r *http.Request, e Embedder) {
 		}
 		dims = int(*d)
 	}
-	vec, err := embedChecked(e, req.Text, dims)
+	vec, err := EmbedDims(r.Context(), e, req.Text, dims)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
@@ -121,42 +122,35 @@ func serveVectors(w http.ResponseWriter, r *http.Request, e Embedder) {
 	writeJSON(w, http.StatusOK, VectorsResponse{Text: req.Text, Dims: len(vec), Vector: vec})
 }
 
-// embedChecked is EmbedDims with an embedder's failure (the neural worker's)
-// as an error for this request instead of a crash of the server.
-func embedChecked(e Embedder, text string, n int) (vec []float32, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	return EmbedDims(e, text, n), nil
-}
-
 // EmbedDims embeds text with e and shortens the vector to n <= e.Dims()
 // values. The hash embedder simply hashes into n slots, since a prefix of
 // a hashed vector would drop features. Other embedders keep the first n
 // values and re-normalise (Matryoshka-style); if that prefix is all zero,
 // the n-slot hash vector is returned so the result is still a unit vector.
-func EmbedDims(e Embedder, text string, n int) []float32 {
-	if n >= e.Dims() {
-		return e.Embed(text)
-	}
+func EmbedDims(ctx context.Context, e Embedder, text string, n int) ([]float32, error) {
 	if n <= 0 {
-		panic(fmt.Sprintf("embed: EmbedDims with n = %d", n))
+		return nil, fmt.Errorf("embed: %d dimensions asked for, want at least 1", n)
 	}
 	hashN := func() []float32 { return (&Hash{dims: n}).Embed(text) }
-	if _, ok := e.(*Hash); ok {
-		return hashN()
+	if _, ok := e.(*Hash); ok && n < e.Dims() {
+		return hashN(), nil
 	}
-	v := e.Embed(text)
+	vs, err := e.Encode(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	v := vs[0]
+	if n >= len(v) {
+		return v, nil
+	}
 	f := make([]float64, n)
 	for i := range f {
 		f[i] = float64(v[i])
 	}
 	if out, ok := normalize(f); ok {
-		return out
+		return out, nil
 	}
-	return hashN()
+	return hashN(), nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

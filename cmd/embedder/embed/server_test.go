@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,7 +105,7 @@ func TestVectorsWireFormat(t *testing.T) {
 				t.Errorf("got text %q dims %d len %d, want %q %d", res.Text, res.Dims, len(res.Vector), tt.text, tt.dims)
 			}
 			assertUnit(t, res.Vector, tt.dims)
-			if !reflect.DeepEqual(res.Vector, EmbedDims(e, tt.text, tt.dims)) {
+			if want, err := EmbedDims(context.Background(), e, tt.text, tt.dims); err != nil || !reflect.DeepEqual(res.Vector, want) {
 				t.Errorf("vector differs from EmbedDims(%q)", tt.text)
 			}
 		})
@@ -170,7 +171,11 @@ func TestProbesAndMeta(t *testing.T) {
 func TestConcurrentRequests(t *testing.T) {
 	for _, e := range []Embedder{mustHash(t, 32), loadTiny(t)} {
 		srv := httptest.NewServer(NewHandler(e))
-		want := e.Embed("the cat sat")
+		vs, err := e.Encode(context.Background(), []string{"the cat sat"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := vs[0]
 		errs := make(chan string, 16)
 		for i := 0; i < 16; i++ {
 			go func() {

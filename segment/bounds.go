@@ -1,0 +1,263 @@
+package segment
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/diverse-select/diverse-select/selectors/tokens"
+)
+
+// The size bounds every chunker keeps: no chunk over MaxTokens, and none
+// under MinTokens unless the text is shorter or the piece cannot be merged
+// without going over MaxTokens. Chunks hold whole sentences; a sentence
+// longer than MaxTokens alone is cut at word boundaries into pieces of at
+// most MaxTokens, each flagged ([Chunk.Cut]).
+
+// unit is one piece a chunk is made of: a sentence, or a piece of a sentence
+// longer than the maximum.
+type unit struct {
+	Span
+	tokens   int
+	sentence int  // index of the sentence it belongs to
+	cut      bool // a piece of a sentence over the maximum
+}
+
+// CheckBounds refuses bounds no chunker can keep: maxTokens >= 1 and
+// 0 <= minTokens <= maxTokens/2 (so two neighbours under the minimum always
+// fit in one chunk).
+func CheckBounds(minTokens, maxTokens int) error {
+	if maxTokens < 1 {
+		return fmt.Errorf("segment: maxTokens is %d; want at least 1", maxTokens)
+	}
+	if minTokens < 0 || minTokens > maxTokens/2 {
+		return fmt.Errorf("segment: minTokens is %d; want 0..%d (at most half of maxTokens %d)", minTokens, maxTokens/2, maxTokens)
+	}
+	return nil
+}
+
+// units counts each sentence and cuts the ones over hi tokens at word
+// boundaries (a single word over hi at rune boundaries) into pieces of at
+// most hi tokens.
+func units(text string, sents []Span, c tokens.Counter, hi int) []unit {
+	out := make([]unit, 0, len(sents))
+	for i, s := range sents {
+		n := c.Count(text[s.Start:s.End])
+		if n <= hi {
+			out = append(out, unit{Span: s, tokens: n, sentence: i})
+			continue
+		}
+		for _, p := range cutWords(text, s, c, hi) {
+			out = append(out, unit{Span: p, tokens: c.Count(text[p.Start:p.End]), sentence: i, cut: true})
+		}
+	}
+	return out
+}
+
+// cutWords packs the words of text[s] greedily into pieces of at most hi
+// tokens (by the piece's own count); a word over hi alone is cut at rune
+// boundaries.
+func cutWords(text string, s Span, c tokens.Counter, hi int) []Span {
+	var ws []Span
+	var toks []int
+	for _, w := range words(text[s.Start:s.End]) {
+		start, end := s.Start+w.Start, s.Start+w.End
+		for {
+			n := c.Count(text[start:end])
+			if n <= hi {
+				ws, toks = append(ws, Span{Start: start, End: end}), append(toks, n)
+				break
+			}
+			e := longestPrefix(text, start, end, c, hi)
+			ws, toks = append(ws, Span{Start: start, End: e}), append(toks, c.Count(text[start:e]))
+			start = e
+		}
+	}
+	count := func(a, b int) int { return c.Count(text[ws[a].Start:ws[b-1].End]) }
+	var out []Span
+	for _, r := range pack(nil, toks, 0, len(ws), hi, count) {
+		out = append(out, Span{Start: ws[r.a].Start, End: ws[r.b-1].End})
+	}
+	return out
+}
+
+// longestPrefix is the largest rune boundary e in (s, end] with
+// text[s:e] at most hi tokens (at least one rune), by binary search.
+func longestPrefix(text string, s, end int, c tokens.Counter, hi int) int {
+	_, size := utf8.DecodeRuneInString(text[s:])
+	lo, top := s+size, end
+	for lo < top {
+		mid := (lo + top + 1) / 2
+		for mid > lo && !utf8.RuneStart(text[mid]) {
+			mid--
+		}
+		if mid == lo {
+			break
+		}
+		if c.Count(text[s:mid]) <= hi {
+			lo = mid
+		} else {
+			top = mid - 1
+			for top > lo && top < end && !utf8.RuneStart(text[top]) {
+				top--
+			}
+		}
+	}
+	return lo
+}
+
+// span is a run of units [a, b) and its tokens.
+type span struct{ a, b, tokens int }
+
+// bound makes the runs that start at starts (increasing, starts[0] = 0)
+// keep the bounds over units of toks tokens each (every one at most hi),
+// count giving a run's own token count: a run over hi is packed again
+// greedily ([Coarse]); a run under lo is merged with the neighbour it fits
+// best - the one whose merge stays within hi and, given affinity (higher:
+// more alike), the more alike, else the smaller. A run no neighbour can take
+// borrows units from the end of the run before it while that one stays at lo
+// or more. One pass; a run stays under lo only when neither helps.
+func bound(toks, starts []int, lo, hi int, count func(a, b int) int, affinity func(a, b span) float64) []int {
+	var runs []span
+	for k, a := range starts {
+		b := len(toks)
+		if k+1 < len(starts) {
+			b = starts[k+1]
+		}
+		runs = pack(runs, toks, a, b, hi, count)
+	}
+	var out []span
+	for i := 0; i < len(runs); i++ {
+		cur := runs[i]
+		for cur.tokens < lo {
+			var l, r span
+			left := len(out) > 0
+			if left {
+				l = span{out[len(out)-1].a, cur.b, count(out[len(out)-1].a, cur.b)}
+				left = l.tokens <= hi
+			}
+			right := i+1 < len(runs)
+			if right {
+				r = span{cur.a, runs[i+1].b, count(cur.a, runs[i+1].b)}
+				right = r.tokens <= hi
+			}
+			if left && right {
+				if affinity != nil {
+					left = affinity(out[len(out)-1], cur) >= affinity(cur, runs[i+1])
+				} else {
+					left = l.tokens <= r.tokens
+				}
+			}
+			if left {
+				out, cur = out[:len(out)-1], l
+			} else if right {
+				i++
+				cur = r
+			} else {
+				break
+			}
+		}
+		if n := len(out); cur.tokens < lo && n > 0 {
+			cur = borrow(&out[n-1], cur, lo, hi, count)
+			// the lender shrank: a run under lo before it may fit with it now
+			if m := 0; n >= 2 && out[n-2].tokens < lo {
+				if m = count(out[n-2].a, out[n-1].b); m <= hi {
+					out = append(out[:n-2], span{out[n-2].a, out[n-1].b, m})
+				}
+			}
+		}
+		out = append(out, cur)
+	}
+	return startsOf(out)
+}
+
+// pack appends the run of units [a, b) to runs if it is within hi by its own
+// count, else the runs of packing its units greedily by their counts, each
+// end moved back while the run's own count is over hi (a single unit is
+// within hi, being counted alone).
+func pack(runs []span, toks []int, a, b, hi int, count func(a, b int) int) []span {
+	if n := count(a, b); n <= hi {
+		return append(runs, span{a, b, n})
+	}
+	for a < b {
+		e, used := a+1, toks[a]
+		for e < b && used+toks[e] <= hi {
+			used += toks[e]
+			e++
+		}
+		n := count(a, e)
+		for n > hi && e-a > 1 {
+			e--
+			n = count(a, e)
+		}
+		runs = append(runs, span{a, e, n})
+		a = e
+	}
+	return runs
+}
+
+// startsOf is the first unit of each run.
+func startsOf(runs []span) []int {
+	out := make([]int, len(runs))
+	for k, r := range runs {
+		out[k] = r.a
+	}
+	return out
+}
+
+// borrow moves units from the end of l, the run before cur, into cur while
+// cur is under lo and l stays at lo or more: for a run no neighbour can
+// take without going over the maximum (the text's tail, cut by length),
+// and cur within hi.
+func borrow(l *span, cur span, lo, hi int, count func(a, b int) int) span {
+	for cur.tokens < lo && l.b-l.a > 1 {
+		rest := count(l.a, l.b-1)
+		if rest < lo || count(l.b-1, cur.b) > hi {
+			break
+		}
+		l.b--
+		l.tokens = rest
+		cur = span{l.b, cur.b, count(l.b, cur.b)}
+	}
+	return cur
+}
+
+// unitTokens is the token counts of us.
+func unitTokens(us []unit) []int {
+	out := make([]int, len(us))
+	for i, u := range us {
+		out[i] = u.tokens
+	}
+	return out
+}
+
+// finish keeps the bounds on the runs of units that start at starts
+// ([bound]), by each run's own token count, and makes them chunks.
+func finish(text string, us []unit, starts []int, lo, hi int, c tokens.Counter, aff func(a, b span) float64) []Chunk {
+	count := func(a, b int) int { return c.Count(text[us[a].Start:us[b-1].End]) }
+	starts = bound(unitTokens(us), starts, lo, hi, count, aff)
+	out := make([]Chunk, 0, len(starts))
+	for k, first := range starts {
+		last := len(us)
+		if k+1 < len(starts) {
+			last = starts[k+1]
+		}
+		out = append(out, chunkOf(text, us[first:last], c))
+	}
+	return out
+}
+
+// chunkOf is the chunk of the units us: from the first one's start to the
+// last one's end, with the whole sentences it holds and whether it holds a
+// piece of a sentence cut over the maximum.
+func chunkOf(text string, us []unit, c tokens.Counter) Chunk {
+	s, e := us[0].Start, us[len(us)-1].End
+	ch := Chunk{Start: s, End: e, Tokens: c.Count(text[s:e])}
+	for _, u := range us {
+		if u.cut {
+			ch.Cut = true
+		} else {
+			ch.Sentences++
+		}
+	}
+	return ch
+}
