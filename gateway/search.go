@@ -74,7 +74,9 @@ func hasSettings(rr *pb.Rerank) bool {
 }
 
 // search answers a selecting search: the module's limits on the request
-// before any upstream call, the collection's schema as its caller reads
+// before any upstream call (but the schema read that finds the defaults
+// kept in the schema of a collection the config file does not name:
+// schema_create.go), the collection's schema as its caller reads
 // it, Weaviate's own parse of the request, the selection stage over
 // upstream searches, and the reply in Weaviate's shape. selected is false
 // when the stage does not take the query after all (pass it through).
