@@ -133,13 +133,14 @@ func TestGatewayCreate(t *testing.T) {
 	}
 }
 
-// TestGatewayReadmePrograms: the README's Python and Go programs, as
-// written, against the gateway in front of stock Weaviate (HTTP_PORT and
-// GRPC_PORT the gateway's): each creates the README's collection through it
-// (moduleConfig["reranker-diverse-select"] included), imports, and prints a
-// selection within its budget, twice; then both print the same picks on
-// one collection. (The TypeScript program needs integration/ts's
-// node_modules, make ts-deps; it runs when they are there.)
+// TestGatewayReadmePrograms: the README's Python, TypeScript and Go
+// programs, as written, against the gateway in front of stock Weaviate
+// (HTTP_PORT and GRPC_PORT the gateway's): each creates the README's
+// collection through it (moduleConfig["reranker-diverse-select"]
+// included), imports, and prints a selection within its budget, twice;
+// then all print the same picks on one collection. (The TypeScript program
+// needs integration/ts's node_modules, make ts-deps; without them it is
+// skipped, said in the log.)
 func TestGatewayReadmePrograms(t *testing.T) {
 	root, text := readmeText(t)
 	gs := startGatewayStack(t, "gateway-readme", gatewayOptions{})
