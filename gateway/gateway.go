@@ -278,6 +278,7 @@ func (g *Gateway) HTTPHandler() http.Handler {
 		w.WriteHeader(code)
 	})
 	mux.Handle(SegmentPath, g.segment)
+	g.schemaRoutes(mux) // schema_create.go
 	mux.Handle("/", g.http)
 	return mux
 }

@@ -36,7 +36,8 @@ func (g *Gateway) noReranker(ctx context.Context, req *pb.SearchRequest) error {
 		}
 	}
 	fix := fmt.Sprintf("name it in the gateway's config file (collections: {%s: {tokenBudget: 1500}}, "+
-		"reloaded when it changes), or send the selection's settings with a client helper "+
+		"reloaded when it changes), or configure it through the gateway as the README does (moduleConfig "+
+		"{\"reranker-diverse-select\": {...}} at create or update, kept in its schema), or send the selection's settings with a client helper "+
 		"(Select.mmr(...) and the like), which select on any collection; docs/gateway.md", req.Collection)
 	err = engine.NoRerankerError(req.Collection, fix)
 	return status.Error(codes.InvalidArgument, "gateway: "+err.Error())

@@ -39,7 +39,7 @@ func (g *Gateway) handle(_ any, stream grpc.ServerStream) (err error) {
 	if proto.Unmarshal(f.b, req) != nil {
 		return g.pass(stream, method, f) // Weaviate answers, as without the gateway
 	}
-	if !g.selects(req) {
+	if !g.selects(stream.Context(), req) {
 		if err := g.noReranker(stream.Context(), req); err != nil {
 			return err
 		}
@@ -59,11 +59,12 @@ func (g *Gateway) handle(_ any, stream grpc.ServerStream) (err error) {
 }
 
 // selects tells a search the gateway answers: a rerank whose property
-// carries settings, or any rerank on a collection the config file names.
+// carries settings, or any rerank on a collection with defaults (the config
+// file names it, or its schema keeps them: schema_create.go).
 // A generative search with settings too (generate.go).
-func (g *Gateway) selects(req *pb.SearchRequest) bool {
+func (g *Gateway) selects(ctx context.Context, req *pb.SearchRequest) bool {
 	rr := req.GetRerank()
-	return rr != nil && (hasSettings(rr) || g.config.Load().defaults(req.Collection) != nil)
+	return rr != nil && (hasSettings(rr) || g.collectionDefaults(ctx, req.Collection) != nil)
 }
 
 // hasSettings: the rerank property carries selection settings
@@ -73,14 +74,16 @@ func hasSettings(rr *pb.Rerank) bool {
 }
 
 // search answers a selecting search: the module's limits on the request
-// before any upstream call, the collection's schema as its caller reads
+// before any upstream call (but the schema read that finds the defaults
+// kept in the schema of a collection the config file does not name:
+// schema_create.go), the collection's schema as its caller reads
 // it, Weaviate's own parse of the request, the selection stage over
 // upstream searches, and the reply in Weaviate's shape. selected is false
 // when the stage does not take the query after all (pass it through).
 func (g *Gateway) search(ctx context.Context, req *pb.SearchRequest) (_ *pb.SearchReply, selected bool, err error) {
 	start := time.Now()
 	rr := req.GetRerank()
-	defaults := g.config.Load().defaults(req.Collection)
+	defaults := g.collectionDefaults(ctx, req.Collection)
 	if err := g.engine.Precheck(req.Collection, defaults, rr.GetProperty(), rr.GetQuery(), int(req.Limit)); err != nil {
 		return nil, true, err
 	}
