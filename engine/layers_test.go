@@ -11,7 +11,7 @@ import (
 // its place here.
 func TestLayers(t *testing.T) {
 	pkgcheck.Layers(t, [][]string{
-		{"standalone.go"},
+		{"standalone.go", "standalone_create.go"},
 		{"stage.go", "hooks.go", "route.go", "route_graphql.go", "route_rerank.go", "query.go", "search.go", "rerank_settings.go", "rerank_syntax.go"},
 		{"select.go", "problem.go", "deferred.go", "features.go", "relevance.go", "evidence.go", "multivector.go", "versions.go", "limits.go"},
 		{"plan.go"},
