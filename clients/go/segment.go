@@ -18,13 +18,15 @@ type RESTRunner interface {
 
 // SegmentRequest is a request to the module's segmentation endpoint
 // (POST /v1/modules/diverse-select/segment; docs/segmentation.md): Texts
-// are cut by Method (sage by default, percentile, packed, fixed) into chunks
-// of at most MaxTokens tokens (zero values: the server's defaults).
+// are cut by Method (changepoint by default, sage, percentile, packed, fixed)
+// into chunks of at most MaxTokens and at least MinTokens tokens (zero
+// values: the server's defaults).
 type SegmentRequest struct {
 	Texts      []string `json:"texts"`
 	Method     string   `json:"method,omitempty"`
 	Encoder    string   `json:"encoder,omitempty"`
 	MaxTokens  int      `json:"maxTokens,omitempty"`
+	MinTokens  int      `json:"minTokens,omitempty"`
 	Threshold  *float64 `json:"threshold,omitempty"`
 	Percentile *float64 `json:"percentile,omitempty"`
 	Tokenizer  string   `json:"tokenizer,omitempty"`
