@@ -157,6 +157,10 @@ type Options struct {
 	Targets *int `json:"targets,omitempty"`
 	// Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only.
 	Theta *float64 `json:"theta,omitempty"`
+	// Strategy parameter (coverage). coverage: trust the ranking when a drop of this many standard
+	// deviations of the pool's relevance sets its head apart (within the items the budget admits): the head
+	// ranks with the best and its chunks cover none of each other (0 = off).
+	TrustGap *float64 `json:"trustGap,omitempty"`
 	// Strategy parameter (facility). facility: weight of the facility-location term; the relevance term
 	// gets 1-w2.
 	W2 *float64 `json:"w2,omitempty"`
@@ -322,6 +326,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Theta != nil {
 		out = append(out, field{"theta", *o.Theta})
+	}
+	if o.TrustGap != nil {
+		out = append(out, field{"trustGap", *o.TrustGap})
 	}
 	if o.W2 != nil {
 		out = append(out, field{"w2", *o.W2})
@@ -870,6 +877,16 @@ const specJSON = `{
       ]
     },
     {
+      "name": "trustGap",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "w2",
       "kind": "float",
       "min": null,
@@ -1019,6 +1036,13 @@ const specJSON = `{
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
+      },
+      {
+        "name": "trustGap",
+        "kind": "float",
+        "min": 0,
+        "max": null,
+        "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
       },
       {
         "name": "targets",

@@ -83,6 +83,8 @@ export interface CoverageOptions extends CommonOptions {
   hop?: number;
   /** weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off); allowed: [0, inf) */
   parts?: number;
+  /** trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off); allowed: [0, inf) */
+  trustGap?: number;
   /** the facility-location term sums over this many most relevant candidates (0 = the whole pool); allowed: [0, 16384] */
   targets?: number;
 }
@@ -243,6 +245,8 @@ export interface WireOptions extends CommonOptions {
   targets?: number;
   /** Strategy parameter (dpp). dpp: quality sharpness: q_i = exp(theta * relevance); 0 = diversity only. */
   theta?: number;
+  /** Strategy parameter (coverage). coverage: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off). */
+  trustGap?: number;
   /** Strategy parameter (facility). facility: weight of the facility-location term; the relevance term gets 1-w2. */
   w2?: number;
   /** Strategy parameter (facility). facility: relevance weights q_i.; allowed: none, onehot, decay */

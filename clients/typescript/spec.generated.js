@@ -536,6 +536,16 @@ export const spec = {
       ]
     },
     {
+      "name": "trustGap",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "w2",
       "kind": "float",
       "min": null,
@@ -685,6 +695,13 @@ export const spec = {
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
+      },
+      {
+        "name": "trustGap",
+        "kind": "float",
+        "min": 0,
+        "max": null,
+        "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
       },
       {
         "name": "targets",

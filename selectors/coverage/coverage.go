@@ -77,6 +77,13 @@
 //     kernel rows are zero), so a pick pays for its tokens only with what
 //     it adds on the query's topic, and the selection may end under budget.
 //
+//   - The trusted head (trust.go, "trustGap"): when the pool's relevance
+//     curve drops by trustGap standard deviations right after its first
+//     few candidates (at most kbar), those rank with the best, cover none
+//     of each other, and the kernel's power rises to 4: the encoder's
+//     ranking is trusted where it is decisive, and the pool diversifies
+//     where it is flat.
+//
 // No near-copies: the greedy and the fill skip a near-copy of a selected
 // item (selectors.CopyGuard), and, with minNovelty > 0, an item whose gain
 // is below that share of its stand-alone value.
@@ -156,6 +163,9 @@ func init() {
 				Doc: "second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off)"},
 			{Name: "parts", Kind: selectors.KindFloat, Default: 1.0, Min: 0, Max: inf,
 				Doc: "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"},
+			{Name: "trustGap", Kind: selectors.KindFloat, Default: DefaultTrustGap, Min: 0, Max: inf,
+				Doc: "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart " +
+					"(within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -163,7 +173,7 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets")}, nil
+				targets: p.Int("targets"), trustGap: p.Float("trustGap")}, nil
 		},
 	})
 }
@@ -187,9 +197,9 @@ const DefaultMinNovelty = 0.0
 const DefaultTargets = 32
 
 type strategy struct {
-	lexical, power, queryCoverage, minNovelty, hop, parts float64
-	center, fill                                          bool
-	targets                                               int
+	lexical, power, queryCoverage, minNovelty, hop, parts, trustGap float64
+	center, fill                                                    bool
+	targets                                                         int
 }
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up
@@ -222,6 +232,9 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 		return nil, err
 	}
 	res := &selectors.Result{Stats: map[string]float64{"kappa": o.kappa, "queryTerms": float64(o.queryTerms)}}
+	if o.trusted > 0 {
+		res.Stats["trusted"] = float64(o.trusted)
+	}
 	if p.Budget > 0 {
 		var guarded bool
 		items, guarded = guardBestSingle(p.Candidates, first, items)

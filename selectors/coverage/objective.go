@@ -49,6 +49,8 @@ type objective struct {
 	// minNovelty and guard decide which candidates are redundant (greedy.go).
 	minNovelty float64
 	guard      *selectors.CopyGuard
+	// trusted is how many candidates stand above the relevance gap (trust.go).
+	trusted int
 	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
 	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
@@ -107,6 +109,15 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
 		}
 	}
+	// The trusted head (trust.go) ranks with the best: no lexical score
+	// reorders what the dense ranking sets apart.
+	top := trustedTop(c, int(o.kappa), s.trustGap)
+	if top != nil {
+		best := slices.Max(o.rho)
+		for _, d := range top {
+			o.rho[d] = best
+		}
+	}
 	// The price of a token, unless the budget is to be filled, under a
 	// budget that leaves most of the pool out (precision.go): the sharper
 	// demand and the relevance window.
@@ -122,7 +133,15 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 				o.w[t] = math.Pow(o.w[t], budgetDemandPower)
 			}
 		}
-		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, s.power)
+		power := s.power
+		if top != nil {
+			power = max(power, trustedPower)
+		}
+		o.s, o.ld, o.base = kernelGains(p.Sims(), o.targets, o.w, s.center, power)
+		if top != nil {
+			o.trust(top)
+			o.trusted = len(top)
+		}
 		// Outside the window a candidate covers nothing, itself included:
 		// it is worth only the query terms, parts and hop it adds.
 		for d, out := range o.outside {

@@ -549,6 +549,16 @@ SPEC = json.loads(r'''{
       ]
     },
     {
+      "name": "trustGap",
+      "kind": "float",
+      "min": null,
+      "max": null,
+      "doc": "coverage: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "w2",
       "kind": "float",
       "min": null,
@@ -698,6 +708,13 @@ SPEC = json.loads(r'''{
         "min": 0,
         "max": null,
         "doc": "weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off)"
+      },
+      {
+        "name": "trustGap",
+        "kind": "float",
+        "min": 0,
+        "max": null,
+        "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
       },
       {
         "name": "targets",
@@ -967,6 +984,7 @@ FIELDS = {
     "stop_at_zero_gain": "stopAtZeroGain",
     "targets": "targets",
     "theta": "theta",
+    "trust_gap": "trustGap",
     "w2": "w2",
     "weights": "weights",
 }
@@ -1094,6 +1112,9 @@ class CoverageSelection(Selection):
         off); allowed: [0, inf)
     parts: weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off);
         allowed: [0, inf)
+    trust_gap: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head
+        apart (within the items the budget admits): the head ranks with the best and its chunks cover none of
+        each other (0 = off); allowed: [0, inf)
     targets: the facility-location term sums over this many most relevant candidates (0 = the whole pool);
         allowed: [0, 16384]
     """
@@ -1108,6 +1129,7 @@ class CoverageSelection(Selection):
     min_novelty: Optional[float] = None
     hop: Optional[float] = None
     parts: Optional[float] = None
+    trust_gap: Optional[float] = None
     targets: Optional[int] = None
 
 
@@ -1335,6 +1357,7 @@ class Select:
         min_novelty: Optional[float] = None,
         hop: Optional[float] = None,
         parts: Optional[float] = None,
+        trust_gap: Optional[float] = None,
         targets: Optional[int] = None,
         token_budget: Optional[int] = None,
         max_results: Optional[int] = None,
