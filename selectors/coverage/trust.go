@@ -49,46 +49,62 @@ const (
 // largest gap at the head of the pool's relevance curve, when that gap is
 // at least minGap standard deviations of the pool's relevance: the k most
 // relevant for the k in [2, kmax] with the widest drop from the k-th to
-// the (k+1)-th. nil when no gap qualifies.
+// the (k+1)-th. nil when no gap qualifies. It reads the pool once for the
+// deviation and once for its kmax+1 most relevant (kmax is kbar: a few).
 func trustedTop(c []selectors.Candidate, kmax int, minGap float64) []int {
 	n := len(c)
-	if minGap <= 0 || n < 3 || kmax < 2 {
+	kmax = min(kmax, n-1, maxTrusted)
+	if minGap <= 0 || kmax < 2 {
 		return nil
 	}
-	var mean, sd float64
+	var sum, sq float64
 	for _, x := range c {
-		mean += x.Relevance
+		sum += x.Relevance
+		sq += x.Relevance * x.Relevance
 	}
-	mean /= float64(n)
-	for _, x := range c {
-		sd += (x.Relevance - mean) * (x.Relevance - mean)
-	}
-	if sd = math.Sqrt(sd / float64(n)); !(sd > 0) {
+	mean := sum / float64(n)
+	sd := math.Sqrt(max(0, sq/float64(n)-mean*mean))
+	if !(sd > 1e-12*max(1, math.Abs(mean))) {
 		return nil
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case c[a].Relevance > c[b].Relevance:
-			return -1
-		case c[a].Relevance < c[b].Relevance:
-			return 1
-		}
-		return 0
-	})
+	head := headByRelevance(c, kmax+1)
 	best, bestGap := 0, 0.0
-	for k := 2; k <= min(kmax, n-1); k++ {
-		if g := (c[order[k-1]].Relevance - c[order[k]].Relevance) / sd; g > bestGap {
+	for k := 2; k <= kmax; k++ {
+		if g := (c[head[k-1]].Relevance - c[head[k]].Relevance) / sd; g > bestGap {
 			best, bestGap = k, g
 		}
 	}
 	if best == 0 || bestGap < minGap {
 		return nil
 	}
-	return order[:best]
+	return head[:best]
+}
+
+// maxTrusted caps the head: without a budget kbar is the result cap,
+// and a head is a few chunks, not a page.
+const maxTrusted = 16
+
+// headByRelevance returns the m most relevant candidates, most relevant
+// first (ties: pool order), by insertion into a buffer of m: O(N m).
+func headByRelevance(c []selectors.Candidate, m int) []int {
+	head := make([]int, 0, m)
+	for i := range c {
+		r := c[i].Relevance
+		if len(head) == m && !(r > c[head[m-1]].Relevance) {
+			continue
+		}
+		j := len(head)
+		if j < m {
+			head = append(head, i)
+		} else {
+			j = m - 1
+		}
+		for ; j > 0 && r > c[head[j-1]].Relevance; j-- {
+			head[j] = head[j-1]
+		}
+		head[j] = i
+	}
+	return head
 }
 
 // trust makes the trusted candidates cover none of each other: each keeps
@@ -96,14 +112,11 @@ func trustedTop(c []selectors.Candidate, kmax int, minGap float64) []int {
 // Their first gains are summed again as kernelGains sums them, so the lazy
 // greedy's bounds stay exact.
 func (o *objective) trust(top []int) {
-	tix := make(map[int]int, len(o.targets))
-	for t, u := range o.targets {
-		tix[u] = t
-	}
 	for _, d := range top {
 		row := o.s[d*o.ld : d*o.ld+len(o.targets)]
 		for _, u := range top {
-			if t, ok := tix[u]; ok && u != d {
+			// The targets are in pool order (topTargets).
+			if t, ok := slices.BinarySearch(o.targets, u); ok && u != d {
 				row[t] = 0
 			}
 		}

@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,6 +74,22 @@ func TestTrustedHeadKeepsAlikePair(t *testing.T) {
 			t.Logf("selected %v", sel)
 			pair := len(sel) == 2 && sel[0]+sel[1] == 1
 			assert.Equal(t, tc.wantPair, pair, "selected %v, stats %v", sel, res.Stats)
+		})
+	}
+}
+
+// BenchmarkTrustedTop is the rule's own cost, beside BenchmarkCoverage's
+// whole selection at the same pool sizes.
+func BenchmarkTrustedTop(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		c := make([]selectors.Candidate, n)
+		for i := range c {
+			c[i] = cand(float64((i*7919)%n)/float64(n), 10, "")
+		}
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				trustedTop(c, 6, DefaultTrustGap)
+			}
 		})
 	}
 }
