@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
@@ -156,6 +157,42 @@ func TestPoolRequest(t *testing.T) {
 	}
 	if req.Limit != 10 || len(req.Properties.NonRefProperties) != 1 || req.Metadata.Vector {
 		t.Errorf("the caller's request changed: %v", req)
+	}
+}
+
+// TestPoolMetadata: the pool's search asks for what the selection reads
+// and what depends on the search; the object's own metadata the caller
+// asked for (vectors, creation time) is left to the read of the selected.
+func TestPoolMetadata(t *testing.T) {
+	base := &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, Distance: true, Score: true}
+	with := func(edit func(*pb.MetadataRequest)) *pb.MetadataRequest {
+		m := proto.CloneOf(base)
+		edit(m)
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		want   *pb.MetadataRequest
+		addl   additional.Properties
+		pool   *pb.MetadataRequest
+		object bool // objectMetadata
+	}{
+		{name: "none asked", pool: base},
+		{name: "ids and distances", want: &pb.MetadataRequest{Uuid: true, Distance: true}, pool: base},
+		{name: "the search's own", want: &pb.MetadataRequest{Certainty: true, ExplainScore: true, IsConsistent: true},
+			pool: with(func(m *pb.MetadataRequest) { m.Certainty, m.ExplainScore, m.IsConsistent = true, true, true })},
+		{name: "vectors and creation time", want: &pb.MetadataRequest{Vector: true, Vectors: []string{"a"}, CreationTimeUnix: true},
+			pool: base, object: true},
+		{name: "the vector the stage compares", want: &pb.MetadataRequest{Vectors: []string{"b"}},
+			addl: additional.Properties{Vector: true, Vectors: []string{"a"}},
+			pool: with(func(m *pb.MetadataRequest) { m.Vector, m.Vectors = true, []string{"a"} }), object: true},
+	} {
+		if got := poolMetadata(c.want, c.addl); !proto.Equal(got, c.pool) {
+			t.Errorf("%s: pool metadata %v, want %v", c.name, got, c.pool)
+		}
+		if got := objectMetadata(c.want); got != c.object {
+			t.Errorf("%s: object metadata %v, want %v", c.name, got, c.object)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 
@@ -38,14 +39,19 @@ type upstreamQuery struct {
 	mu sync.Mutex
 	// pool is each object's result from the pool's search (its metadata:
 	// distance, score, explanation), props its properties from the last
-	// read that loaded them.
+	// read that loaded them, objs its last read by id (the metadata of the
+	// object itself: vectors, creation time).
 	pool  map[strfmt.UUID]*pb.SearchResult
 	props map[strfmt.UUID]*pb.PropertiesResult
+	objs  map[strfmt.UUID]*pb.SearchResult
 	// order is the selection's ids, in the reply's order.
 	order []string
 	// metric is the distance of the collection's legacy vector ("": named
 	// vectors, whose target the generative ordering does not know).
 	metric string
+	// vectors are the collection's named vectors: a read by id loads them
+	// all, so that one cached read serves any request's.
+	vectors []string
 }
 
 func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *upstreamQuery {
@@ -58,8 +64,8 @@ func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *
 			}
 		}
 	}
-	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric,
-		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}}
+	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric, vectors: slices.Sorted(maps.Keys(class.VectorConfig)),
+		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}, objs: map[strfmt.UUID]*pb.SearchResult{}}
 }
 
 // search runs a search upstream with the caller's credentials.
@@ -122,19 +128,30 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 			}
 		}
 	}
-	m := &pb.MetadataRequest{}
-	if req.Metadata != nil {
-		m = proto.CloneOf(req.Metadata)
-	}
-	m.Uuid, m.LastUpdateTimeUnix, m.Distance, m.Score = true, true, true, true
-	m.Vector = m.Vector || addl.Vector
-	for _, v := range addl.Vectors {
-		if !slices.Contains(m.Vectors, v) {
-			m.Vectors = append(m.Vectors, v)
-		}
-	}
-	r.Metadata = m
+	r.Metadata = poolMetadata(req.GetMetadata(), addl)
 	return r
+}
+
+// poolMetadata is what the pool's search asks of each candidate: its id and
+// version, its distance and score (the relevance), the vectors the stage
+// compares, and what the caller asked that depends on the search
+// (certainty, explanation, consistency). What the caller asked of the
+// object itself - its vectors, its creation time - comes with the read of
+// the selected objects by id (reply.go, complete): the pool's search does
+// not serialise a vector per candidate for the few that are returned.
+func poolMetadata(want *pb.MetadataRequest, addl additional.Properties) *pb.MetadataRequest {
+	return &pb.MetadataRequest{
+		Uuid: true, LastUpdateTimeUnix: true, Distance: true, Score: true,
+		Certainty: want.GetCertainty(), ExplainScore: want.GetExplainScore(), IsConsistent: want.GetIsConsistent(),
+		Vector:  addl.Vector,
+		Vectors: slices.Clone(addl.Vectors),
+	}
+}
+
+// objectMetadata: the caller asked for metadata of the object itself, which
+// the pool's search leaves out (poolMetadata).
+func objectMetadata(want *pb.MetadataRequest) bool {
+	return want.GetVector() || len(want.GetVectors()) > 0 || want.GetCreationTimeUnix()
 }
 
 // read is the stage's MultiGetFunc: the objects by id, each with its
@@ -201,20 +218,21 @@ func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ addi
 		if r, ok := found[strfmt.UUID(id.ID)]; ok {
 			out[i] = u.result(r) // the others stay zero: gone
 			u.props[out[i].ID] = r.Properties
+			u.objs[out[i].ID] = r
 		}
 	}
 	return out, nil
 }
 
 // readByID is one search for the objects of ids, with every property and
-// the legacy vector.
+// vector and their times.
 func (u *upstreamQuery) readByID(ctx context.Context, ids []string, tenant string) (*pb.SearchReply, error) {
 	return u.search(ctx, &pb.SearchRequest{
 		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
 		Limit:       uint32(len(ids)),
 		Filters:     idFilter(ids),
 		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
-		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
+		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true, Vectors: u.vectors},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	})
 }

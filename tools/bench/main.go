@@ -72,10 +72,12 @@ type options struct {
 	httpURL, grpcAddr string
 	// profilingURL is the server's pprof endpoint (empty: no profile).
 	profilingURL string
-	plot         string
-	readme       string
-	profilePool  int
-	profileTime  time.Duration
+	// gatewayProfilingURL is the gateway's pprof endpoint (-gateway).
+	gatewayProfilingURL string
+	plot                string
+	readme              string
+	profilePool         int
+	profileTime         time.Duration
 	// profileProtocol is the default variant profiled: GraphQL or gRPC.
 	profileProtocol string
 	profileOut      string
@@ -101,7 +103,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.profilePool, "profile-pool", 1000, "profile the server while it answers the default strategy at this pool (0 = no profile)")
 	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
 	flag.StringVar(&o.profileOut, "profile-out", "", "also write the raw CPU profile to this file (for go tool pprof)")
-	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), or MMR (Weaviate's, for comparison)")
+	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), MMR (Weaviate's, for comparison), or gateway (the gRPC rerank through the gateway; the gateway's own profile is written beside -profile-out)")
 	flag.BoolVar(&o.gateway, "gateway", true, "also time bin/gateway in front of the same server (the gRPC rerank through the gateway)")
 	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
@@ -180,6 +182,7 @@ func run() error {
 		}
 		defer gw.stop()
 		c.gw = gw.client()
+		o.gatewayProfilingURL = gw.pprofURL
 	}
 	meta, err := c.meta(ctx)
 	if err != nil {
