@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -89,7 +90,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.n, "n", 150, "timed queries per variant and pool")
 	flag.IntVar(&o.warmup, "warmup", 20, "untimed queries per variant and pool first (warms caches and connections)")
 	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
-	flag.IntVar(&o.dims, "dims", 768, "the embedder's vector width (hash mode): 768, or 384 as all-MiniLM-L6-v2's")
+	flag.IntVar(&o.dims, "dims", defaultDims, "the embedder's vector width (hash mode): 768, or 384 as all-MiniLM-L6-v2's")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
 	flag.StringVar(&o.out, "out", "", "write the markdown tables to this file (default stdout)")
 	flag.StringVar(&o.doc, "doc", "", "splice the tables into this markdown file, between <!-- BEGIN server --> and <!-- END server -->")
@@ -138,6 +139,17 @@ func parseFlags() (options, error) {
 		}
 	}
 	return o, nil
+}
+
+// defaultDims is the width whose tables are the docs' main ones (the
+// plot, the README's line); another width's go into blocks named with it.
+const defaultDims = 768
+
+// widthBlocks name the blocks of the other widths the docs report, by the
+// default's block: 384 is all-MiniLM-L6-v2's (Weaviate's transformers image).
+var widthBlocks = map[int]map[string]string{
+	384: {"server": "server-384", "server-summary": "server-summary-384", "gateway-summary": "gateway-summary-384",
+		"server-profile": "server-profile-384"},
 }
 
 func run() error {
@@ -219,30 +231,36 @@ func run() error {
 	}
 	md := report(o, meta, after, tables)
 	sum := summary(tables)
-	if o.plot != "" {
+	if o.plot != "" && o.dims == defaultDims {
 		if err := plotLatency(o.plot, tables); err != nil {
 			return err
 		}
 	}
 	switch {
 	case o.doc != "":
-		if err := docblock.Splice(o.doc, "server", md); err != nil {
-			return err
-		}
-		if err := docblock.Splice(o.doc, "server-summary", sum); err != nil {
-			return err
-		}
-		if o.gateway {
-			if err := docblock.Splice(o.doc, "gateway-summary", gatewaySummary(tables)); err != nil {
-				return err
+		// Another width than the default has blocks of its own (server-384,
+		// ...), beside the default's; the plot and the README show the default.
+		name := func(b string) string { return b }
+		if o.dims != defaultDims {
+			names, ok := widthBlocks[o.dims]
+			if !ok {
+				return fmt.Errorf("-doc: the docs have no blocks for -dims %d (only %d and %v): use -out", o.dims, defaultDims, slices.Collect(maps.Keys(widthBlocks)))
 			}
+			name = func(b string) string { return names[b] }
+		}
+		blocks := [][2]string{{"server", md}, {"server-summary", sum}}
+		if o.gateway {
+			blocks = append(blocks, [2]string{"gateway-summary", gatewaySummary(tables)})
 		}
 		if prof != "" {
-			if err := docblock.Splice(o.doc, "server-profile", prof); err != nil {
+			blocks = append(blocks, [2]string{"server-profile", prof})
+		}
+		for _, b := range blocks {
+			if err := docblock.Splice(o.doc, name(b[0]), b[1]); err != nil {
 				return err
 			}
 		}
-		if o.readme != "" {
+		if o.readme != "" && o.dims == defaultDims {
 			return docblock.Splice(o.readme, "speed-server", readmeSummary(tables))
 		}
 		return nil
