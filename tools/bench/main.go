@@ -73,6 +73,8 @@ type options struct {
 	httpURL, grpcAddr string
 	// profilingURL is the server's pprof endpoint (empty: no profile).
 	profilingURL string
+	// loadStart is the machine's load average when the run started.
+	loadStart string
 	// gatewayProfilingURL is the gateway's pprof endpoint (-gateway).
 	gatewayProfilingURL string
 	plot                string
@@ -157,6 +159,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	o.loadStart = loadAverage()
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
 	logw := io.Discard
