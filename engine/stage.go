@@ -158,6 +158,25 @@ func withRerankOptions(ctx context.Context, rp *rank.Params) *rank.Params {
 	return rp
 }
 
+// readsKey carries to the pool's search what the selection reads of it.
+type readsKey struct{}
+
+// withReads is ctx carrying p's reads (SelectionReads).
+func withReads(ctx context.Context, p *plan) context.Context {
+	return context.WithValue(ctx, readsKey{}, plainNames(p.propertiesToExtract()))
+}
+
+// SelectionReads names, inside a pool's search the stage runs (a
+// SearchPool's context), the properties the selection reads of the
+// pool: its text, token and source properties and a strategy's property
+// parameters; the rest of what the search names is for the objects
+// returned. The gateway asks its upstream for these alone and reads the
+// rest for the selected objects. ok is false outside such a search.
+func SelectionReads(ctx context.Context) (names []string, ok bool) {
+	names, ok = ctx.Value(readsKey{}).([]string)
+	return names, ok
+}
+
 // rerankOptionsMetadata is the key of the "rerank-options" glue
 // (RerankPropertyOptionsMetadata in Weaviate's gRPC handler).
 const rerankOptionsMetadata = "weaviate-rerank-property-options"
@@ -171,7 +190,7 @@ func (e *Engine) runStage(ctx context.Context, c arrival, params dto.GetParams, 
 	}
 	widenedFrom := 0
 	for {
-		in, err := e.runSearch(ctx, searchPool, q.search)
+		in, err := e.runSearch(withReads(ctx, q.plan), searchPool, q.search)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -142,7 +143,7 @@ func TestPoolRequest(t *testing.T) {
 		Metadata: &pb.MetadataRequest{Uuid: true}}
 	deferred := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}}
 	deferred.AdditionalProperties.NoProps = true
-	r := poolRequest(req, deferred)
+	r, _ := poolRequest(req, deferred, nil)
 	if r.Limit != 40 || r.Offset != 0 || r.Rerank != nil || r.Generative != nil || len(r.Properties.NonRefProperties) != 0 ||
 		!r.Metadata.LastUpdateTimeUnix || !r.Metadata.Distance || r.Metadata.Vector {
 		t.Errorf("deferred pool request: %v", r)
@@ -151,12 +152,55 @@ func TestPoolRequest(t *testing.T) {
 	full.AdditionalProperties.Vector = true
 	full.AdditionalProperties.ModuleParams = map[string]any{"rerank": &rank.Params{Property: ptr("body"), Query: &q}}
 	full.Properties = append(full.Properties, propertyOf("body"))
-	r = poolRequest(req, full)
+	r, _ = poolRequest(req, full, nil)
 	if r.Rerank.GetProperty() != "body" || !r.Metadata.Vector || !reflect.DeepEqual(r.Properties.NonRefProperties, []string{"title", "body"}) {
 		t.Errorf("pool request with a reranker on the pool: %v", r)
 	}
 	if req.Limit != 10 || len(req.Properties.NonRefProperties) != 1 || req.Metadata.Vector {
 		t.Errorf("the caller's request changed: %v", req)
+	}
+}
+
+// TestPoolRequestTrims: the pool's search loads only what the selection
+// reads (and a reranker of the pool) when the caller's other properties
+// can be read by id for the selected objects.
+func TestPoolRequestTrims(t *testing.T) {
+	full := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}, Properties: []search.SelectProperty{propertyOf("title"), propertyOf("body")}}
+	reranked := full
+	reranked.AdditionalProperties.ModuleParams = map[string]any{"rerank": &rank.Params{Property: ptr("summary")}}
+	deferred := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}}
+	deferred.AdditionalProperties.NoProps = true
+	nested := &pb.PropertiesRequest{ObjectProperties: []*pb.ObjectPropertiesRequest{{PropName: "meta"}}}
+	for _, c := range []struct {
+		name    string
+		want    *pb.PropertiesRequest
+		pool    dto.GetParams
+		reads   []string
+		props   []string // nil: the caller's own
+		trimmed bool
+	}{
+		{name: "named", want: &pb.PropertiesRequest{NonRefProperties: []string{"title"}}, pool: full, reads: []string{"body"},
+			props: []string{"body"}, trimmed: true},
+		{name: "all", pool: full, reads: []string{"body"}, props: []string{"body"}, trimmed: true},
+		{name: "a reranker reads one more", pool: reranked, reads: []string{"body"}, props: []string{"body", "summary"}, trimmed: true},
+		{name: "reads not known", want: &pb.PropertiesRequest{NonRefProperties: []string{"title"}}, pool: full,
+			props: []string{"title", "body"}},
+		{name: "a nested object cut to fields", want: nested, pool: full, reads: []string{"body"}, props: []string{"body"}},
+		{name: "deferred", pool: deferred, reads: []string{"body"}, props: []string{}},
+	} {
+		req := &pb.SearchRequest{Collection: "A", Limit: 40, Properties: c.want}
+		r, trimmed := poolRequest(req, c.pool, c.reads)
+		got := r.GetProperties().GetNonRefProperties()
+		if c.name == "a nested object cut to fields" {
+			got = nil
+			for _, o := range r.GetProperties().GetObjectProperties() {
+				got = append(got, o.GetPropName())
+			}
+			c.props = []string{"meta"}
+		}
+		if trimmed != c.trimmed || !slices.Equal(got, c.props) {
+			t.Errorf("%s: properties %v (trimmed %v), want %v (trimmed %v)", c.name, got, trimmed, c.props, c.trimmed)
+		}
 	}
 }
 

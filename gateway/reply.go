@@ -30,7 +30,7 @@ func (u *upstreamQuery) reply(ctx context.Context, out []search.Result) (*pb.Sea
 	for i := range out {
 		u.order = append(u.order, string(out[i].ID))
 		results = append(results, &pb.SearchResult{
-			Properties: withSelectedText(u.properties(&out[i]), out[i].Schema),
+			Properties: withSelectedText(u.properties(&out[i]), out[i].Schema, u.textOnly()),
 			Metadata:   u.metadata(&out[i]),
 		})
 	}
@@ -43,7 +43,10 @@ func (u *upstreamQuery) reply(ctx context.Context, out []search.Result) (*pb.Sea
 // versions (usually: the stage read the selected objects' properties
 // already, or a query before this one did).
 func (u *upstreamQuery) complete(ctx context.Context, out []search.Result) error {
-	if !objectMetadata(u.req.GetMetadata()) {
+	u.mu.Lock()
+	trimmed := u.trimmed
+	u.mu.Unlock()
+	if !trimmed && !objectMetadata(u.req.GetMetadata()) {
 		return nil
 	}
 	var ids []multi.Identifier
@@ -79,6 +82,9 @@ func (u *upstreamQuery) complete(ctx context.Context, out []search.Result) error
 // properties are the object's properties, cut to the caller's request.
 func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 	p := u.props[res.ID]
+	if u.trimmed && u.objs[res.ID] != nil {
+		p = u.objs[res.ID].GetProperties() // the pool's search loaded only what the selection reads
+	}
 	if p == nil {
 		p = u.pool[res.ID].GetProperties()
 	}
@@ -101,11 +107,21 @@ func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 	return out
 }
 
+// textOnly names the properties whose text the stage may have changed when
+// the pool's search loaded only those (nil: any it loaded).
+func (u *upstreamQuery) textOnly() []string {
+	if u.trimmed {
+		return u.reads
+	}
+	return nil
+}
+
 // withSelectedText is p with the text the selection gave the object: with
 // evidence cards the module puts the card in the first text property and
 // drops the others (engine/evidence.go, withCard); schema is the selected
-// object as the stage returned it.
-func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
+// object as the stage returned it, which holds the properties the pool's
+// search loaded: only (nil: all of p's) are compared with it.
+func withSelectedText(p *pb.PropertiesResult, schema any, only []string) *pb.PropertiesResult {
 	props, ok := schema.(map[string]any)
 	if p == nil || p.NonRefProps == nil || !ok {
 		return p
@@ -127,7 +143,7 @@ func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
 				text = tv.TextValues.GetValues()
 			}
 		}
-		if text == nil {
+		if text == nil || (only != nil && !slices.Contains(only, name)) {
 			continue
 		}
 		switch sv, present := props[name]; {

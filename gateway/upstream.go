@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-openapi/strfmt"
@@ -17,6 +18,8 @@ import (
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/diverse-select/diverse-select/engine"
 )
 
 // The upstream searches of one selecting query, and their results. The
@@ -52,6 +55,13 @@ type upstreamQuery struct {
 	// vectors are the collection's named vectors: a read by id loads them
 	// all, so that one cached read serves any request's.
 	vectors []string
+	// reads are the properties the selection reads (engine.SelectionReads);
+	// trimmed: the pool's search asked for them alone, so the selected
+	// objects' other properties come from their read by id (reply.go).
+	reads   []string
+	trimmed bool
+	// blobs are the collection's blob properties.
+	blobs []string
 }
 
 func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *upstreamQuery {
@@ -64,7 +74,13 @@ func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *
 			}
 		}
 	}
-	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric, vectors: slices.Sorted(maps.Keys(class.VectorConfig)),
+	var blobs []string
+	for _, p := range class.Properties {
+		if slices.Equal(p.DataType, []string{"blob"}) {
+			blobs = append(blobs, p.Name)
+		}
+	}
+	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric, vectors: slices.Sorted(maps.Keys(class.VectorConfig)), blobs: blobs,
 		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}, objs: map[strfmt.UUID]*pb.SearchResult{}}
 }
 
@@ -82,7 +98,11 @@ func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.
 // searchPool is the stage's SearchPool: the caller's search with the pool's
 // window, loads and hooks.
 func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]search.Result, error) {
-	req := poolRequest(u.req, pool)
+	reads, known := engine.SelectionReads(ctx)
+	if !known || u.namesBlob() {
+		reads = nil // a read by id returns no blob: the search loads the caller's
+	}
+	req, trimmed := poolRequest(u.req, pool, reads)
 	reply, err := u.search(ctx, req)
 	if err != nil {
 		return nil, err
@@ -90,6 +110,7 @@ func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]s
 	out := make([]search.Result, 0, len(reply.Results))
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.reads, u.trimmed = reads, u.trimmed || trimmed
 	for _, r := range reply.Results {
 		res := u.result(r)
 		u.pool[res.ID] = r
@@ -102,8 +123,12 @@ func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]s
 }
 
 // poolRequest is req with the pool's window, properties, metadata and
-// reranker (pool: the stage's params of the pool's search).
-func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
+// reranker (pool: the stage's params of the pool's search). Of the
+// properties it asks only for those the selection reads (reads; nil: not
+// known) and the one a reranker of the pool reads, when the caller's other
+// properties can be read by id for the selected objects alone (trimmable):
+// trimmed says so.
+func poolRequest(req *pb.SearchRequest, pool dto.GetParams, reads []string) (_ *pb.SearchRequest, trimmed bool) {
 	r := proto.CloneOf(req)
 	r.Generative = nil // generate runs on the selection (generate.go)
 	r.Rerank = nil
@@ -120,6 +145,12 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 	switch {
 	case addl.NoProps && len(pool.Properties) == 0:
 		r.Properties = &pb.PropertiesRequest{} // ids and scores only
+	case len(reads) > 0 && trimmable(req.Properties):
+		names := slices.Clone(reads)
+		if r.Rerank != nil && !slices.Contains(names, r.Rerank.Property) {
+			names = append(names, r.Rerank.Property)
+		}
+		r.Properties, trimmed = &pb.PropertiesRequest{NonRefProperties: names}, true
 	case r.Properties != nil:
 		r.Properties = proto.CloneOf(r.Properties)
 		for _, p := range pool.Properties {
@@ -129,7 +160,22 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 		}
 	}
 	r.Metadata = poolMetadata(req.GetMetadata(), addl)
-	return r
+	return r, trimmed
+}
+
+// namesBlob: the caller asks for a blob property by its name, which a read
+// by id (every non-blob property, readByID) does not return.
+func (u *upstreamQuery) namesBlob() bool {
+	return slices.ContainsFunc(u.req.GetProperties().GetNonRefProperties(), func(n string) bool {
+		return slices.ContainsFunc(u.blobs, func(b string) bool { return strings.EqualFold(b, n) })
+	})
+}
+
+// trimmable: the caller's properties are what a read by id returns, cut
+// to their names - no cross-references (the search resolves them) and no
+// nested object cut to some of its fields.
+func trimmable(want *pb.PropertiesRequest) bool {
+	return len(want.GetRefProperties()) == 0 && len(want.GetObjectProperties()) == 0
 }
 
 // poolMetadata is what the pool's search asks of each candidate: its id and
