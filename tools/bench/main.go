@@ -234,6 +234,9 @@ func run() error {
 	}
 	md := report(o, meta, after, tables)
 	sum := summary(tables)
+	if o.dims != defaultDims {
+		sum = strings.Replace(sum, "\n"+plotLink+"\n", "", 1) // the plot is the default width's
+	}
 	if o.plot != "" && o.dims == defaultDims {
 		if err := plotLatency(o.plot, tables); err != nil {
 			return err
