@@ -18,8 +18,6 @@ import (
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
 	"github.com/weaviate/weaviate/usecases/modulecomponents/additional/rank"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/diverse-select/diverse-select/engine"
 )
 
 // The upstream searches of one selecting query, and their results. The
@@ -95,11 +93,11 @@ func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.
 	return reply, nil
 }
 
-// searchPool is the stage's SearchPool: the caller's search with the pool's
-// window, loads and hooks.
-func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]search.Result, error) {
-	reads, known := engine.SelectionReads(ctx)
-	if !known || u.namesBlob() {
+// searchPool is the stage's PoolSearch: the caller's search with the pool's
+// window, loads and hooks, loading of the properties only what the
+// selection reads (reads) where it can.
+func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams, reads []string) ([]search.Result, error) {
+	if u.namesBlob() {
 		reads = nil // a read by id returns no blob: the search loads the caller's
 	}
 	req, trimmed := poolRequest(u.req, pool, reads)
