@@ -53,7 +53,7 @@ type upstreamQuery struct {
 	// vectors are the collection's named vectors: a read by id loads them
 	// all, so that one cached read serves any request's.
 	vectors []string
-	// reads are the properties the selection reads (engine.SelectionReads);
+	// reads are the properties the selection reads (engine.PoolSearch);
 	// trimmed: the pool's search asked for them alone, so the selected
 	// objects' other properties come from their read by id (reply.go).
 	reads   []string
