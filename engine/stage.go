@@ -49,6 +49,27 @@ type arrival struct {
 	// read reads the query's objects by id (the engine's multiGet inside
 	// Weaviate; the gateway's upstream reads in front of it).
 	read MultiGetFunc
+	// searchReads is the gateway's pool search (nil inside Weaviate).
+	searchReads PoolSearch
+}
+
+// PoolSearch is a pool's search told what the selection reads of the pool:
+// its text, token and source properties and a strategy's property
+// parameters (the rest of what the params name is for the objects
+// returned). The gateway asks its upstream for these alone and reads the
+// rest for the selected objects.
+type PoolSearch = func(ctx context.Context, params dto.GetParams, reads []string) ([]search.Result, error)
+
+// poolSearch is the query's pool search: the gateway's, told p's reads,
+// or searchPool.
+func (c *arrival) poolSearch(searchPool SearchPool, p *plan) SearchPool {
+	if c.searchReads == nil {
+		return searchPool
+	}
+	reads := plainNames(p.propertiesToExtract())
+	return func(ctx context.Context, params dto.GetParams) ([]search.Result, error) {
+		return c.searchReads(ctx, params, reads)
+	}
 }
 
 // SelectResults is the stage's entry point (the adapters' SelectResults, the
@@ -64,6 +85,9 @@ func (e *Engine) SelectResults(ctx context.Context, params dto.GetParams, search
 type origin struct {
 	class *models.Class // nil: the engine's classByName
 	read  MultiGetFunc  // nil: none, the pool's search then loads what the selection reads
+	// searchReads: the pool's search, told the selection's reads (the
+	// gateway's; nil: the searchPool given).
+	searchReads PoolSearch
 }
 
 // selectWith is SelectResults with the query's origin given. Its errors
@@ -79,7 +103,7 @@ func (e *Engine) selectWith(ctx context.Context, params dto.GetParams, searchPoo
 	if c.route == routeNone {
 		return nil, false, nil
 	}
-	c.read = src.read
+	c.read, c.searchReads = src.read, src.searchReads
 	growStack(len(params.ClassName))
 	err = Guard(e.logger, "selection stage", func() error {
 		var serr error
@@ -171,7 +195,7 @@ func (e *Engine) runStage(ctx context.Context, c arrival, params dto.GetParams, 
 	}
 	widenedFrom := 0
 	for {
-		in, err := e.runSearch(ctx, searchPool, q.search)
+		in, err := e.runSearch(ctx, c.poolSearch(searchPool, q.plan), q.search)
 		if err != nil {
 			return nil, err
 		}

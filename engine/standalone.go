@@ -52,11 +52,12 @@ func (s *Standalone) Defaults() config.Module { return s.e.defaults }
 // its caller sees it, with the gateway's defaults as its RerankerName
 // config): selected is false when the query does not select (no rerank on
 // a collection that configures RerankerName, no settings in the rerank
-// property). searchPool runs the pool's search, read reads objects by id
+// property). searchPool runs the pool's search, told what the selection
+// reads of it (PoolSearch), read reads objects by id
 // (both upstream). Errors carry their gRPC status, as on the module's own
 // routes.
-func (s *Standalone) Select(ctx context.Context, class *models.Class, params dto.GetParams, searchPool SearchPool, read MultiGetFunc) ([]search.Result, bool, error) {
-	return s.e.selectWith(ctx, params, searchPool, origin{class: class, read: read})
+func (s *Standalone) Select(ctx context.Context, class *models.Class, params dto.GetParams, searchPool PoolSearch, read MultiGetFunc) ([]search.Result, bool, error) {
+	return s.e.selectWith(ctx, params, nil, origin{class: class, read: read, searchReads: searchPool})
 }
 
 // IsReranker tells Weaviate's reranker modules apart (by name).

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/weaviate/weaviate/entities/additional"
 	"github.com/weaviate/weaviate/entities/dto"
 	"github.com/weaviate/weaviate/entities/filters"
 	"github.com/weaviate/weaviate/entities/models"
@@ -141,7 +143,7 @@ func TestPoolRequest(t *testing.T) {
 		Metadata: &pb.MetadataRequest{Uuid: true}}
 	deferred := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}}
 	deferred.AdditionalProperties.NoProps = true
-	r := poolRequest(req, deferred)
+	r, _ := poolRequest(req, deferred, nil)
 	if r.Limit != 40 || r.Offset != 0 || r.Rerank != nil || r.Generative != nil || len(r.Properties.NonRefProperties) != 0 ||
 		!r.Metadata.LastUpdateTimeUnix || !r.Metadata.Distance || r.Metadata.Vector {
 		t.Errorf("deferred pool request: %v", r)
@@ -150,12 +152,91 @@ func TestPoolRequest(t *testing.T) {
 	full.AdditionalProperties.Vector = true
 	full.AdditionalProperties.ModuleParams = map[string]any{"rerank": &rank.Params{Property: ptr("body"), Query: &q}}
 	full.Properties = append(full.Properties, propertyOf("body"))
-	r = poolRequest(req, full)
+	r, _ = poolRequest(req, full, nil)
 	if r.Rerank.GetProperty() != "body" || !r.Metadata.Vector || !reflect.DeepEqual(r.Properties.NonRefProperties, []string{"title", "body"}) {
 		t.Errorf("pool request with a reranker on the pool: %v", r)
 	}
 	if req.Limit != 10 || len(req.Properties.NonRefProperties) != 1 || req.Metadata.Vector {
 		t.Errorf("the caller's request changed: %v", req)
+	}
+}
+
+// TestPoolRequestTrims: the pool's search loads only what the selection
+// reads (and a reranker of the pool) when the caller's other properties
+// can be read by id for the selected objects.
+func TestPoolRequestTrims(t *testing.T) {
+	full := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}, Properties: []search.SelectProperty{propertyOf("title"), propertyOf("body")}}
+	reranked := full
+	reranked.AdditionalProperties.ModuleParams = map[string]any{"rerank": &rank.Params{Property: ptr("summary")}}
+	deferred := dto.GetParams{Pagination: &filters.Pagination{Limit: 40}}
+	deferred.AdditionalProperties.NoProps = true
+	nested := &pb.PropertiesRequest{ObjectProperties: []*pb.ObjectPropertiesRequest{{PropName: "meta"}}}
+	for _, c := range []struct {
+		name    string
+		want    *pb.PropertiesRequest
+		pool    dto.GetParams
+		reads   []string
+		props   []string // nil: the caller's own
+		trimmed bool
+	}{
+		{name: "named", want: &pb.PropertiesRequest{NonRefProperties: []string{"title"}}, pool: full, reads: []string{"body"},
+			props: []string{"body"}, trimmed: true},
+		{name: "all", pool: full, reads: []string{"body"}, props: []string{"body"}, trimmed: true},
+		{name: "a reranker reads one more", pool: reranked, reads: []string{"body"}, props: []string{"body", "summary"}, trimmed: true},
+		{name: "reads not known", want: &pb.PropertiesRequest{NonRefProperties: []string{"title"}}, pool: full,
+			props: []string{"title", "body"}},
+		{name: "a nested object cut to fields", want: nested, pool: full, reads: []string{"body"}, props: []string{"body"}},
+		{name: "deferred", pool: deferred, reads: []string{"body"}, props: []string{}},
+	} {
+		req := &pb.SearchRequest{Collection: "A", Limit: 40, Properties: c.want}
+		r, trimmed := poolRequest(req, c.pool, c.reads)
+		got := r.GetProperties().GetNonRefProperties()
+		if c.name == "a nested object cut to fields" {
+			got = nil
+			for _, o := range r.GetProperties().GetObjectProperties() {
+				got = append(got, o.GetPropName())
+			}
+			c.props = []string{"meta"}
+		}
+		if trimmed != c.trimmed || !slices.Equal(got, c.props) {
+			t.Errorf("%s: properties %v (trimmed %v), want %v (trimmed %v)", c.name, got, trimmed, c.props, c.trimmed)
+		}
+	}
+}
+
+// TestPoolMetadata: the pool's search asks for what the selection reads
+// and what depends on the search; the object's own metadata the caller
+// asked for (vectors, creation time) is left to the read of the selected.
+func TestPoolMetadata(t *testing.T) {
+	base := &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, Distance: true, Score: true}
+	with := func(edit func(*pb.MetadataRequest)) *pb.MetadataRequest {
+		m := proto.CloneOf(base)
+		edit(m)
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		want   *pb.MetadataRequest
+		addl   additional.Properties
+		pool   *pb.MetadataRequest
+		object bool // objectMetadata
+	}{
+		{name: "none asked", pool: base},
+		{name: "ids and distances", want: &pb.MetadataRequest{Uuid: true, Distance: true}, pool: base},
+		{name: "the search's own", want: &pb.MetadataRequest{Certainty: true, ExplainScore: true, IsConsistent: true},
+			pool: with(func(m *pb.MetadataRequest) { m.Certainty, m.ExplainScore, m.IsConsistent = true, true, true })},
+		{name: "vectors and creation time", want: &pb.MetadataRequest{Vector: true, Vectors: []string{"a"}, CreationTimeUnix: true},
+			pool: base, object: true},
+		{name: "the vector the stage compares", want: &pb.MetadataRequest{Vectors: []string{"b"}},
+			addl: additional.Properties{Vector: true, Vectors: []string{"a"}},
+			pool: with(func(m *pb.MetadataRequest) { m.Vector, m.Vectors = true, []string{"a"} }), object: true},
+	} {
+		if got := poolMetadata(c.want, c.addl); !proto.Equal(got, c.pool) {
+			t.Errorf("%s: pool metadata %v, want %v", c.name, got, c.pool)
+		}
+		if got := objectMetadata(c.want); got != c.object {
+			t.Errorf("%s: object metadata %v, want %v", c.name, got, c.object)
+		}
 	}
 }
 

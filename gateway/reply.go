@@ -1,9 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"slices"
 
+	"github.com/go-openapi/strfmt"
 	"github.com/google/uuid"
+	"github.com/weaviate/weaviate/entities/additional"
+	"github.com/weaviate/weaviate/entities/multi"
 	"github.com/weaviate/weaviate/entities/search"
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	rankmodels "github.com/weaviate/weaviate/usecases/modulecomponents/additional/models"
@@ -16,23 +20,71 @@ import (
 // what the caller asked for - with the rerank score and explanation the
 // stage gave it (the module's giveRerankScores and explainInScore).
 
-func (u *upstreamQuery) reply(out []search.Result) *pb.SearchReply {
+func (u *upstreamQuery) reply(ctx context.Context, out []search.Result) (*pb.SearchReply, error) {
+	if err := u.complete(ctx, out); err != nil {
+		return nil, err
+	}
 	results := make([]*pb.SearchResult, 0, len(out))
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for i := range out {
 		u.order = append(u.order, string(out[i].ID))
 		results = append(results, &pb.SearchResult{
-			Properties: withSelectedText(u.properties(&out[i]), out[i].Schema),
+			Properties: withSelectedText(u.properties(&out[i]), out[i].Schema, u.textOnly()),
 			Metadata:   u.metadata(&out[i]),
 		})
 	}
-	return &pb.SearchReply{Results: results}
+	return &pb.SearchReply{Results: results}, nil
+}
+
+// complete reads by id the selected objects that no read loaded yet, when
+// the caller asked for metadata the pool's search leaves out (poolMetadata):
+// one read for all of them, from the object cache when it holds their
+// versions (usually: the stage read the selected objects' properties
+// already, or a query before this one did).
+func (u *upstreamQuery) complete(ctx context.Context, out []search.Result) error {
+	u.mu.Lock()
+	trimmed := u.trimmed
+	u.mu.Unlock()
+	if !trimmed && !objectMetadata(u.req.GetMetadata()) {
+		return nil
+	}
+	var ids []multi.Identifier
+	u.mu.Lock()
+	for i := range out {
+		if u.objs[out[i].ID] == nil {
+			ids = append(ids, multi.Identifier{ID: string(out[i].ID), ClassName: u.class})
+		}
+	}
+	u.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	props := make(map[strfmt.UUID]*pb.PropertiesResult, len(ids))
+	u.mu.Lock()
+	for _, id := range ids { // the properties the stage chose stay (read keeps the last read's)
+		props[strfmt.UUID(id.ID)] = u.props[strfmt.UUID(id.ID)]
+	}
+	u.mu.Unlock()
+	if _, err := u.read(ctx, ids, additional.Properties{}, u.req.GetTenant()); err != nil {
+		return withCode(err)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for id, p := range props {
+		if p != nil {
+			u.props[id] = p
+		}
+	}
+	return nil
 }
 
 // properties are the object's properties, cut to the caller's request.
 func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 	p := u.props[res.ID]
+	if u.trimmed && u.objs[res.ID] != nil {
+		p = u.objs[res.ID].GetProperties() // the pool's search loaded only what the selection reads
+	}
 	if p == nil {
 		p = u.pool[res.ID].GetProperties()
 	}
@@ -55,11 +107,21 @@ func (u *upstreamQuery) properties(res *search.Result) *pb.PropertiesResult {
 	return out
 }
 
+// textOnly names the properties whose text the stage may have changed when
+// the pool's search loaded only those (nil: any it loaded).
+func (u *upstreamQuery) textOnly() []string {
+	if u.trimmed {
+		return u.reads
+	}
+	return nil
+}
+
 // withSelectedText is p with the text the selection gave the object: with
 // evidence cards the module puts the card in the first text property and
 // drops the others (engine/evidence.go, withCard); schema is the selected
-// object as the stage returned it.
-func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
+// object as the stage returned it, which holds the properties the pool's
+// search loaded: only (nil: all of p's) are compared with it.
+func withSelectedText(p *pb.PropertiesResult, schema any, only []string) *pb.PropertiesResult {
 	props, ok := schema.(map[string]any)
 	if p == nil || p.NonRefProps == nil || !ok {
 		return p
@@ -81,7 +143,7 @@ func withSelectedText(p *pb.PropertiesResult, schema any) *pb.PropertiesResult {
 				text = tv.TextValues.GetValues()
 			}
 		}
-		if text == nil {
+		if text == nil || (only != nil && !slices.Contains(only, name)) {
 			continue
 		}
 		switch sv, present := props[name]; {
@@ -128,13 +190,26 @@ func (u *upstreamQuery) metadata(res *search.Result) *pb.MetadataResult {
 	} else {
 		m.Id, m.IdAsBytes = "", nil
 	}
-	if !want.Vector {
-		m.Vector, m.VectorBytes = nil, nil
-		if len(want.Vectors) == 0 {
-			m.Vectors = nil
-		} else {
-			m.Vectors = slices.DeleteFunc(m.Vectors, func(v *pb.Vectors) bool { return !slices.Contains(want.Vectors, v.GetName()) })
+	// The object's own metadata from its read by id (complete), in the
+	// order Weaviate gives it: the request's names.
+	obj := u.objs[res.ID].GetMetadata()
+	m.Vector, m.VectorBytes, m.Vectors = nil, nil, nil
+	if want.Vector {
+		// On a collection of named vectors Weaviate answers the legacy
+		// vector with all of them: so did the read.
+		m.Vector, m.VectorBytes, m.Vectors = obj.GetVector(), obj.GetVectorBytes(), obj.GetVectors()
+	}
+	for _, name := range want.Vectors {
+		if want.Vector && len(u.vectors) > 0 {
+			break
 		}
+		if i := slices.IndexFunc(obj.GetVectors(), func(v *pb.Vectors) bool { return v.GetName() == name }); i >= 0 {
+			m.Vectors = append(m.Vectors, obj.GetVectors()[i])
+		}
+	}
+	m.CreationTimeUnix, m.CreationTimeUnixPresent = 0, false
+	if want.CreationTimeUnix {
+		m.CreationTimeUnix, m.CreationTimeUnixPresent = obj.GetCreationTimeUnix(), obj.GetCreationTimeUnixPresent()
 	}
 	if !want.LastUpdateTimeUnix {
 		m.LastUpdateTimeUnix, m.LastUpdateTimeUnixPresent = 0, false

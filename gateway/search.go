@@ -109,7 +109,10 @@ func (g *Gateway) search(ctx context.Context, req *pb.SearchRequest) (_ *pb.Sear
 	if err != nil || !selected {
 		return nil, selected, withCode(err)
 	}
-	reply := u.reply(out)
+	reply, err := u.reply(ctx, out)
+	if err != nil {
+		return nil, true, err
+	}
 	if req.Generative != nil {
 		if err := u.generate(ctx, reply); err != nil {
 			return nil, true, err

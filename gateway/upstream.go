@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/go-openapi/strfmt"
@@ -38,14 +40,26 @@ type upstreamQuery struct {
 	mu sync.Mutex
 	// pool is each object's result from the pool's search (its metadata:
 	// distance, score, explanation), props its properties from the last
-	// read that loaded them.
+	// read that loaded them, objs its last read by id (the metadata of the
+	// object itself: vectors, creation time).
 	pool  map[strfmt.UUID]*pb.SearchResult
 	props map[strfmt.UUID]*pb.PropertiesResult
+	objs  map[strfmt.UUID]*pb.SearchResult
 	// order is the selection's ids, in the reply's order.
 	order []string
 	// metric is the distance of the collection's legacy vector ("": named
 	// vectors, whose target the generative ordering does not know).
 	metric string
+	// vectors are the collection's named vectors: a read by id loads them
+	// all, so that one cached read serves any request's.
+	vectors []string
+	// reads are the properties the selection reads (engine.PoolSearch);
+	// trimmed: the pool's search asked for them alone, so the selected
+	// objects' other properties come from their read by id (reply.go).
+	reads   []string
+	trimmed bool
+	// blobs are the collection's blob properties.
+	blobs []string
 }
 
 func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *upstreamQuery {
@@ -58,8 +72,14 @@ func (g *Gateway) newUpstreamQuery(req *pb.SearchRequest, class *models.Class) *
 			}
 		}
 	}
-	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric,
-		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}}
+	var blobs []string
+	for _, p := range class.Properties {
+		if slices.Equal(p.DataType, []string{"blob"}) {
+			blobs = append(blobs, p.Name)
+		}
+	}
+	return &upstreamQuery{g: g, req: req, class: class.Class, metric: metric, vectors: slices.Sorted(maps.Keys(class.VectorConfig)), blobs: blobs,
+		pool: map[strfmt.UUID]*pb.SearchResult{}, props: map[strfmt.UUID]*pb.PropertiesResult{}, objs: map[strfmt.UUID]*pb.SearchResult{}}
 }
 
 // search runs a search upstream with the caller's credentials.
@@ -73,10 +93,14 @@ func (u *upstreamQuery) search(ctx context.Context, req *pb.SearchRequest) (*pb.
 	return reply, nil
 }
 
-// searchPool is the stage's SearchPool: the caller's search with the pool's
-// window, loads and hooks.
-func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]search.Result, error) {
-	req := poolRequest(u.req, pool)
+// searchPool is the stage's PoolSearch: the caller's search with the pool's
+// window, loads and hooks, loading of the properties only what the
+// selection reads (reads) where it can.
+func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams, reads []string) ([]search.Result, error) {
+	if u.namesBlob() {
+		reads = nil // a read by id returns no blob: the search loads the caller's
+	}
+	req, trimmed := poolRequest(u.req, pool, reads)
 	reply, err := u.search(ctx, req)
 	if err != nil {
 		return nil, err
@@ -84,6 +108,7 @@ func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]s
 	out := make([]search.Result, 0, len(reply.Results))
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.reads, u.trimmed = reads, u.trimmed || trimmed
 	for _, r := range reply.Results {
 		res := u.result(r)
 		u.pool[res.ID] = r
@@ -96,8 +121,12 @@ func (u *upstreamQuery) searchPool(ctx context.Context, pool dto.GetParams) ([]s
 }
 
 // poolRequest is req with the pool's window, properties, metadata and
-// reranker (pool: the stage's params of the pool's search).
-func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
+// reranker (pool: the stage's params of the pool's search). Of the
+// properties it asks only for those the selection reads (reads; nil: not
+// known) and the one a reranker of the pool reads, when the caller's other
+// properties can be read by id for the selected objects alone (trimmable):
+// trimmed says so.
+func poolRequest(req *pb.SearchRequest, pool dto.GetParams, reads []string) (_ *pb.SearchRequest, trimmed bool) {
 	r := proto.CloneOf(req)
 	r.Generative = nil // generate runs on the selection (generate.go)
 	r.Rerank = nil
@@ -114,6 +143,12 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 	switch {
 	case addl.NoProps && len(pool.Properties) == 0:
 		r.Properties = &pb.PropertiesRequest{} // ids and scores only
+	case len(reads) > 0 && trimmable(req.Properties):
+		names := slices.Clone(reads)
+		if r.Rerank != nil && !slices.Contains(names, r.Rerank.Property) {
+			names = append(names, r.Rerank.Property)
+		}
+		r.Properties, trimmed = &pb.PropertiesRequest{NonRefProperties: names}, true
 	case r.Properties != nil:
 		r.Properties = proto.CloneOf(r.Properties)
 		for _, p := range pool.Properties {
@@ -122,19 +157,45 @@ func poolRequest(req *pb.SearchRequest, pool dto.GetParams) *pb.SearchRequest {
 			}
 		}
 	}
-	m := &pb.MetadataRequest{}
-	if req.Metadata != nil {
-		m = proto.CloneOf(req.Metadata)
+	r.Metadata = poolMetadata(req.GetMetadata(), addl)
+	return r, trimmed
+}
+
+// namesBlob: the caller asks for a blob property by its name, which a read
+// by id (every non-blob property, readByID) does not return.
+func (u *upstreamQuery) namesBlob() bool {
+	return slices.ContainsFunc(u.req.GetProperties().GetNonRefProperties(), func(n string) bool {
+		return slices.ContainsFunc(u.blobs, func(b string) bool { return strings.EqualFold(b, n) })
+	})
+}
+
+// trimmable: the caller's properties are what a read by id returns, cut
+// to their names - no cross-references (the search resolves them) and no
+// nested object cut to some of its fields.
+func trimmable(want *pb.PropertiesRequest) bool {
+	return len(want.GetRefProperties()) == 0 && len(want.GetObjectProperties()) == 0
+}
+
+// poolMetadata is what the pool's search asks of each candidate: its id and
+// version, its distance and score (the relevance), the vectors the stage
+// compares, and what the caller asked that depends on the search
+// (certainty, explanation, consistency). What the caller asked of the
+// object itself - its vectors, its creation time - comes with the read of
+// the selected objects by id (reply.go, complete): the pool's search does
+// not serialise a vector per candidate for the few that are returned.
+func poolMetadata(want *pb.MetadataRequest, addl additional.Properties) *pb.MetadataRequest {
+	return &pb.MetadataRequest{
+		Uuid: true, LastUpdateTimeUnix: true, Distance: true, Score: true,
+		Certainty: want.GetCertainty(), ExplainScore: want.GetExplainScore(), IsConsistent: want.GetIsConsistent(),
+		Vector:  addl.Vector,
+		Vectors: slices.Clone(addl.Vectors),
 	}
-	m.Uuid, m.LastUpdateTimeUnix, m.Distance, m.Score = true, true, true, true
-	m.Vector = m.Vector || addl.Vector
-	for _, v := range addl.Vectors {
-		if !slices.Contains(m.Vectors, v) {
-			m.Vectors = append(m.Vectors, v)
-		}
-	}
-	r.Metadata = m
-	return r
+}
+
+// objectMetadata: the caller asked for metadata of the object itself, which
+// the pool's search leaves out (poolMetadata).
+func objectMetadata(want *pb.MetadataRequest) bool {
+	return want.GetVector() || len(want.GetVectors()) > 0 || want.GetCreationTimeUnix()
 }
 
 // read is the stage's MultiGetFunc: the objects by id, each with its
@@ -201,20 +262,21 @@ func (u *upstreamQuery) read(ctx context.Context, ids []multi.Identifier, _ addi
 		if r, ok := found[strfmt.UUID(id.ID)]; ok {
 			out[i] = u.result(r) // the others stay zero: gone
 			u.props[out[i].ID] = r.Properties
+			u.objs[out[i].ID] = r
 		}
 	}
 	return out, nil
 }
 
 // readByID is one search for the objects of ids, with every property and
-// the legacy vector.
+// vector and their times.
 func (u *upstreamQuery) readByID(ctx context.Context, ids []string, tenant string) (*pb.SearchReply, error) {
 	return u.search(ctx, &pb.SearchRequest{
 		Collection: u.class, Tenant: tenant, ConsistencyLevel: u.req.ConsistencyLevel,
 		Limit:       uint32(len(ids)),
 		Filters:     idFilter(ids),
 		Properties:  &pb.PropertiesRequest{ReturnAllNonrefProperties: true},
-		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true},
+		Metadata:    &pb.MetadataRequest{Uuid: true, LastUpdateTimeUnix: true, CreationTimeUnix: true, Vector: true, Vectors: u.vectors},
 		Uses_123Api: true, Uses_125Api: true, Uses_127Api: true,
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/diverse-select/diverse-select/integration/stack"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -250,6 +251,11 @@ func TestGatewayEqualsModule(t *testing.T) {
 			r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
 			r.Properties = nil
 		}},
+		// Every property and the object's own metadata, which the pool's
+		// search leaves to the read of the selected objects: with the
+		// pool's properties deferred, and loaded (a token property).
+		tc{name: "extras-deferred", limit: 40, settings: map[string]any{"strategy": "coverage", "tokenBudget": 120}, search: withExtras},
+		tc{name: "extras-token-property", limit: 40, settings: map[string]any{"tokenProperty": "ntok", "tokenBudget": 120}, search: withExtras},
 	)
 	equal := 0
 	for _, c := range cases {
@@ -270,11 +276,47 @@ func TestGatewayEqualsModule(t *testing.T) {
 				if d := sameReply(want, got); d != "" {
 					t.Fatalf("gateway (%s) differs from the module: %s", pass, d)
 				}
+				if strings.HasPrefix(c.name, "extras") {
+					checkExtras(t, got)
+				}
 			}
 			equal++
 		})
 	}
 	t.Logf("gateway == module on %d of %d cases (%d strategies), cold and warm", equal, len(cases), len(selectors.Names()))
+}
+
+// withExtras is a nearText search that asks for every property and every
+// metadata field.
+func withExtras(r *pb.SearchRequest) {
+	r.NearText = &pb.NearTextSearch{Query: []string{healthQuery}}
+	r.Properties = &pb.PropertiesRequest{ReturnAllNonrefProperties: true}
+	r.Metadata = &pb.MetadataRequest{Uuid: true, Vector: true, CreationTimeUnix: true, LastUpdateTimeUnix: true,
+		Distance: true, Certainty: true, Score: true, ExplainScore: true, IsConsistent: true}
+}
+
+// checkExtras: each selected object carries its own values - its stored
+// body and group, its vector, creation and update times - and the search's
+// distance; the equality with the module holds the rest.
+func checkExtras(t *testing.T, got *pb.SearchReply) {
+	t.Helper()
+	groups := map[string][]int64{} // by body: copies share one
+	for _, d := range gwDocs {
+		groups[d.Body] = append(groups[d.Body], int64(d.Group))
+	}
+	for i, r := range got.Results {
+		f, m := r.GetProperties().GetNonRefProps().GetFields(), r.GetMetadata()
+		g, ok := groups[f["body"].GetTextValue()]
+		switch {
+		case !ok:
+			t.Errorf("result %d: body %q is no object's", i, f["body"].GetTextValue())
+		case !slices.Contains(g, f["grp"].GetIntValue()):
+			t.Errorf("result %d: grp %d, want one of %v", i, f["grp"].GetIntValue(), g)
+		case len(m.GetVectorBytes()) == 0 || !m.GetCreationTimeUnixPresent() || !m.GetLastUpdateTimeUnixPresent() ||
+			!m.GetDistancePresent() || m.GetCreationTimeUnix() > m.GetLastUpdateTimeUnix():
+			t.Errorf("result %d: metadata lacks the object's own: %v", i, m)
+		}
+	}
 }
 
 // sortedExplain is an explanation with the search's own part (before the

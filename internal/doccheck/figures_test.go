@@ -36,6 +36,11 @@ var generatedBlocks = map[string]string{
 	"gateway-summary": "make bench-server (tools/bench)",
 	"server-profile":  "make bench-server (tools/bench)",
 	"server":          "make bench-server (tools/bench)",
+	// the same at 384 dimensions (BENCH_DIMS; all-MiniLM-L6-v2's width)
+	"server-summary-384":  "make bench-server (tools/bench -dims 384)",
+	"gateway-summary-384": "make bench-server (tools/bench -dims 384)",
+	"server-profile-384":  "make bench-server (tools/bench -dims 384)",
+	"server-384":          "make bench-server (tools/bench -dims 384)",
 	// docs/quality.md
 	"make eval":         "make eval (tools/eval)",
 	"make eval cards":   "make eval (tools/eval -mode cards)",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"strconv"
 
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"google.golang.org/grpc"
@@ -19,10 +20,18 @@ import (
 type gateway struct {
 	g    *stack.Gateway
 	conn *grpc.ClientConn
+	// pprofURL is the gateway's pprof base URL (-profile-protocol gateway).
+	pprofURL string
 }
 
 func startGateway(ctx context.Context, httpURL, grpcAddr string, logw io.Writer) (*gateway, error) {
+	port, err := stack.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	pprofAddr := "127.0.0.1:" + strconv.Itoa(port)
 	g, err := stack.StartGateway(ctx, stack.GatewayOptions{UpstreamGRPC: grpcAddr, UpstreamHTTP: httpURL, Log: logw,
+		Args:        []string{"--pprof", pprofAddr},
 		Collections: map[string]any{className: map[string]any{"textProperty": "body", "tokenBudget": budget, "maxResults": k}}})
 	if err != nil {
 		return nil, err
@@ -33,7 +42,7 @@ func startGateway(ctx context.Context, httpURL, grpcAddr string, logw io.Writer)
 		g.Stop()
 		return nil, err
 	}
-	return &gateway{g: g, conn: conn}, nil
+	return &gateway{g: g, conn: conn, pprofURL: "http://" + pprofAddr}, nil
 }
 
 func (g *gateway) client() pb.WeaviateClient { return pb.NewWeaviateClient(g.conn) }

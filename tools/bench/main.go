@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -72,10 +73,14 @@ type options struct {
 	httpURL, grpcAddr string
 	// profilingURL is the server's pprof endpoint (empty: no profile).
 	profilingURL string
-	plot         string
-	readme       string
-	profilePool  int
-	profileTime  time.Duration
+	// loadStart is the machine's load average when the run started.
+	loadStart string
+	// gatewayProfilingURL is the gateway's pprof endpoint (-gateway).
+	gatewayProfilingURL string
+	plot                string
+	readme              string
+	profilePool         int
+	profileTime         time.Duration
 	// profileProtocol is the default variant profiled: GraphQL or gRPC.
 	profileProtocol string
 	profileOut      string
@@ -87,7 +92,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.n, "n", 150, "timed queries per variant and pool")
 	flag.IntVar(&o.warmup, "warmup", 20, "untimed queries per variant and pool first (warms caches and connections)")
 	flag.IntVar(&o.docs, "docs", 2000, "objects in the bench corpus")
-	flag.IntVar(&o.dims, "dims", 768, "the embedder's vector width (hash mode): 768, or 384 as all-MiniLM-L6-v2's")
+	flag.IntVar(&o.dims, "dims", defaultDims, "the embedder's vector width (hash mode): 768, or 384 as all-MiniLM-L6-v2's")
 	flag.DurationVar(&o.timeout, "timeout", 20*time.Minute, "give up after this long")
 	flag.StringVar(&o.out, "out", "", "write the markdown tables to this file (default stdout)")
 	flag.StringVar(&o.doc, "doc", "", "splice the tables into this markdown file, between <!-- BEGIN server --> and <!-- END server -->")
@@ -101,7 +106,7 @@ func parseFlags() (options, error) {
 	flag.IntVar(&o.profilePool, "profile-pool", 1000, "profile the server while it answers the default strategy at this pool (0 = no profile)")
 	flag.DurationVar(&o.profileTime, "profile-time", 15*time.Second, "how long to profile")
 	flag.StringVar(&o.profileOut, "profile-out", "", "also write the raw CPU profile to this file (for go tool pprof)")
-	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), or MMR (Weaviate's, for comparison)")
+	flag.StringVar(&o.profileProtocol, "profile-protocol", "GraphQL", "the variant to profile: the default strategy over GraphQL or gRPC (the rerank route), MMR (Weaviate's, for comparison), or gateway (the gRPC rerank through the gateway; the gateway's own profile is written beside -profile-out)")
 	flag.BoolVar(&o.gateway, "gateway", true, "also time bin/gateway in front of the same server (the gRPC rerank through the gateway)")
 	short := flag.Bool("short", false, "a quick run: pools 100 and 1000, 30 timed and 5 warm-up queries, no other strategies, a 5 s profile")
 	flag.Parse()
@@ -138,11 +143,23 @@ func parseFlags() (options, error) {
 	return o, nil
 }
 
+// defaultDims is the width whose tables are the docs' main ones (the
+// plot, the README's line); another width's go into blocks named with it.
+const defaultDims = 768
+
+// widthBlocks name the blocks of the other widths the docs report, by the
+// default's block: 384 is all-MiniLM-L6-v2's (Weaviate's transformers image).
+var widthBlocks = map[int]map[string]string{
+	384: {"server": "server-384", "server-summary": "server-summary-384", "gateway-summary": "gateway-summary-384",
+		"server-profile": "server-profile-384"},
+}
+
 func run() error {
 	o, err := parseFlags()
 	if err != nil {
 		return err
 	}
+	o.loadStart = loadAverage()
 	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
 	defer cancel()
 	logw := io.Discard
@@ -180,6 +197,7 @@ func run() error {
 		}
 		defer gw.stop()
 		c.gw = gw.client()
+		o.gatewayProfilingURL = gw.pprofURL
 	}
 	meta, err := c.meta(ctx)
 	if err != nil {
@@ -216,30 +234,39 @@ func run() error {
 	}
 	md := report(o, meta, after, tables)
 	sum := summary(tables)
-	if o.plot != "" {
+	if o.dims != defaultDims {
+		sum = strings.Replace(sum, "\n"+plotLink+"\n", "", 1) // the plot is the default width's
+	}
+	if o.plot != "" && o.dims == defaultDims {
 		if err := plotLatency(o.plot, tables); err != nil {
 			return err
 		}
 	}
 	switch {
 	case o.doc != "":
-		if err := docblock.Splice(o.doc, "server", md); err != nil {
-			return err
-		}
-		if err := docblock.Splice(o.doc, "server-summary", sum); err != nil {
-			return err
-		}
-		if o.gateway {
-			if err := docblock.Splice(o.doc, "gateway-summary", gatewaySummary(tables)); err != nil {
-				return err
+		// Another width than the default has blocks of its own (server-384,
+		// ...), beside the default's; the plot and the README show the default.
+		name := func(b string) string { return b }
+		if o.dims != defaultDims {
+			names, ok := widthBlocks[o.dims]
+			if !ok {
+				return fmt.Errorf("-doc: the docs have no blocks for -dims %d (only %d and %v): use -out", o.dims, defaultDims, slices.Collect(maps.Keys(widthBlocks)))
 			}
+			name = func(b string) string { return names[b] }
+		}
+		blocks := [][2]string{{"server", md}, {"server-summary", sum}}
+		if o.gateway {
+			blocks = append(blocks, [2]string{"gateway-summary", gatewaySummary(tables)})
 		}
 		if prof != "" {
-			if err := docblock.Splice(o.doc, "server-profile", prof); err != nil {
+			blocks = append(blocks, [2]string{"server-profile", prof})
+		}
+		for _, b := range blocks {
+			if err := docblock.Splice(o.doc, name(b[0]), b[1]); err != nil {
 				return err
 			}
 		}
-		if o.readme != "" {
+		if o.readme != "" && o.dims == defaultDims {
 			return docblock.Splice(o.readme, "speed-server", readmeSummary(tables))
 		}
 		return nil

@@ -214,6 +214,10 @@ func report(o options, before, after serverMeta, tables []table) string {
 		"request sent to answer read.\n\n",
 		time.Now().UTC().Format("2006-01-02"), docblock.CPUModel(), runtime.NumCPU(), runtime.Version(), before.version, before.kernel,
 		o.docs, o.dims, o.warmup, o.n, len(benchQueries))
+	if end := loadAverage(); o.loadStart != "" && end != "" {
+		fmt.Fprintf(&b, "The machine's load average (1, 5, 15 minutes) at the start of the run: %s; at its end: %s "+
+			"(above the CPU count, other processes shared the cores: the ratios of one run are the figures to read).\n\n", o.loadStart, end)
+	}
 	for _, t := range tables {
 		fmt.Fprintf(&b, "Pool of %d (nearText, limit %d; diverseSelect: candidates %d, tokenBudget %d, maxResults %d; "+
 			"MMR: window %d, limit %d, balance %.1f). Ratios are to the plain query of the same protocol. Took %s.\n\n",
@@ -236,4 +240,18 @@ func report(o options, before, after serverMeta, tables []table) string {
 			num("hits"), num("misses"), num("entries"), num("bytes"), num("maxBytes"))
 	}
 	return b.String()
+}
+
+// loadAverage is the machine's load average over 1, 5 and 15 minutes, as
+// Linux gives it ("": not known).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " / ")
 }

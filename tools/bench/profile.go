@@ -47,55 +47,36 @@ var profileBuckets = []struct {
 // client sends the default strategy's GraphQL query at o.profilePool over
 // and over, and says where the CPU time went, per bucket.
 func (c *clients) profileDefault(ctx context.Context, o options) (string, error) {
-	v := c.variants(o.profilePool, nil, o.profileProtocol == "gRPC")
+	v := c.variants(o.profilePool, nil, o.profileProtocol != "GraphQL")
 	var run func(ctx context.Context, q string) (time.Duration, error)
 	for _, x := range v {
 		if o.profileProtocol == "MMR" && x.series == seriesMMR ||
+			o.profileProtocol == profileGateway && x.series == seriesGateway ||
 			x.series == seriesDefault && x.protocol == o.profileProtocol {
 			run = x.run
 		}
 	}
 	if run == nil {
-		return "", fmt.Errorf("-profile-protocol %q: want GraphQL, gRPC or MMR", o.profileProtocol)
+		return "", fmt.Errorf("-profile-protocol %q: want GraphQL, gRPC, MMR or gateway (with -gateway)", o.profileProtocol)
 	}
 	fmt.Fprintf(os.Stderr, "bench: profiling the default strategy at pool %d for %s\n", o.profilePool, o.profileTime)
-	type result struct {
-		p   *profile.Profile
-		err error
+	done := fetchProfile(ctx, o.profilingURL, o.profileTime, o.profileOut)
+	var gwDone <-chan profileResult
+	if o.profileProtocol == profileGateway && o.gatewayProfilingURL != "" && o.profileOut != "" {
+		// The gateway's own CPU in the same stretch, raw, beside the server's.
+		gwDone = fetchProfile(ctx, o.gatewayProfilingURL, o.profileTime, strings.TrimSuffix(o.profileOut, ".pb.gz")+"-gateway.pb.gz")
 	}
-	done := make(chan result, 1)
-	go func() {
-		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", o.profilingURL, int(o.profileTime.Seconds()))
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			done <- result{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			done <- result{err: fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)}
-			return
-		}
-		p, err := profile.Parse(resp.Body)
-		if err == nil && o.profileOut != "" {
-			if f, ferr := os.Create(o.profileOut); ferr == nil {
-				err = p.Write(f)
-				f.Close()
-			}
-		}
-		done <- result{p, err}
-	}()
 	queries := 0
 	for i := 0; ; i++ {
 		select {
 		case r := <-done:
 			if r.err != nil {
 				return "", fmt.Errorf("profile: %w", r.err)
+			}
+			if gwDone != nil {
+				if g := <-gwDone; g.err != nil {
+					return "", fmt.Errorf("profile of the gateway: %w", g.err)
+				}
 			}
 			return profileReport(r.p, o, queries), nil
 		default:
@@ -105,6 +86,48 @@ func (c *clients) profileDefault(ctx context.Context, o options) (string, error)
 		}
 		queries++
 	}
+}
+
+// profileGateway is the -profile-protocol of the gateway's variant: the
+// server's profile as the report, the gateway's raw beside -profile-out.
+const profileGateway = "gateway"
+
+type profileResult struct {
+	p   *profile.Profile
+	err error
+}
+
+// fetchProfile reads a CPU profile of d from the pprof endpoint at base,
+// writing it raw to out too ("": not).
+func fetchProfile(ctx context.Context, base string, d time.Duration, out string) <-chan profileResult {
+	done := make(chan profileResult, 1)
+	go func() {
+		url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			done <- profileResult{err: err}
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- profileResult{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			done <- profileResult{err: fmt.Errorf("GET %s: HTTP %d", url, resp.StatusCode)}
+			return
+		}
+		p, err := profile.Parse(resp.Body)
+		if err == nil && out != "" {
+			if f, ferr := os.Create(out); ferr == nil {
+				err = p.Write(f)
+				f.Close()
+			}
+		}
+		done <- profileResult{p, err}
+	}()
+	return done
 }
 
 // moduleWork is the fallback bucket: the module's frames (ourFrames) no

@@ -32,6 +32,9 @@ func verdict(got, limit time.Duration) string {
 // terms of the speed targets: over gRPC (the rerank route) at most 0.9 x
 // MMR's median; over GraphQL at most 0.9 x MMR's median plus the protocol
 // gap measured in the same run (plain top-10 over GraphQL minus over gRPC).
+// plotLink shows the plot under the default width's summary.
+const plotLink = "![median latency against pool size](performance-latency.png)"
+
 func summary(tables []table) string {
 	var b strings.Builder
 	b.WriteString("Medians of one interleaved run (`make bench-server`; the tables below give every variant and the p95). " +
@@ -51,7 +54,7 @@ func summary(tables []table) string {
 			ratio(rr, mmr), verdict(rr, mmr*9/10), ms(gq), ms(gap), ratio(gq, mmr), verdict(gq, mmr*9/10+gap),
 			ms(topG), ms(topQ), ms(poolG), ms(poolQ))
 	}
-	b.WriteString("\n![median latency against pool size](performance-latency.png)\n")
+	b.WriteString("\n" + plotLink + "\n")
 	return b.String()
 }
 
