@@ -19,9 +19,9 @@ import (
 func TestBudgetTooSmall(t *testing.T) {
 	class := docClass()
 	m := New(func(string) *models.Class { return class })
-	run := func(t *testing.T, route string, budget, offset, pool int) ([]models.AdditionalProperties, error) {
+	run := func(t *testing.T, route string, budget, offset, pool, maxResults int) ([]models.AdditionalProperties, error) {
 		t.Helper()
-		settings := map[string]any{"strategy": "coverage", "tokenBudget": budget}
+		settings := map[string]any{"strategy": "coverage", "tokenBudget": budget, "maxResults": maxResults}
 		class.ModuleConfig = map[string]any{RerankerName: settings}
 		p := rerankParams(pool, offset, "body", "statins")
 		switch route {
@@ -42,7 +42,7 @@ func TestBudgetTooSmall(t *testing.T) {
 	reSmallest := regexp.MustCompile(`the smallest of the 30 candidates holds (\d+) tokens`)
 	for _, route := range []string{"rerank", "argument", "field"} {
 		t.Run(route, func(t *testing.T) {
-			_, err := run(t, route, 5, 0, 30)
+			_, err := run(t, route, 5, 0, 30, 0)
 			if err == nil {
 				t.Fatal("a budget below every candidate selected nothing, silently")
 			}
@@ -65,20 +65,22 @@ func TestBudgetTooSmall(t *testing.T) {
 				t.Errorf("the fix does not name %d tokens: %v", smallest, err)
 			}
 			for _, tc := range []struct {
-				name                 string
-				budget, offset, pool int
-				wantErr              bool
-				wantPicks            bool
+				name                             string
+				budget, offset, pool, maxResults int
+				wantErr                          bool
+				wantPicks                        bool
 			}{
-				{"one token short", smallest - 1, 0, 30, true, false},
-				{"exactly the smallest: it fits", smallest, 0, 30, false, true},
-				{"no budget", 0, 0, 30, false, true},
-				{"a later page, the pool spent", smallest, 5, 30, false, false},
-				{"a later page under a budget nothing fits", 5, 5, 30, false, false},
-				{"an empty pool", 5, 0, 0, false, false},
+				{"one token short", smallest - 1, 0, 30, 0, true, false},
+				{"one token short, whatever maxResults", smallest - 1, 0, 30, 1, true, false},
+				{"exactly the smallest: it fits", smallest, 0, 30, 0, false, true},
+				{"no budget", 0, 0, 30, 0, false, true},
+				{"no budget, maxResults 1", 0, 0, 30, 1, false, true},
+				{"a later page, the pool spent", smallest, 5, 30, 0, false, false},
+				{"a later page under a budget nothing fits", 5, 5, 30, 0, false, false},
+				{"an empty pool", 5, 0, 0, 0, false, false},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					out, err := run(t, route, tc.budget, tc.offset, tc.pool)
+					out, err := run(t, route, tc.budget, tc.offset, tc.pool, tc.maxResults)
 					if (err != nil) != tc.wantErr {
 						t.Fatalf("error %v, want one: %v", err, tc.wantErr)
 					}
