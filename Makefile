@@ -122,8 +122,9 @@ run: build $(if $(filter auto neural,$(EMBEDDER)),venv)
 	$(GO) run ./tools/demo $(DEMO_FLAGS)
 
 ## run-gateway: the same demo through the gateway: stock Weaviate of the pinned version (make weaviate-stock) on free
-## loopback ports, bin/gateway in front of it on HTTP_PORT and GRPC_PORT (127.0.0.1), the demo corpus imported through
-## the gateway and every query selected over gRPC; Ctrl-C stops all three (docs/gateway.md)
+## loopback ports, bin/gateway in front of it on HTTP_PORT and GRPC_PORT (127.0.0.1), the demo collection created through
+## the gateway with the module's moduleConfig (no config file entry), the demo corpus imported through it and every
+## query selected over gRPC; Ctrl-C stops all three (docs/gateway.md)
 .PHONY: run-gateway
 run-gateway: build weaviate-stock $(if $(filter auto neural,$(EMBEDDER)),venv)
 	$(GO) run ./tools/demo $(DEMO_FLAGS) -gateway

@@ -35,6 +35,10 @@ type facts struct {
 	// gateway profile's upstream).
 	stockImage string
 	modules    map[string]bool // Weaviate's modules and ours
+	// distDirs are the folders make dist packs (its recipe), distPath where
+	// docs/clients.md says the image carries the packages.
+	distDirs []string
+	distPath string
 }
 
 var (
@@ -48,6 +52,8 @@ var (
 	reStdFlag     = regexp.MustCompile(`flag\.\w+\((?:[^,()]+, )?"([\w-]+)"`)
 	reMakeCall    = regexp.MustCompile(`\bmake\s+([\w.-]+)`)
 	reCommentEnv  = regexp.MustCompile(`(?m)^\s*#\s+([A-Z][A-Z0-9_]{2,}):\s`)
+	reDistDir     = regexp.MustCompile(`cd (clients/[\w/]+) && npm pack|cp -r (clients/[\w/]+)/\.`)
+	reDistPath    = regexp.MustCompile("image carries both\\s+under\\s+`([^`]+)`")
 )
 
 func loadFacts(t *testing.T) *facts {
@@ -98,6 +104,13 @@ func loadFacts(t *testing.T) *facts {
 		}
 	}
 	walk("build")
+	for _, m := range reDistDir.FindAllStringSubmatch(recipes["dist"], -1) {
+		f.distDirs = append(f.distDirs, m[1]+m[2])
+	}
+	slices.Sort(f.distDirs)
+	if m := reDistPath.FindStringSubmatch(read(t, filepath.Join(root, "docs/clients.md"))); m != nil {
+		f.distPath = m[1]
+	}
 
 	for _, e := range append(config.Env, config.PluginEnv...) {
 		f.moduleEnv[e.Name] = true
@@ -217,7 +230,9 @@ func checkDockerfile(f *facts, text string) []error {
 		workdir           = map[string]string{}
 		stage, user, port string
 		copied            = map[string]bool{}
-		ranBuild, packed  bool // packed: the dist stage runs npm pack and pip wheel
+		ranBuild, packed  bool     // packed: the dist stage runs npm pack and pip wheel
+		distSources       []string // what the dist stage copies from the repository
+		carried           string   // where the runtime image puts the dist stage's packages
 		health            string
 		entrypoint        []string
 	)
@@ -259,6 +274,9 @@ func checkDockerfile(f *facts, text string) []error {
 				continue
 			}
 			for _, src := range fields[:len(fields)-1] {
+				if from == "" && stage == "dist" {
+					distSources = append(distSources, strings.TrimSuffix(src, "/"))
+				}
 				if from == "" {
 					if m, _ := filepath.Glob(filepath.Join(f.root, src)); len(m) == 0 {
 						bad("COPY %s: not in the repository", src)
@@ -267,6 +285,7 @@ func checkDockerfile(f *facts, text string) []error {
 				}
 				// the helpers' packages, from the stage that packs them as make dist does
 				if from == "dist" && src == "/dist/" && packed {
+					carried = strings.TrimSuffix(fields[len(fields)-1], "/")
 					continue
 				}
 				bin, ok := strings.CutPrefix(src, workdir[from]+"/bin/")
@@ -295,6 +314,13 @@ func checkDockerfile(f *facts, text string) []error {
 	if !ranBuild {
 		bad("the build stage does not run `make build`")
 	}
+	slices.Sort(distSources)
+	if !slices.Equal(distSources, f.distDirs) {
+		bad("the dist stage packs %v, make dist packs %v: build the image's packages from the same folders", distSources, f.distDirs)
+	}
+	if carried != f.distPath {
+		bad("the runtime image carries the helpers' packages in %q, docs/clients.md says %q", carried, f.distPath)
+	}
 	if user == "" || user == "root" || user == "0" {
 		bad("the runtime image runs as root (no USER)")
 	}
@@ -317,6 +343,55 @@ func checkDockerfile(f *facts, text string) []error {
 		bad("HEALTHCHECK %q does not probe %s", health, want)
 	}
 	return errs
+}
+
+// keptOut are paths a local make venv, make dist, make test-clients or pip
+// install leave in a clone: the build context must not carry them (a stale
+// build/ or egg-info would go into the image's wheel; .venv is gigabytes).
+var keptOut = []string{".venv", "dist", "clients/python/build", "clients/python/diverse_select_weaviate.egg-info",
+	"clients/typescript/node_modules", "integration/ts/node_modules", "clients/python/diverse_select/__pycache__"}
+
+// checkDockerignore returns each path of keptOut that no pattern of the
+// .dockerignore text covers.
+func checkDockerignore(text string) []error {
+	var errs []error
+	var patterns []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			patterns = append(patterns, line)
+		}
+	}
+	for _, p := range keptOut {
+		if !slices.ContainsFunc(patterns, func(pat string) bool { return ignores(pat, p) }) {
+			errs = append(errs, fmt.Errorf("%s is not excluded from the build context", p))
+		}
+	}
+	return errs
+}
+
+// ignores reports whether a .dockerignore pattern excludes path (or a folder
+// above it), with Docker's rules: a leading **/ matches at any depth, each
+// other segment as filepath.Match.
+func ignores(pattern, path string) bool {
+	segs := strings.Split(path, "/")
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok {
+		for i := range segs {
+			if ignores(rest, strings.Join(segs[i:], "/")) {
+				return true
+			}
+		}
+		return false
+	}
+	pat := strings.Split(pattern, "/")
+	if len(pat) > len(segs) {
+		return false
+	}
+	for i := range pat {
+		if ok, _ := filepath.Match(pat[i], segs[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // compose is the part of the compose file the checks read.
@@ -461,7 +536,8 @@ func TestDockerFiles(t *testing.T) {
 		{f.makeTargets, "build"}, {f.binaries, "weaviate-server"}, {f.binaries, "embedder"},
 		{f.weaviateFlags, "port"}, {f.embedderFlags, "addr"}, {f.gatewayFlags, "upstream-grpc"}, {f.moduleEnv, "DIVERSE_SELECT_STRATEGY"},
 		{f.weaviateEnv, "PROMETHEUS_MONITORING_ENABLED"}, {f.weaviateEnv, "TRANSFORMERS_INFERENCE_API"},
-		{f.modules, "text2vec-transformers"},
+		{f.modules, "text2vec-transformers"}, {map[string]bool{f.distPath: true}, "/opt/diverse-select/dist"},
+		{map[string]bool{strings.Join(f.distDirs, " "): true}, "clients/python clients/typescript"},
 	} {
 		if !must.set[must.name] {
 			t.Fatalf("fact %q not found: the parsing of the repository or Weaviate's source is broken", must.name)
@@ -473,6 +549,9 @@ func TestDockerFiles(t *testing.T) {
 	}
 	for _, err := range checkCompose(f, read(t, "compose.yaml"), dockerfile) {
 		t.Errorf("compose.yaml: %v", err)
+	}
+	for _, err := range checkDockerignore(read(t, "../.dockerignore")) {
+		t.Errorf(".dockerignore: %v", err)
 	}
 }
 
@@ -488,7 +567,9 @@ func TestDockerFilesBad(t *testing.T) {
 		{"copy source", "Dockerfile", "COPY go.mod go.sum ./", "COPY go.mod go.sum.missing ./", "go.sum.missing: not in the repository"},
 		{"make target", "Dockerfile", "RUN make build", "RUN make build-image", "no such Makefile target"},
 		{"binary", "Dockerfile", "/src/bin/embedder ", "/src/bin/embedderd ", "not a binary make build writes"},
-		{"helpers not packed", "Dockerfile", "&& pip3 wheel --no-deps", "&& pip3 download --no-deps", "not a binary make build writes"},
+		{"helpers not packed", "Dockerfile", "&& pip3 wheel -q", "&& pip3 download -q", "not a binary make build writes"},
+		{"helpers from another folder", "Dockerfile", "COPY clients/python /src", "COPY clients/go /src", "make dist packs [clients/python clients/typescript]"},
+		{"helpers carried elsewhere", "Dockerfile", "/dist/ /opt/diverse-select/dist/", "/dist/ /opt/dist/", `docs/clients.md says "/opt/diverse-select/dist"`},
 		{"weaviate env", "Dockerfile", "CLUSTER_HOSTNAME=node1", "CLUSTER_HOST_NAME=node1", "CLUSTER_HOST_NAME is not read by Weaviate"},
 		{"module env", "Dockerfile", "RAFT_BOOTSTRAP_EXPECT=1", "RAFT_BOOTSTRAP_EXPECT=1 DIVERSE_SELECT_BUDGET=5", "DIVERSE_SELECT_BUDGET is not read by the module"},
 		{"module name", "Dockerfile", "ENABLE_MODULES=diverse-select,", "ENABLE_MODULES=diverse-selection,", `unknown module "diverse-selection"`},
@@ -536,4 +617,39 @@ func mutated(t *testing.T, dockerfile, composeFile, file, old, new string, n int
 	}
 	*target = strings.Replace(*target, old, new, n)
 	return df, cf
+}
+
+// TestDockerignoreBad: a .dockerignore that lets a local build's leftovers
+// into the context is reported, path by path; the patterns match as
+// Docker's do.
+func TestDockerignoreBad(t *testing.T) {
+	real := read(t, "../.dockerignore")
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"the venv", "\n.venv\n", "\n", ".venv is not excluded"},
+		{"a local build of the Python helper", "clients/python/build\n", "", "clients/python/build is not excluded"},
+		{"node_modules at the top only", "**/node_modules", "node_modules", "clients/typescript/node_modules is not excluded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(real, tc.old) {
+				t.Fatalf(".dockerignore does not contain %q: update the case", tc.old)
+			}
+			errs := checkDockerignore(strings.Replace(real, tc.old, tc.new, 1))
+			if !slices.ContainsFunc(errs, func(err error) bool { return strings.Contains(err.Error(), tc.want) }) {
+				t.Errorf("no error containing %q; got %v", tc.want, errs)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"dist", "dist", true}, {"dist", "clients/dist", false}, {"**/*.egg-info", "clients/python/x.egg-info", true},
+		{"clients/python/build", "clients/python/build/lib/x.py", true}, {"build", "clients/python/build", false},
+	} {
+		if got := ignores(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("ignores(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 	"github.com/weaviate/weaviate/entities/search"
 
+	"github.com/diverse-select/diverse-select/config"
 	"github.com/diverse-select/diverse-select/selectors"
 	"github.com/diverse-select/diverse-select/selectors/evidence"
 	"github.com/diverse-select/diverse-select/simcache"
@@ -86,8 +87,35 @@ func (e *Engine) selectPool(ctx context.Context, p *plan, pool *candidatePool, w
 	if s.page, err = e.runSelection(ctx, p, s.problem); err != nil {
 		return nil, err
 	}
+	if err := budgetTooSmall(p, s.problem, s.page); err != nil {
+		return nil, err
+	}
 	s.widen = widenedFrom == 0 && e.spentOnCopies(p, s.in, s.problem, s.page.Result)
 	return s, nil
+}
+
+// budgetTooSmall refuses a first page that came back empty from a pool with
+// candidates because not one of them fits the token budget: an empty answer
+// would read as "nothing found" when the budget is the cause (a newcomer's
+// tokenBudget of 60 over chunks of 70 tokens and more). Later pages stay
+// empty without an error: there the earlier pages spent the pool. Widening
+// cannot help (a wider pool holds chunks of the same sizes), so this comes
+// before it.
+func budgetTooSmall(p *plan, prob *selectors.Problem, page *selectors.Page) error {
+	if p.offset > 0 || prob.Budget <= 0 || len(prob.Candidates) == 0 || len(page.Items) > 0 {
+		return nil
+	}
+	smallest := prob.Candidates[0].Tokens
+	for _, c := range prob.Candidates[1:] {
+		smallest = min(smallest, c.Tokens)
+	}
+	if smallest <= prob.Budget {
+		return nil // something fits: the strategy chose to stop (cliff, a threshold of its own)
+	}
+	return &config.Error{Key: config.KeyTokenBudget, Msg: fmt.Sprintf("is %d, below every candidate: the smallest "+
+		"of the %d candidates holds %d tokens, so none fits and the selection would be empty; raise tokenBudget to at "+
+		"least %d (in the query's settings or the collection's moduleConfig), or segment the texts into smaller "+
+		"chunks before import (docs/segmentation.md)", prob.Budget, len(prob.Candidates), smallest, smallest)}
 }
 
 // selectionBytes estimates what selecting from in holds beyond the results

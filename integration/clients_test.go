@@ -25,7 +25,7 @@ import (
 // The official clients. The README's programs run as written in
 // TestDocSnippets; TestREADMEClientSnippets (internal/doccheck) checks that every
 // region marked "README: <name> begin/end" here and in ts/clients.test.mjs
-// appears in the doc it names (docs/grpc-route.md, docs/rag.md).
+// appears in the doc it names (docs/grpc-route.md).
 
 // selectChunks returns the diverse selection for question over gRPC: the
 // collection configures reranker-diverse-select, and settings (zero: the

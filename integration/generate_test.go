@@ -376,7 +376,7 @@ func (c ragCheck) runs(t *testing.T, name, prefix string, selection []string, qu
 // TestRAGGenerateTypeScript: the same 50 queries per generative module
 // through the official TypeScript client's generate.nearText with rerank
 // (ts/generate.mjs prints each reply; this test checks them and the
-// recorder), then the README's TypeScript RAG snippet on Article.
+// recorder), then a query on Article with the collection's own settings.
 func TestRAGGenerateTypeScript(t *testing.T) {
 	classes, checks := ragBackends(t)
 	ragArticle(t)
@@ -400,7 +400,7 @@ func TestRAGGenerateTypeScript(t *testing.T) {
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		if !bytes.HasPrefix(sc.Bytes(), []byte("{")) {
-			continue // the README snippet's own output
+			continue // not a reply
 		}
 		var line struct {
 			ragReply
@@ -440,12 +440,12 @@ func TestRAGGenerateTypeScript(t *testing.T) {
 	}
 
 	if readme == nil {
-		t.Fatal("the README snippet printed no reply")
+		t.Fatal("the script printed no reply for Article")
 	}
 	checkReadmeAnswer(t, "TypeScript", *readme, ragArticleSelection(t))
 }
 
-// ragArticle is the README's Article collection with the RAG set-up: the
+// ragArticle is an Article collection with the RAG set-up: the
 // gRPC route's reranker, the GraphQL forms' defaults, and generative-dummy
 // (a real collection would name generative-openai or another LLM module).
 func ragArticle(t testing.TB) {
@@ -478,22 +478,22 @@ func ragArticleSelection(t testing.TB) []string {
 	return sel.Bodies
 }
 
-// checkReadmeAnswer: a README snippet's reply is the selection, and
-// generative-dummy's answer shows it got exactly that context, in order.
+// checkReadmeAnswer: a client's reply on Article (ragArticle) is the
+// selection, and generative-dummy's answer shows it got exactly that
+// context, in order.
 func checkReadmeAnswer(t testing.TB, what string, got ragReply, selection []string) {
 	t.Helper()
 	if !slices.Equal(got.Bodies, selection) {
-		t.Errorf("%s README snippet returned %d objects %q, want the selection of %d", what, len(got.Bodies), got.Bodies, len(selection))
+		t.Errorf("%s on Article returned %d objects %q, want the selection of %d", what, len(got.Bodies), got.Bodies, len(selection))
 	}
 	if got.Grouped == nil {
-		t.Fatalf("%s README snippet: no answer", what)
+		t.Fatalf("%s on Article: no answer", what)
 	}
 	if p, ok := stack.DummyPrompt(*got.Grouped); !ok || !strings.HasSuffix(p, contextJSON(selection)) {
-		t.Errorf("%s README snippet: the LLM got %.300q, want the selection %.300q", what, p, contextJSON(selection))
+		t.Errorf("%s on Article: the LLM got %.300q, want the selection %.300q", what, p, contextJSON(selection))
 	}
 }
 
-// README: go-rag begin
 // answer asks the collection's LLM (its generative module) about question over
 // gRPC, with the context diverse-select chose: the collection's reranker is
 // reranker-diverse-select, so generate sees only the selection, in order.
@@ -521,50 +521,22 @@ func answer(ctx context.Context, conn *connection.GrpcClient, question string) (
 	return text, reply.Results, nil
 }
 
-// README: go-rag end
-
-// TestRAGREADME runs the README's "RAG in one query" GraphQL example as
-// written and its Go snippet on Article: each returns the selection, and the
-// LLM (generative-dummy) got exactly that context, in order.
-func TestRAGREADME(t *testing.T) {
+// TestRAGArticle: a raw gRPC generative search with a rerank, through the
+// Go client's connection, on Article with the collection's own settings,
+// returns the selection, and the LLM (generative-dummy) got exactly that
+// context, in order. (docs/rag.md's programs and GraphQL block run as
+// written in TestDocSnippets.)
+func TestRAGArticle(t *testing.T) {
 	ragArticle(t)
-	t.Run("GraphQL", func(t *testing.T) {
-		query := docGraphQL(t, "docs/rag.md", "RAG in one query")
-		got, err := graphqlRAG(t, "Article", query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The same query without generate: the README keeps generate on a line of its own.
-		var lines []string
-		for _, l := range strings.Split(query, "\n") {
-			if !strings.Contains(l, "generate(") {
-				lines = append(lines, l)
-			}
-		}
-		without := strings.Join(lines, "\n")
-		if without == query {
-			t.Fatal("the README's RAG query has no line with generate(...)")
-		}
-		sel, err := graphqlRAG(t, "Article", without)
-		if err != nil {
-			t.Fatalf("the README query without generate: %v\n%s", err, without)
-		}
-		if len(sel.Bodies) < 2 || len(sel.Bodies) >= len(healthDocs) {
-			t.Fatalf("%d objects selected of %d", len(sel.Bodies), len(healthDocs))
-		}
-		checkReadmeAnswer(t, "GraphQL", got, sel.Bodies)
-	})
-	t.Run("Go", func(t *testing.T) {
-		text, results, err := answer(ctx(t), grpcc(t), healthQuery)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := ragReply{Grouped: &text}
-		for _, r := range results {
-			got.Bodies = append(got.Bodies, r.GetProperties().GetNonRefProps().GetFields()["body"].GetTextValue())
-		}
-		checkReadmeAnswer(t, "Go", got, ragArticleSelection(t))
-	})
+	text, results, err := answer(ctx(t), grpcc(t), healthQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ragReply{Grouped: &text}
+	for _, r := range results {
+		got.Bodies = append(got.Bodies, r.GetProperties().GetNonRefProps().GetFields()["body"].GetTextValue())
+	}
+	checkReadmeAnswer(t, "Go", got, ragArticleSelection(t))
 }
 
 // BenchmarkRAGLatency measures, side by side in one interleaved run, a

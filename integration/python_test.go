@@ -133,10 +133,10 @@ func TestPythonClient(t *testing.T) {
 		tl.report(t)
 	}
 
-	// docs/rag.md's Python snippet: the LLM got the selection.
+	// generate.near_text on Article with its own settings: the LLM got the selection.
 	var readme ragReply
 	if b, err = os.ReadFile(filepath.Join(dir, "rag-readme.json")); err != nil || json.Unmarshal(b, &readme) != nil {
-		t.Fatalf("the Python RAG snippet wrote no reply: %v", err)
+		t.Fatalf("the Python RAG query on Article wrote no reply: %v", err)
 	}
 	checkReadmeAnswer(t, "Python", readme, ragArticleSelection(t))
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,7 +80,11 @@ func TestParseSnippets(t *testing.T) {
 }
 
 // maxFragments bounds the blocks marked as fragments: they stay few.
-const maxFragments = 12
+const maxFragments = 6
+
+// snippetCollections are the collections the documents' programs create:
+// the README's and docs/rag.md's, which has a generative module.
+var snippetCollections = []string{"Article", "RagArticle"}
 
 // TestDocSnippets runs every code block of SnippetDocs as written against
 // the shared server: Python through the venv, JavaScript through node
@@ -88,16 +93,22 @@ const maxFragments = 12
 // curl through bash. Programs learn the server's ports from HTTP_PORT and
 // GRPC_PORT, as after `make run HTTP_PORT=... GRPC_PORT=...`, and run from
 // the clone's root. Each client program runs twice on a fresh collection
-// (the second run reuses it) and must print a selection; then all of a
-// document's programs and GraphQL blocks that print picks run on one
-// collection, and print the same picks.
+// (the second run reuses it) and must print a selection; a block that asks
+// for generate must also print the LLM's answer, generative-dummy's echo of
+// the prompt, which must hold exactly the printed picks in order. Then all
+// of a document's programs and GraphQL blocks that print picks run on one
+// collection, and print the same lines.
 func TestDocSnippets(t *testing.T) {
 	root, err := stack.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fragments := 0
-	t.Cleanup(func() { deleteClass(t, "Article") }) // the other tests create it their way
+	t.Cleanup(func() { // the other tests create them their way
+		for _, c := range snippetCollections {
+			deleteClass(t, c)
+		}
+	})
 	for _, doc := range SnippetDocs {
 		text, err := os.ReadFile(filepath.Join(root, doc))
 		if err != nil {
@@ -148,26 +159,45 @@ var programLangs = map[string]bool{"python": true, "js": true, "go": true}
 // rePick is a printed pick: rank, tokens, title.
 var rePick = regexp.MustCompile(`^(\d+) (\d+) (.+)$`)
 
-// reBudget reads a program's per-query token budget in each language's spelling.
-var reBudget = regexp.MustCompile(`(?:tokenBudget: |token_budget=|TokenBudget: dsclient\.Int\()(\d+)`)
+// reBudget reads a program's token budget in each language's spelling: per
+// query, or the collection's (JSON, Python and Go maps).
+var reBudget = regexp.MustCompile(`(?:tokenBudget"?: |token_budget=|TokenBudget: dsclient\.Int\()(\d+)`)
+
+// answerPrefix starts the line a block that asks for generate prints the
+// LLM's answer on, after its picks.
+const answerPrefix = "answer: "
+
+// reGenerate tells a block that asks for generate, in each client's spelling.
+var reGenerate = regexp.MustCompile(`\.generate\.|generate\(|GenerativeSearch`)
 
 // checkPicks checks the picks a program (or a GraphQL block that asks for
-// them) printed: ranks in order, within the per-query budget; it reports
-// whether the block printed picks.
+// them) printed: ranks in order, within the budget, and for a block that
+// asks for generate the answer after them; it reports whether the block
+// printed picks.
 func checkPicks(t *testing.T, s Snippet, out string) bool {
 	if !programLangs[s.Lang] && !(s.Lang == "graphql" && rePick.MatchString(strings.SplitN(out, "\n", 2)[0])) {
 		return false
 	}
 	m := reBudget.FindStringSubmatch(s.Code)
 	if m == nil {
-		t.Fatalf("%s names no per-query token budget", s)
+		t.Fatalf("%s names no token budget", s)
 	}
 	budget, _ := strconv.Atoi(m[1])
 	lines := strings.Split(strings.TrimSpace(out), "\n")
+	answer, generates := "", reGenerate.MatchString(s.Code)
+	if generates {
+		last := len(lines) - 1
+		var ok bool
+		if answer, ok = strings.CutPrefix(lines[last], answerPrefix); !ok {
+			t.Fatalf("%s asks for generate and printed no %q line last:\n%s", s, answerPrefix, out)
+		}
+		lines = lines[:last]
+	}
 	if len(lines) < 2 {
 		t.Fatalf("%s printed %d picks, want a selection of several:\n%s", s, len(lines), out)
 	}
 	sum := 0
+	titles := make([]string, len(lines))
 	for i, l := range lines {
 		p := rePick.FindStringSubmatch(l)
 		if p == nil {
@@ -178,11 +208,39 @@ func checkPicks(t *testing.T, s Snippet, out string) bool {
 		}
 		n, _ := strconv.Atoi(p[2])
 		sum += n
+		titles[i] = p[3]
 	}
 	if sum > budget {
 		t.Errorf("%s: the picks hold %d tokens, over the budget of %d", s, sum, budget)
 	}
+	if generates {
+		checkAnswer(t, s, answer, titles)
+	}
 	return true
+}
+
+// checkAnswer checks a generate block's answer: generative-dummy's echo of
+// the prompt, whose context (the task, then the objects' properties as
+// JSON) holds exactly the printed picks, in order - the LLM got the
+// selection and nothing else.
+func checkAnswer(t *testing.T, s Snippet, answer string, titles []string) {
+	t.Helper()
+	prompt, ok := stack.DummyPrompt(answer)
+	if !ok {
+		t.Fatalf("%s: the answer is not generative-dummy's echo of a prompt: %.200q", s, answer)
+	}
+	_, context, ok := strings.Cut(prompt, ": [{")
+	var objects []map[string]string
+	if !ok || json.Unmarshal([]byte("[{"+context), &objects) != nil {
+		t.Fatalf("%s: the prompt holds no context of objects: %.300q", s, prompt)
+	}
+	got := make([]string, len(objects))
+	for i, o := range objects {
+		got[i] = o["title"]
+	}
+	if !slices.Equal(got, titles) {
+		t.Errorf("%s: the LLM got the titles %q, the selection printed is %q", s, got, titles)
+	}
 }
 
 // runSnippet runs one block and returns what it printed; a program runs
@@ -199,7 +257,9 @@ func runSnippet(t *testing.T, root string, s Snippet, fresh bool) string {
 	case "python", "js", "go":
 		runs := 1
 		if fresh {
-			deleteClass(t, "Article")
+			for _, c := range snippetCollections {
+				deleteClass(t, c)
+			}
 			runs = 2
 		}
 		var first string
@@ -320,13 +380,17 @@ func postGraphQL(t *testing.T, query string) string {
 
 // graphqlPicks prints a Get answer's hits as the programs print their picks
 // (rank, tokens, title) when they carry diverseSelect's rank and tokens,
-// and returns the data as it came otherwise.
+// then the grouped answer of generate when the first hit carries one, and
+// returns the data as it came otherwise.
 func graphqlPicks(t *testing.T, data string) string {
 	var answer struct {
 		Get map[string][]struct {
 			Title string `json:"title"`
 			Add   struct {
-				DS *struct{ Rank, Tokens int } `json:"diverseSelect"`
+				DS       *struct{ Rank, Tokens int } `json:"diverseSelect"`
+				Generate *struct {
+					GroupedResult *string `json:"groupedResult"`
+				} `json:"generate"`
 			} `json:"_additional"`
 		}
 	}
@@ -340,6 +404,9 @@ func graphqlPicks(t *testing.T, data string) string {
 				return data
 			}
 			fmt.Fprintf(&b, "%d %d %s\n", h.Add.DS.Rank, h.Add.DS.Tokens, h.Title)
+		}
+		if len(hits) > 0 && hits[0].Add.Generate != nil && hits[0].Add.Generate.GroupedResult != nil {
+			fmt.Fprintf(&b, "%s%s\n", answerPrefix, *hits[0].Add.Generate.GroupedResult)
 		}
 	}
 	if b.Len() == 0 {

@@ -362,14 +362,14 @@ def test_policy_caps(client: weaviate.WeaviateClient, data: Input) -> None:
 
 
 def test_rag_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
-    """docs/rag.md's Python snippet, as written, on the Article collection given
-    an LLM (generative-dummy, which answers with the prompt it got): the LLM's
-    context is the selection, in order. The reply goes to the Go side too."""
+    """generate.near_text with a plain rerank on the Article collection given an
+    LLM (generative-dummy, which answers with the prompt it got): the LLM's
+    context is the selection, in order. The reply goes to the Go side too.
+    (docs/rag.md's programs run as written in integration/snippets_test.go.)"""
     from weaviate.classes.config import Reconfigure
 
-    # The README's Article, given an LLM (Weaviate takes a collection's generative module as an update).
+    # Article, given an LLM (Weaviate takes a collection's generative module as an update).
     client.collections.get("Article").config.update(generative_config=Reconfigure.Generative.custom("generative-dummy"))
-    # README: py rag begin
     from weaviate.classes.query import Rerank
 
     articles = client.collections.get("Article")
@@ -381,10 +381,6 @@ def test_rag_snippet(client: weaviate.WeaviateClient, data: Input) -> None:
         grouped_task=f'Answer "{question}" from these chunks only.',
         grouped_properties=["body"],
     )
-    print(res.generative.text if res.generative else None)  # the LLM's answer
-    for o in res.objects:  # the context it got, in order
-        print(o.properties["body"])
-    # README: py rag end
     selection = [body(o) for o in articles.query.near_text(question, limit=40, rerank=Rerank(prop="body", query=question)).objects]
     assert 2 <= len(selection) < len(data.docs)
     assert [body(o) for o in res.objects] == selection, "generate returned another set than the selection"

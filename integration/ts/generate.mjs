@@ -7,8 +7,9 @@
 // LLM was sent. Environment: WEAVIATE_HTTP_PORT, WEAVIATE_GRPC_PORT,
 // RAG_COLLECTIONS (comma-separated), RAG_RUNS, RAG_POOL.
 // Output: one JSON line per query {collection, tag, bodies, grouped, singles},
-// then the README snippet's own lines and {readme: {bodies, grouped}} for its
-// query on 'Article'.
+// then {readme: {bodies, grouped}} for a query on 'Article' with the
+// collection's own settings (docs/rag.md's programs run as written in
+// integration/snippets_test.go).
 import weaviate from 'weaviate-client';
 
 const client = await weaviate.connectToLocal({
@@ -43,7 +44,6 @@ try {
     }
   }
 
-  // README: ts rag begin
   const articles = client.collections.get('Article');
   const question = 'statins cholesterol heart';
   const answer = await articles.generate.nearText(
@@ -51,9 +51,6 @@ try {
     { groupedTask: `Answer "${question}" from these chunks only.`, groupedProperties: ['body'] },
     { limit: 40, rerank: { property: 'body', query: question } }, // 40 candidates, the diverse selection goes to the LLM
   );
-  console.log(answer.generative?.text); // the LLM's answer
-  for (const o of answer.objects) console.log(o.properties.body); // the context it got, in order
-  // README: ts rag end
   emit({ readme: { bodies: answer.objects.map((o) => o.properties.body), grouped: answer.generative?.text ?? null } });
 } finally {
   await client.close();

@@ -53,8 +53,9 @@ func (s *servers) stop() {
 
 // startGateway starts stock Weaviate (bin/weaviate-server-stock) on free
 // loopback ports and the gateway in front of it on the demo's ports, with
-// the demo collection's selection defaults in its config file.
-func startGateway(ctx context.Context, o stack.Options, gwHTTP, gwGRPC int, log io.Writer, defaults map[string]any) (*servers, error) {
+// an empty config file: the demo collection's selection defaults come with
+// its create through the gateway (importCorpus), as the README's do.
+func startGateway(ctx context.Context, o stack.Options, gwHTTP, gwGRPC int, log io.Writer) (*servers, error) {
 	o.Server = "weaviate-server-stock"
 	o.Env["ENABLE_MODULES"] = stockModules
 	up, err := stack.Start(ctx, o)
@@ -62,7 +63,7 @@ func startGateway(ctx context.Context, o stack.Options, gwHTTP, gwGRPC int, log 
 		return nil, fmt.Errorf("stock Weaviate (make weaviate-stock builds it): %w", err)
 	}
 	gw, err := stack.StartGateway(ctx, stack.GatewayOptions{UpstreamGRPC: up.GRPCAddr, UpstreamHTTP: up.HTTPURL,
-		HTTPPort: gwHTTP, GRPCPort: gwGRPC, Collections: map[string]any{Class: defaults}, Log: log,
+		HTTPPort: gwHTTP, GRPCPort: gwGRPC, Log: log,
 		Args: []string{"--query-defaults-limit", "25"}})
 	if err != nil {
 		up.Stop()

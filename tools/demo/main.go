@@ -153,7 +153,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 	var srv *servers
 	if o.gateway {
 		fmt.Fprintf(w, "starting the embedder (%s), stock Weaviate and the gateway in front of it; logs in %s\n", mode, logPath)
-		srv, err = startGateway(ctx, sopts, o.httpPort, o.grpcPort, logFile, selectionDefaults(budget))
+		srv, err = startGateway(ctx, sopts, o.httpPort, o.grpcPort, logFile)
 	} else {
 		fmt.Fprintf(w, "starting the embedder (%s) and Weaviate with diverse-select; logs in %s\n", mode, logPath)
 		sopts.HTTPPort, sopts.GRPCPort = o.httpPort, o.grpcPort
@@ -186,7 +186,7 @@ func run(ctx context.Context, w io.Writer, o options) error {
 			return err
 		}
 	}
-	if err := importCorpus(ctx, w, client, budget, chunks, srv.gw == nil); err != nil {
+	if err := importCorpus(ctx, w, client, budget, chunks); err != nil {
 		return err
 	}
 	if o.frameworks != "" {
@@ -236,22 +236,21 @@ func selectionDefaults(budget int) map[string]any {
 	}
 }
 
-// importCorpus (re)creates the demo class and imports every chunk; with
-// module, the class configures the module's selection defaults (the
-// gateway keeps them in its config file instead).
-func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk, module bool) error {
+// importCorpus (re)creates the demo class with the module's selection
+// defaults and imports every chunk. The create is the same on Weaviate with
+// the module and through the gateway, which keeps the module's entries in
+// the collection's schema and sends stock Weaviate the rest.
+func importCorpus(ctx context.Context, w io.Writer, client *weaviate.Client, budget int, chunks []corpus.Chunk) error {
 	_ = client.Schema().ClassDeleter().WithClassName(Class).Do(ctx)
 	skip := map[string]any{"text2vec-transformers": map[string]any{"skip": true}}
 	moduleConfig := map[string]any{
 		"text2vec-transformers": map[string]any{"vectorizeClassName": false},
 		// generate's answer shows what an LLM would receive (the prompt, echoed)
 		"generative-dummy": map[string]any{},
-	}
-	if module {
-		moduleConfig["diverse-select"] = selectionDefaults(budget)
+		"diverse-select":   selectionDefaults(budget),
 		// the same defaults for the clients' rerank route, so that the
 		// helpers' queries (docs/clients.md) work on the demo's collection
-		moduleConfig["reranker-diverse-select"] = selectionDefaults(budget)
+		"reranker-diverse-select": selectionDefaults(budget),
 	}
 	class := &models.Class{
 		Class:        Class,

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,6 +73,9 @@ func checkDemo(t *testing.T, gateway bool, open func(string, stack.Listener, *se
 					}
 				}
 			}
+			if s.gw != nil {
+				checkGatewayCreate(t, s)
+			}
 			return nil
 		}})
 	if err != nil {
@@ -138,6 +143,45 @@ func checkDemo(t *testing.T, gateway bool, open func(string, stack.Listener, *se
 		t.Fatalf("no comparisons and legend in:\n%s", text)
 	}
 	return text[i:j]
+}
+
+// checkGatewayCreate: make run-gateway's collection got its selection
+// defaults from its create through the gateway, as the README's do - none
+// from the gateway's config file; the gateway reads them back in
+// moduleConfig, stock Weaviate holds no moduleConfig of the module.
+func checkGatewayCreate(t *testing.T, s *servers) {
+	t.Helper()
+	st, err := s.gw.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the status shows the config file's contents: {"collections": {...}}
+	if named, _ := st.Collections["collections"].(map[string]any); len(named) != 0 {
+		t.Errorf("the gateway's config file names %v: the demo's defaults belong in its create", named)
+	}
+	for _, tc := range []struct {
+		name, url string
+		want      any // the reranker's tokenBudget read back (nil: no entry)
+	}{
+		{"through the gateway", s.httpURL, float64(600)},
+		{"stock Weaviate behind it", s.up.HTTPURL, nil},
+	} {
+		var class struct {
+			ModuleConfig map[string]map[string]any `json:"moduleConfig"`
+		}
+		resp, err := http.Get(tc.url + "/v1/schema/" + Class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&class)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := class.ModuleConfig["reranker-diverse-select"]["tokenBudget"]; got != tc.want {
+			t.Errorf("%s: reranker-diverse-select's tokenBudget %v, want %v (moduleConfig %v)", tc.name, got, tc.want, class.ModuleConfig)
+		}
+	}
 }
 
 // figureLines are the query and figure lines of the demo's output.
