@@ -153,9 +153,11 @@ diagrams:
 cluster: build
 	$(GO) run ./tools/cluster
 
-## test: unit tests and integration tests against the real server
+## test: unit tests and integration tests against the real server. TEST_TIMEOUT bounds each package's run: the
+## integration package takes 8-10 minutes on 2 cores, at Go's default limit of 10
+TEST_TIMEOUT ?= 30m
 test: build weaviate-faults weaviate-stock weaviate-stock-old venv vet ts-deps test-plugins test-clients
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 test-unit: venv vet test-clients
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v /integration)
@@ -217,7 +219,7 @@ python3:
 	@command -v python3 >/dev/null 2>&1 || (apt-get update && apt-get install -y --no-install-recommends python3)
 
 test-integration: build weaviate-faults weaviate-stock weaviate-stock-old ts-deps venv test-plugins
-	$(GO) test -count=1 -v ./integration/...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -v ./integration/...
 
 ## ts-deps: the official TypeScript client (weaviate-client, pinned in integration/ts/package-lock.json) into
 ## integration/ts/node_modules (ignored) for the client tests; needs Node.js >= 20 and npm. A failure fails make test.
