@@ -316,6 +316,10 @@ func serverRun(ctx context.Context, url string, rt serverRoute, qs []hotpotQuest
 	}
 	var b bytes.Buffer
 	how := "text2vec-transformers against the local embedder in glove mode, `nearText` with the question"
+	if rt.neural {
+		how = "text2vec-transformers against a second local embedder in neural mode (all-MiniLM-L6-v2, the class's " +
+			"inferenceUrl), `nearText` with the question"
+	}
 	if rt.vector != nil {
 		how = "vectorizer none, each paragraph imported with its stored USE-Lite vector; `nearVector` with the question's " +
 			"stored vector and `diverseSelect: {query: <the question>}` for the strategies that read the query text"
