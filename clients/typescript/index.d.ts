@@ -85,9 +85,11 @@ export declare class SegmentError extends Error {
 
 /** The keys of a segment request (undefined: the server's default). */
 export interface SegmentOptions {
-  method?: 'sage' | 'percentile' | 'packed' | 'fixed';
+  method?: 'changepoint' | 'sage' | 'percentile' | 'packed' | 'fixed';
   encoder?: string;
   maxTokens?: number;
+  /** The shortest chunk (at most maxTokens / 2): a smaller one merges with a neighbour. */
+  minTokens?: number;
   threshold?: number;
   percentile?: number;
   tokenizer?: string;
@@ -105,6 +107,8 @@ export interface SegmentChunk {
   end: number;
   tokens: number;
   sentences: number;
+  /** A piece of a sentence longer than maxTokens, cut at a word boundary. */
+  cut?: boolean;
 }
 
 export interface SegmentResponse {
@@ -112,6 +116,7 @@ export interface SegmentResponse {
   encoder?: string;
   threshold?: number;
   maxTokens: number;
+  minTokens: number;
   tokenizer: string;
   results: { chunks: SegmentChunk[] }[];
 }
