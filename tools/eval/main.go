@@ -99,6 +99,7 @@ func main() {
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
+		minilm = flag.Bool("minilm", false, "segment mode without -neural-url: all-MiniLM-L6-v2 too, its vectors from the vector cache (computed by the neural worker on first use)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library, check and tune modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
@@ -163,7 +164,7 @@ func main() {
 		if !flagSet("doc") {
 			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
 		}
-		err = runSegment(ctx, o, os.Stdout, *neural)
+		err = runSegment(ctx, o, os.Stdout, *neural, *minilm)
 	case "vectors":
 		err = runVectors(o)
 	default:
