@@ -2,14 +2,16 @@ package segment
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
 // The size bounds every chunker keeps: no chunk over MaxTokens, and none
-// under MinTokens unless the text is shorter or the piece cannot be merged
-// without going over MaxTokens. Chunks hold whole sentences; a sentence
+// under MinTokens unless the text is shorter or no cut of its units keeps
+// every chunk within both (a neighbour too full to take a small piece is
+// re-split around it). Chunks hold whole sentences; a sentence
 // longer than MaxTokens alone is cut at word boundaries into pieces of at
 // most MaxTokens, each flagged ([Chunk.Cut]).
 
@@ -167,7 +169,102 @@ func bound(toks, starts []int, lo, hi int, count func(a, b int) int, affinity fu
 		}
 		out = append(out, cur)
 	}
+	if under(out, lo) && count(0, len(toks)) >= lo {
+		out = repair(toks, out, lo, hi, count)
+	}
 	return startsOf(out)
+}
+
+// under reports whether a run is under lo.
+func under(runs []span, lo int) bool {
+	for _, r := range runs {
+		if r.tokens < lo {
+			return true
+		}
+	}
+	return false
+}
+
+// repair cuts the units again when a run is still under lo after the merges
+// (a merge over hi on both sides, a first run with no run before it to
+// borrow from): the cut with the fewest runs under lo - none whenever whole
+// units allow it - and, of those, the fewest boundaries added or dropped
+// from runs, so a too-small run's neighbours are re-split around it and
+// the rest of the cut stays. Dynamic programming over the run ends; a run's
+// own count is taken exactly only near a bound (the sum of its units'
+// counts is within a token per unit of it), which keeps the cost near
+// linear, and the chosen runs are counted again: a cut that misjudged one
+// is dropped for the runs as they were.
+func repair(toks []int, runs []span, lo, hi int, count func(a, b int) int) []span {
+	n := len(toks)
+	start := make([]int, n+1) // start[i]: runs starting before unit i
+	for _, r := range runs {
+		start[r.a+1]++
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	isStart := func(a int) bool { return start[a+1] > start[a] }
+	const violation = 1 << 30 // a run under lo outweighs any moved boundary
+	cost := make([]int, n+1)
+	from := make([]int, n+1)
+	for b := 1; b <= n; b++ {
+		cost[b] = -1
+		sum := 0
+		for a := b - 1; a >= 0; a-- {
+			sum += toks[a]
+			slack := b - a + 2
+			if sum > hi+slack {
+				break // longer runs only grow
+			}
+			if cost[a] < 0 {
+				continue
+			}
+			m := sum
+			if sum >= hi-slack || sum <= lo+slack {
+				m = count(a, b)
+			}
+			if m > hi {
+				continue
+			}
+			c := cost[a] + start[b] - start[a+1] // the boundaries inside (a, b) dropped
+			if !isStart(a) {
+				c++
+			}
+			if m < lo {
+				c += violation
+			}
+			if cost[b] < 0 || c < cost[b] {
+				cost[b], from[b] = c, a
+			}
+		}
+	}
+	if cost[n] < 0 {
+		return runs
+	}
+	var out []span
+	for b := n; b > 0; b = from[b] {
+		out = append(out, span{from[b], b, count(from[b], b)})
+	}
+	slices.Reverse(out)
+	bad, was := 0, 0
+	for _, r := range out {
+		if r.tokens > hi {
+			return runs
+		}
+		if r.tokens < lo {
+			bad++
+		}
+	}
+	for _, r := range runs {
+		if r.tokens < lo {
+			was++
+		}
+	}
+	if bad >= was {
+		return runs
+	}
+	return out
 }
 
 // pack appends the run of units [a, b) to runs if it is within hi by its own
