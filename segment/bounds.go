@@ -192,8 +192,8 @@ func under(runs []span, lo int) bool {
 // from runs, so a too-small run's neighbours are re-split around it and
 // the rest of the cut stays. Dynamic programming over the run ends; a run's
 // own count is taken exactly only near a bound (the sum of its units'
-// counts is within a token per unit of it), which keeps the cost near
-// linear, and the chosen runs are counted again: a cut that misjudged one
+// counts within a token per unit of it, at most 18), which keeps the cost
+// near linear, and the chosen runs are counted again: a cut that misjudged one
 // is dropped for the runs as they were.
 func repair(toks []int, runs []span, lo, hi int, count func(a, b int) int) []span {
 	n := len(toks)
@@ -213,7 +213,7 @@ func repair(toks []int, runs []span, lo, hi int, count func(a, b int) int) []spa
 		sum := 0
 		for a := b - 1; a >= 0; a-- {
 			sum += toks[a]
-			slack := b - a + 2
+			slack := 2 + min(b-a, 16) // a unit's count beside its count in the run: a token or so a boundary
 			if sum > hi+slack {
 				break // longer runs only grow
 			}
