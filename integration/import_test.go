@@ -62,38 +62,46 @@ func checkImportDocumentsTS(t *testing.T, to importTarget) {
 		{ID: "broken", Text: "Broken starts well. It is imported once. Then its title is a number.", Properties: map[string]string{"title": "B"}},
 	}
 	raw, _ := json.Marshal(docs)
-	outFile := filepath.Join(t.TempDir(), "import.json")
-	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_HTTP=" + to.http, "DIVERSE_SELECT_GRPC=" + to.grpc,
-		"DIVERSE_SELECT_DOCS=" + string(raw), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "import.test.mjs")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node --test import.test.mjs: %v\n%s", err, out)
-	}
-	type refusal struct {
+	type result struct {
+		IDs      map[string][]string
 		Error    string
 		Failures map[string]struct{ Start, End int }
 		Imported map[string][]string
 	}
-	var got struct {
-		First, Second map[string][]string
-		Word, Broken  refusal
+	run := func(phase string) result {
+		t.Helper()
+		outFile := filepath.Join(t.TempDir(), "import.json")
+		c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_HTTP=" + to.http, "DIVERSE_SELECT_GRPC=" + to.grpc, "DIVERSE_SELECT_PHASE=" + phase,
+			"DIVERSE_SELECT_DOCS=" + string(raw), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "import.test.mjs")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("node --test import.test.mjs, %s: %v\n%s", phase, err, out)
+		}
+		var r result
+		readJSON(t, outFile, "the TypeScript import", &r)
+		return r
 	}
-	readJSON(t, outFile, "the TypeScript import", &got)
-	stored := checkStored(t, to, class, docs, got.First)
-	if !reflect.DeepEqual(got.First, got.Second) {
-		t.Errorf("a second import returned other ids:\n%v\n%v", got.First, got.Second)
+	first := run("import")
+	if first.Error != "" {
+		t.Fatalf("import: %s", first.Error)
 	}
-	if again := checkStored(t, to, class, docs, got.Second); !reflect.DeepEqual(stored, again) {
+	stored := checkStored(t, to, class, docs, first.IDs)
+	second := run("import")
+	if !reflect.DeepEqual(first.IDs, second.IDs) {
+		t.Errorf("a second import returned other ids:\n%v\n%v", first.IDs, second.IDs)
+	}
+	if again := checkStored(t, to, class, docs, second.IDs); !reflect.DeepEqual(stored, again) {
 		t.Errorf("a second import changed the stored objects:\n%v\n%v", stored, again)
 	}
-	if !strings.Contains(got.Word.Error, `the property "source_id" of collection "ImportedChunksTsWord" must be text with tokenization field (it is text with tokenization word)`) {
-		t.Errorf("word tokenization: %+v", got.Word)
+	if word := run("word"); !strings.Contains(word.Error, `the property "source_id" of collection "ImportedChunksTsWord" must be text with tokenization field (it is text with tokenization word)`) {
+		t.Errorf("word tokenization: %+v", word)
 	}
-	if !strings.Contains(got.Broken.Error, `document "broken": chunk [0, `) || len(got.Broken.Failures) != 1 {
-		t.Fatalf("a title of the wrong type: %+v", got.Broken)
+	broken := run("broken")
+	if !strings.Contains(broken.Error, `document "broken": chunk [0, `) || len(broken.Failures) != 1 {
+		t.Fatalf("a title of the wrong type: %+v", broken)
 	}
-	checkStored(t, to, class, docs[:1], map[string][]string{"a": got.Broken.Imported["a"]})
+	checkStored(t, to, class, docs[:1], map[string][]string{"a": broken.Imported["a"]})
 }
 
 // checkImportDocumentsGo runs the Go helper's ImportDocuments with the

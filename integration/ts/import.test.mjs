@@ -2,8 +2,11 @@
 // importDocuments, run by integration/import_test.go against the module's
 // server or the gateway: DIVERSE_SELECT_HTTP (the server that segments and
 // stores), DIVERSE_SELECT_GRPC (host:port), DIVERSE_SELECT_DOCS (the
-// documents), DIVERSE_SELECT_OUT (what the helper returned and raised, for
-// the Go test to check against the stored objects).
+// documents), DIVERSE_SELECT_PHASE (import: the documents; word: into a
+// collection whose source property has word tokenization; broken: with
+// document "broken"'s title a number, so the server refuses its every
+// chunk), DIVERSE_SELECT_OUT (what the helper returned or raised, for the
+// Go test to check against the stored objects after each phase).
 import { test, before, after } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import weaviate from 'weaviate-client';
@@ -27,10 +30,10 @@ after(async () => {
 // refused is what importDocuments raised: its message, failures and imported ids.
 async function refused(promise) {
   try {
-    return { ids: await promise };
+    return { IDs: await promise };
   } catch (e) {
     if (!(e instanceof ImportDocumentsError) && !(e instanceof TypeError)) throw e;
-    return { error: e.message, failures: e.failures, imported: e.imported };
+    return { Error: e.message, Failures: e.failures, Imported: e.imported };
   }
 }
 
@@ -44,12 +47,19 @@ test('importDocuments through the official client', async () => {
   }
   const chunks = client.collections.get(CLASS);
   const opts = { url, method: 'packed', maxTokens: 16, minTokens: 4, batchSize: 2 };
-  const out = {};
-  out.first = await importDocuments(chunks, docs, opts);
-  out.second = await importDocuments(chunks, docs, opts);
-  out.word = await refused(importDocuments(client.collections.get(CLASS + 'Word'), docs, opts));
-  // Every chunk of "broken" refused (a title of the wrong type): its previous import goes too.
-  const broken = docs.map((d) => (d.id === 'broken' ? { ...d, properties: { title: 42 } } : d));
-  out.broken = await refused(importDocuments(chunks, broken, opts));
+  let out;
+  switch (process.env.DIVERSE_SELECT_PHASE) {
+    case 'import':
+      out = await refused(importDocuments(chunks, docs, opts));
+      break;
+    case 'word':
+      out = await refused(importDocuments(client.collections.get(CLASS + 'Word'), docs, opts));
+      break;
+    case 'broken': // every chunk of "broken" refused (a title of the wrong type): its previous import goes too
+      out = await refused(importDocuments(chunks, docs.map((d) => (d.id === 'broken' ? { ...d, properties: { title: 42 } } : d)), opts));
+      break;
+    default:
+      throw new Error('DIVERSE_SELECT_PHASE: ' + process.env.DIVERSE_SELECT_PHASE);
+  }
   writeFileSync(process.env.DIVERSE_SELECT_OUT, JSON.stringify(out));
 });
