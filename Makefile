@@ -315,6 +315,13 @@ MINILM     ?=
 eval-segment: venv
 	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)" $(if $(MINILM),-minilm) $(EVAL_VEC)
 
+## eval-segment-lean: the part of eval-segment a shared machine finishes in minutes with MINILM=1: the change point and
+## SAGE's scorer on every held-out document with and without the 128-token cap, Chonkie's semantic chunker beside them on
+## 80, and HotpotQA's all-gold; printed only
+.PHONY: eval-segment-lean
+eval-segment-lean: venv
+	$(GO) run ./tools/eval -mode segment-lean -data "$(SHARED_DATA)" $(if $(MINILM),-minilm) $(EVAL_VEC)
+
 ## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
 ## tools/segtrain's comment gives the command for another encoder)
 segtrain:
