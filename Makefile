@@ -317,7 +317,7 @@ eval-segment: venv
 
 ## eval-segment-lean: the part of eval-segment a shared machine finishes in minutes with MINILM=1: the change point and
 ## SAGE's scorer on every held-out document with and without the 128-token cap, Chonkie's semantic chunker beside them on
-## 80, and HotpotQA's all-gold; printed only
+## 80, and HotpotQA's all-gold; tables into docs/segmentation.md's lean block
 .PHONY: eval-segment-lean
 eval-segment-lean: venv
 	$(GO) run ./tools/eval -mode segment-lean -data "$(SHARED_DATA)" $(if $(MINILM),-minilm) $(EVAL_VEC)

@@ -166,6 +166,9 @@ func main() {
 		}
 		err = runSegment(ctx, o, os.Stdout, *neural, *minilm)
 	case "segment-lean":
+		if !flagSet("doc") {
+			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
+		}
 		err = runSegmentLean(ctx, o, os.Stdout, *minilm)
 	case "vectors":
 		err = runVectors(o)

@@ -22,8 +22,8 @@ const segLeanPeerDocs = 80
 // held-out document with and without the 128-token cap (beside the true
 // boundaries), Chonkie's semantic chunker (its GloVe-SIF threshold, 0.50)
 // beside them on the first segLeanPeerDocs, and HotpotQA's all-gold against
-// the paragraphs as given. It prints the tables; the full measurement is
-// make eval-segment.
+// the paragraphs as given. It prints the tables and writes them into the
+// document's lean block; the full measurement is make eval-segment.
 func runSegmentLean(ctx context.Context, o options, w io.Writer, minilm bool) error {
 	counter, err := tokens.New(tokens.CL100K)
 	if err != nil {
@@ -53,7 +53,12 @@ func runSegmentLean(ctx context.Context, o options, w io.Writer, minilm bool) er
 	for _, q := range qs {
 		texts = append(texts, contextDoc(q).text)
 	}
-	var b bytes.Buffer
+	var b, doc bytes.Buffer
+	flush := func() {
+		fmt.Fprint(w, b.String())
+		doc.Write(b.Bytes())
+		b.Reset()
+	}
 	head := []string{"chunker", "Pk (lower is better)", "WindowDiff (lower is better)", "boundary precision", "boundary recall", "boundary F1", "chunks per document", "mean chunk tokens", "chunks out of bounds"}
 	for _, e := range encs {
 		if err := prefill(ctx, e, texts); err != nil {
@@ -76,8 +81,7 @@ func runSegmentLean(ctx context.Context, o options, w io.Writer, minilm bool) er
 				return err
 			}
 			table(&b, head, rows)
-			fmt.Fprint(w, b.String())
-			b.Reset()
+			flush()
 		}
 		all, err := segChunkers(o, e, counter, segSize, 0.5)
 		if err != nil {
@@ -87,8 +91,15 @@ func runSegmentLean(ctx context.Context, o options, w io.Writer, minilm bool) er
 		if err := downstream(ctx, &b, o, multiHopSets[0], e, []namedChunker{all[2], all[4]}, counter); err != nil {
 			return err
 		}
-		fmt.Fprint(w, b.String())
-		b.Reset()
+		flush()
 	}
-	return nil
+	if o.print {
+		return nil
+	}
+	return splice(o.doc, segLeanBegin, segLeanEnd, doc.String())
 }
+
+const (
+	segLeanBegin = "<!-- BEGIN make eval-segment-lean -->"
+	segLeanEnd   = "<!-- END make eval-segment-lean -->"
+)
