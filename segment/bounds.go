@@ -3,6 +3,8 @@ package segment
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors/tokens"
@@ -11,7 +13,8 @@ import (
 // The size bounds every chunker keeps: no chunk over MaxTokens, and none
 // under MinTokens unless the text is shorter or no cut of its units keeps
 // every chunk within both (a neighbour too full to take a small piece is
-// re-split around it). Chunks hold whole sentences; a sentence
+// re-split around it; with no such cut, the two are joined and cut once at
+// a word boundary, flagged Cut). Chunks hold whole sentences; a sentence
 // longer than MaxTokens alone is cut at word boundaries into pieces of at
 // most MaxTokens, each flagged ([Chunk.Cut]).
 
@@ -340,7 +343,68 @@ func finish(text string, us []unit, starts []int, lo, hi int, c tokens.Counter, 
 		}
 		out = append(out, chunkOf(text, us[first:last], c))
 	}
+	if lo > 0 && len(out) > 1 && c.Count(text[out[0].Start:out[len(out)-1].End]) >= lo {
+		out = joinAndCut(text, us, out, lo, hi, c)
+	}
 	return out
+}
+
+// joinAndCut is the last resort of the bounds: a chunk still under lo has
+// no cut of whole units around it (a short sentence beside one of nearly
+// hi tokens), so it is joined with the neighbour whose join is smaller and
+// the join is cut once at the word boundary nearest their old boundary
+// that leaves both pieces within [lo, hi]; both are flagged Cut.
+func joinAndCut(text string, us []unit, cs []Chunk, lo, hi int, c tokens.Counter) []Chunk {
+	for k := 0; k < len(cs); k++ {
+		if cs[k].Tokens >= lo {
+			continue
+		}
+		nb := k - 1
+		if nb < 0 || (k+1 < len(cs) && cs[k+1].Tokens < cs[nb].Tokens) {
+			nb = k + 1
+		}
+		a, b := min(k, nb), max(k, nb)
+		s, e, old := cs[a].Start, cs[b].End, cs[b].Start
+		best := -1
+		for _, w := range words(text[s:e]) {
+			p := s + w.Start
+			if p == s {
+				continue
+			}
+			if best >= 0 && dist(p, old) >= dist(best, old) {
+				continue
+			}
+			if n, m := c.Count(strings.TrimRightFunc(text[s:p], unicode.IsSpace)), c.Count(text[p:e]); n >= lo && n <= hi && m >= lo && m <= hi {
+				best = p
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		left, right := piece(text, us, s, best, c), piece(text, us, best, e, c)
+		cs = append(cs[:a], append([]Chunk{left, right}, cs[b+1:]...)...)
+	}
+	return cs
+}
+
+// piece is the chunk text[s:e] (its trailing space left out), cut out of
+// the units us: the whole sentences it holds, flagged Cut.
+func piece(text string, us []unit, s, e int, c tokens.Counter) Chunk {
+	e = s + len(strings.TrimRightFunc(text[s:e], unicode.IsSpace))
+	ch := Chunk{Start: s, End: e, Tokens: c.Count(text[s:e]), Cut: true}
+	for _, u := range us {
+		if !u.cut && u.Start >= s && u.End <= e {
+			ch.Sentences++
+		}
+	}
+	return ch
+}
+
+func dist(a, b int) int {
+	if a < b {
+		return b - a
+	}
+	return a - b
 }
 
 // chunkOf is the chunk of the units us: from the first one's start to the

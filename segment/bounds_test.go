@@ -250,3 +250,33 @@ func TestBoundRepair(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinAndCut: a short sentence beside one of nearly the maximum has no
+// cut of whole sentences within the bounds; the two are joined and cut once
+// at a word boundary, both pieces within [lo, hi] and flagged Cut.
+func TestJoinAndCut(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("word ", 94)) + "." // 95 words: 127 tokens
+	for _, tc := range []struct {
+		name, text string
+	}{
+		{"the short one first", "Cats purr softly. " + long},
+		{"the short one last", long + " Cats purr softly."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := words4()
+			cs, err := Packed{Tokens: 128, MinTokens: 32, Counter: c}.Chunk(context.Background(), tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 2 {
+				t.Fatalf("chunks %q, want 2", texts(tc.text, cs))
+			}
+			for _, ch := range cs {
+				if ch.Tokens < 32 || ch.Tokens > 128 || !ch.Cut {
+					t.Errorf("chunk %q: %d tokens, cut %v; want [32, 128] and cut", tc.text[ch.Start:ch.End], ch.Tokens, ch.Cut)
+				}
+			}
+			checkBounds(t, "packed", tc.text, cs, 32, 128, c, true)
+		})
+	}
+}
