@@ -313,12 +313,21 @@ eval-tune: eval-vectors
 ## eval-segment: the chunkers of package segment (change point, SAGE's scorer, similarity percentile, sentence-packed,
 ## fixed length) beside Chonkie's semantic and recursive chunkers (from the venv, same vectors and counts) on held-out
 ## Wikipedia articles and re-chunked HotpotQA/MuSiQue contexts, their speed, and the sentence splitter beside pysbd;
-## tables into docs/segmentation.md. NEURAL_URL, a text2vec-transformers endpoint of all-MiniLM-L6-v2, adds the
-## neural encoder's tables
+## tables into docs/segmentation.md. MINILM=1 adds all-MiniLM-L6-v2's tables, its vectors from VECTOR_CACHE (the
+## neural worker fills it on first use: an hour or more on 2 shared cores, then minutes); NEURAL_URL, a
+## text2vec-transformers endpoint of the model, serves them instead and times it
 .PHONY: eval-segment segtrain
 NEURAL_URL ?=
+MINILM     ?=
 eval-segment: venv
-	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)" -python $(PYTHON)
+	$(GO) run ./tools/eval -mode segment -data "$(SHARED_DATA)" -neural-url "$(NEURAL_URL)" $(if $(MINILM),-minilm) $(EVAL_VEC)
+
+## eval-segment-lean: the part of eval-segment a shared machine finishes in minutes with MINILM=1: the change point and
+## SAGE's scorer on every held-out document with and without the 128-token cap, Chonkie's semantic chunker beside them on
+## 80, and HotpotQA's all-gold; tables into docs/segmentation.md's lean block
+.PHONY: eval-segment-lean
+eval-segment-lean: venv
+	$(GO) run ./tools/eval -mode segment-lean -data "$(SHARED_DATA)" $(if $(MINILM),-minilm) $(EVAL_VEC)
 
 ## segtrain: SAGE's pair scorer for GloVe-SIF from the shared data's Wikipedia paragraphs (segment/weights/glove-sif.json;
 ## tools/segtrain's comment gives the command for another encoder)

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,8 +26,9 @@ import (
 )
 
 // TestImportDocuments runs the Python helper's import_documents (issue 46,
-// point 4) with the official client against the module's server and
-// through the gateway in front of a stock Weaviate: the helper cuts each
+// point 4), and the Go and TypeScript helpers' equivalents, with the
+// official clients against the module's server and through the gateway in
+// front of a stock Weaviate: the helper cuts each
 // document on the segment endpoint (the module's, or the gateway's own)
 // and writes the chunks with the client. It checks the stored objects
 // themselves: their ids (uuid5 of the collection, the source id and the
@@ -41,8 +43,65 @@ func TestImportDocuments(t *testing.T) {
 		gs := startGatewayStack(t, "import", gatewayOptions{})
 		checkImportDocuments(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
 		checkImportDocumentsGo(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
+		checkImportDocumentsTS(t, importTarget{http: gs.HTTPURL, grpc: gs.GRPCAddr})
 	})
 	t.Run("module, Go", func(t *testing.T) { checkImportDocumentsGo(t, importTarget{http: srv.HTTPURL, grpc: srv.GRPCAddr}) })
+	t.Run("module, TypeScript", func(t *testing.T) { checkImportDocumentsTS(t, importTarget{http: srv.HTTPURL, grpc: srv.GRPCAddr}) })
+}
+
+// checkImportDocumentsTS runs the TypeScript helper's importDocuments with
+// the official TypeScript client (ts/import.test.mjs): the same ids as the
+// other helpers' for the same chunks, a second import leaving the same
+// objects, a source property of word tokenization refused by name, and a
+// document whose every chunk the server refuses left with no chunk - its
+// previous import's included - while the others stay.
+func checkImportDocumentsTS(t *testing.T, to importTarget) {
+	const class = "ImportedChunksTs"
+	docs := []importDoc{
+		{ID: "a", Text: "First sentence of a. Second sentence of a, a bit longer than the first. Third one — with a dash, café ☕.", Properties: map[string]string{"title": "A"}},
+		{ID: "broken", Text: "Broken starts well. It is imported once. Then its title is a number.", Properties: map[string]string{"title": "B"}},
+	}
+	raw, _ := json.Marshal(docs)
+	type result struct {
+		IDs      map[string][]string
+		Error    string
+		Failures map[string]struct{ Start, End int }
+		Imported map[string][]string
+	}
+	run := func(phase string) result {
+		t.Helper()
+		outFile := filepath.Join(t.TempDir(), "import.json")
+		c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_HTTP=" + to.http, "DIVERSE_SELECT_GRPC=" + to.grpc, "DIVERSE_SELECT_PHASE=" + phase,
+			"DIVERSE_SELECT_DOCS=" + string(raw), "DIVERSE_SELECT_OUT=" + outFile}, "--test", "--test-reporter=spec", "import.test.mjs")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("node --test import.test.mjs, %s: %v\n%s", phase, err, out)
+		}
+		var r result
+		readJSON(t, outFile, "the TypeScript import", &r)
+		return r
+	}
+	first := run("import")
+	if first.Error != "" {
+		t.Fatalf("import: %s", first.Error)
+	}
+	stored := checkStored(t, to, class, docs, first.IDs)
+	second := run("import")
+	if !reflect.DeepEqual(first.IDs, second.IDs) {
+		t.Errorf("a second import returned other ids:\n%v\n%v", first.IDs, second.IDs)
+	}
+	if again := checkStored(t, to, class, docs, second.IDs); !reflect.DeepEqual(stored, again) {
+		t.Errorf("a second import changed the stored objects:\n%v\n%v", stored, again)
+	}
+	if word := run("word"); !strings.Contains(word.Error, `the property "source_id" of collection "ImportedChunksTsWord" must be text with tokenization field (it is text with tokenization word)`) {
+		t.Errorf("word tokenization: %+v", word)
+	}
+	broken := run("broken")
+	if !strings.Contains(broken.Error, `document "broken": chunk [0, `) || len(broken.Failures) != 1 {
+		t.Fatalf("a title of the wrong type: %+v", broken)
+	}
+	checkStored(t, to, class, docs[:1], map[string][]string{"a": broken.Imported["a"]})
 }
 
 // checkImportDocumentsGo runs the Go helper's ImportDocuments with the

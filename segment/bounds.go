@@ -2,14 +2,19 @@ package segment
 
 import (
 	"fmt"
+	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
 
 // The size bounds every chunker keeps: no chunk over MaxTokens, and none
-// under MinTokens unless the text is shorter or the piece cannot be merged
-// without going over MaxTokens. Chunks hold whole sentences; a sentence
+// under MinTokens unless the text is shorter or no cut of its units keeps
+// every chunk within both (a neighbour too full to take a small piece is
+// re-split around it; with no such cut, the two are joined and cut once at
+// a word boundary, flagged Cut). Chunks hold whole sentences; a sentence
 // longer than MaxTokens alone is cut at word boundaries into pieces of at
 // most MaxTokens, each flagged ([Chunk.Cut]).
 
@@ -167,7 +172,102 @@ func bound(toks, starts []int, lo, hi int, count func(a, b int) int, affinity fu
 		}
 		out = append(out, cur)
 	}
+	if under(out, lo) && count(0, len(toks)) >= lo {
+		out = repair(toks, out, lo, hi, count)
+	}
 	return startsOf(out)
+}
+
+// under reports whether a run is under lo.
+func under(runs []span, lo int) bool {
+	for _, r := range runs {
+		if r.tokens < lo {
+			return true
+		}
+	}
+	return false
+}
+
+// repair cuts the units again when a run is still under lo after the merges
+// (a merge over hi on both sides, a first run with no run before it to
+// borrow from): the cut with the fewest runs under lo - none whenever whole
+// units allow it - and, of those, the fewest boundaries added or dropped
+// from runs, so a too-small run's neighbours are re-split around it and
+// the rest of the cut stays. Dynamic programming over the run ends; a run's
+// own count is taken exactly only near a bound (the sum of its units'
+// counts within a token per unit of it, at most 18), which keeps the cost
+// near linear, and the chosen runs are counted again: a cut that misjudged one
+// is dropped for the runs as they were.
+func repair(toks []int, runs []span, lo, hi int, count func(a, b int) int) []span {
+	n := len(toks)
+	start := make([]int, n+1) // start[i]: runs starting before unit i
+	for _, r := range runs {
+		start[r.a+1]++
+	}
+	for i := 1; i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	isStart := func(a int) bool { return start[a+1] > start[a] }
+	const violation = 1 << 30 // a run under lo outweighs any moved boundary
+	cost := make([]int, n+1)
+	from := make([]int, n+1)
+	for b := 1; b <= n; b++ {
+		cost[b] = -1
+		sum := 0
+		for a := b - 1; a >= 0; a-- {
+			sum += toks[a]
+			slack := 2 + min(b-a, 16) // a unit's count beside its count in the run: a token or so a boundary
+			if sum > hi+slack {
+				break // longer runs only grow
+			}
+			if cost[a] < 0 {
+				continue
+			}
+			m := sum
+			if sum >= hi-slack || sum <= lo+slack {
+				m = count(a, b)
+			}
+			if m > hi {
+				continue
+			}
+			c := cost[a] + start[b] - start[a+1] // the boundaries inside (a, b) dropped
+			if !isStart(a) {
+				c++
+			}
+			if m < lo {
+				c += violation
+			}
+			if cost[b] < 0 || c < cost[b] {
+				cost[b], from[b] = c, a
+			}
+		}
+	}
+	if cost[n] < 0 {
+		return runs
+	}
+	var out []span
+	for b := n; b > 0; b = from[b] {
+		out = append(out, span{from[b], b, count(from[b], b)})
+	}
+	slices.Reverse(out)
+	bad, was := 0, 0
+	for _, r := range out {
+		if r.tokens > hi {
+			return runs
+		}
+		if r.tokens < lo {
+			bad++
+		}
+	}
+	for _, r := range runs {
+		if r.tokens < lo {
+			was++
+		}
+	}
+	if bad >= was {
+		return runs
+	}
+	return out
 }
 
 // pack appends the run of units [a, b) to runs if it is within hi by its own
@@ -243,7 +343,68 @@ func finish(text string, us []unit, starts []int, lo, hi int, c tokens.Counter, 
 		}
 		out = append(out, chunkOf(text, us[first:last], c))
 	}
+	if lo > 0 && len(out) > 1 && c.Count(text[out[0].Start:out[len(out)-1].End]) >= lo {
+		out = joinAndCut(text, us, out, lo, hi, c)
+	}
 	return out
+}
+
+// joinAndCut is the last resort of the bounds: a chunk still under lo has
+// no cut of whole units around it (a short sentence beside one of nearly
+// hi tokens), so it is joined with the neighbour whose join is smaller and
+// the join is cut once at the word boundary nearest their old boundary
+// that leaves both pieces within [lo, hi]; both are flagged Cut.
+func joinAndCut(text string, us []unit, cs []Chunk, lo, hi int, c tokens.Counter) []Chunk {
+	for k := 0; k < len(cs); k++ {
+		if cs[k].Tokens >= lo {
+			continue
+		}
+		nb := k - 1
+		if nb < 0 || (k+1 < len(cs) && cs[k+1].Tokens < cs[nb].Tokens) {
+			nb = k + 1
+		}
+		a, b := min(k, nb), max(k, nb)
+		s, e, old := cs[a].Start, cs[b].End, cs[b].Start
+		best := -1
+		for _, w := range words(text[s:e]) {
+			p := s + w.Start
+			if p == s {
+				continue
+			}
+			if best >= 0 && dist(p, old) >= dist(best, old) {
+				continue
+			}
+			if n, m := c.Count(strings.TrimRightFunc(text[s:p], unicode.IsSpace)), c.Count(text[p:e]); n >= lo && n <= hi && m >= lo && m <= hi {
+				best = p
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		left, right := piece(text, us, s, best, c), piece(text, us, best, e, c)
+		cs = append(cs[:a], append([]Chunk{left, right}, cs[b+1:]...)...)
+	}
+	return cs
+}
+
+// piece is the chunk text[s:e] (its trailing space left out), cut out of
+// the units us: the whole sentences it holds, flagged Cut.
+func piece(text string, us []unit, s, e int, c tokens.Counter) Chunk {
+	e = s + len(strings.TrimRightFunc(text[s:e], unicode.IsSpace))
+	ch := Chunk{Start: s, End: e, Tokens: c.Count(text[s:e]), Cut: true}
+	for _, u := range us {
+		if !u.cut && u.Start >= s && u.End <= e {
+			ch.Sentences++
+		}
+	}
+	return ch
+}
+
+func dist(a, b int) int {
+	if a < b {
+		return b - a
+	}
+	return a - b
 }
 
 // chunkOf is the chunk of the units us: from the first one's start to the

@@ -3,6 +3,7 @@ package segment
 import (
 	"context"
 	"math"
+	"strings"
 
 	"github.com/diverse-select/diverse-select/selectors/tokens"
 )
@@ -14,7 +15,9 @@ import (
 // linear-kernel change-point cost) plus Penalty for each chunk. The number
 // of chunks follows from the text: a cut is made where it lowers the
 // scatter by more than Penalty, whatever the pair of sentences beside it
-// says alone. Penalty is in units of the document's own scatter per
+// says alone. A cut at a blank line (the text's own paragraph break) costs
+// no penalty, so a chunk ends with its paragraph whenever the bounds allow
+// and the vectors do not call the two paragraphs one topic. Penalty is in units of the document's own scatter per
 // sentence, so one value serves short and long texts and every encoder
 // alike in scale. Solved exactly by dynamic programming over at most
 // maxLookback sentences a chunk: O(s·L·d) time for s sentences, L the
@@ -72,6 +75,9 @@ func (p ChangePoint) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 	cut := make([]float64, len(us)) // cut[j]: the cost of a chunk starting at unit j > 0
 	for j := 1; j < len(us); j++ {
 		cut[j] = pen * scale
+		if paragraphBreak(text[us[j-1].End:us[j].Start]) {
+			cut[j] = 0 // the author's own cut: the vectors need not pay for it
+		}
 		if a, b := us[j-1].sentence, us[j].sentence; p.Scorer != nil && a != b {
 			s := min(max(p.Scorer.Score(vecs[a], vecs[b]), 1e-6), 1-1e-6)
 			cut[j] += w * math.Log(s/(1-s)) * scale
@@ -79,6 +85,12 @@ func (p ChangePoint) Chunk(ctx context.Context, text string) ([]Chunk, error) {
 	}
 	starts := changePoints(x, toks, cut, p.MinTokens, p.MaxTokens)
 	return finish(text, us, starts, p.MinTokens, p.MaxTokens, p.Counter, affinity(x)), nil
+}
+
+// paragraphBreak reports whether the text between two sentences holds a
+// blank line: a paragraph break in the text's own layout.
+func paragraphBreak(gap string) bool {
+	return strings.Count(strings.ReplaceAll(gap, "\r", ""), "\n") >= 2
 }
 
 // unitVectors gives each unit its sentence's vector, scaled to unit length

@@ -218,3 +218,42 @@ func TestWeights(t *testing.T) {
 		t.Errorf("Weights(nope): %v, want an error naming the trained ones", err)
 	}
 }
+
+// byText embeds each sentence by a fixed table (its own text's vector).
+type byText map[string][]float32
+
+func (m byText) Encode(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = m[t]
+	}
+	return out, nil
+}
+
+// TestChangePointParagraphBreaks: a blank line is a cut the change point
+// takes whenever the bounds allow, though the vectors alone (the same text
+// joined by spaces) call it one topic.
+func TestChangePointParagraphBreaks(t *testing.T) {
+	enc := byText{"Ann rows.": {1, 0.1}, "Ann swims.": {1, 0.1}, "Ann runs.": {1, 0.1}, "Bob rows.": {1, -0.1}, "Bob swims.": {1, -0.1}}
+	paras := []string{"Ann rows. Ann swims. Ann runs.", "Bob rows. Bob swims."}
+	for _, tc := range []struct {
+		join   string
+		lo, hi int
+		want   int // chunks
+	}{
+		{" ", 0, 100, 1},
+		{"\n\n", 0, 100, 2},
+		{"\r\n\r\n", 0, 100, 2},
+		{"\n\n", 7, 100, 1}, // the second paragraph alone (6 tokens) is under the minimum
+	} {
+		text := strings.Join(paras, tc.join)
+		// a penalty over the whole text's scatter: no cut the vectors alone would make
+		cs, err := ChangePoint{Encoder: enc, Penalty: 10, MinTokens: tc.lo, MaxTokens: tc.hi, Counter: words4()}.Chunk(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != tc.want {
+			t.Errorf("joined by %q, bounds [%d, %d]: chunks %q, want %d", tc.join, tc.lo, tc.hi, texts(text, cs), tc.want)
+		}
+	}
+}

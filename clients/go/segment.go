@@ -41,6 +41,7 @@ type SegmentResponse struct {
 	Encoder   string   `json:"encoder"`
 	Threshold *float64 `json:"threshold"`
 	MaxTokens int      `json:"maxTokens"`
+	MinTokens int      `json:"minTokens"`
 	Tokenizer string   `json:"tokenizer"`
 	Results   []struct {
 		Chunks []Chunk `json:"chunks"`
@@ -54,6 +55,8 @@ type Chunk struct {
 	End       int    `json:"end"`
 	Tokens    int    `json:"tokens"`
 	Sentences int    `json:"sentences"`
+	// Cut flags a piece of a sentence longer than MaxTokens.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Segment cuts texts into chunks on the server.

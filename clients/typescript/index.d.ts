@@ -85,9 +85,11 @@ export declare class SegmentError extends Error {
 
 /** The keys of a segment request (undefined: the server's default). */
 export interface SegmentOptions {
-  method?: 'sage' | 'percentile' | 'packed' | 'fixed';
+  method?: 'changepoint' | 'sage' | 'percentile' | 'packed' | 'fixed';
   encoder?: string;
   maxTokens?: number;
+  /** The shortest chunk (at most maxTokens / 2): a smaller one merges with a neighbour. */
+  minTokens?: number;
   threshold?: number;
   percentile?: number;
   tokenizer?: string;
@@ -105,6 +107,8 @@ export interface SegmentChunk {
   end: number;
   tokens: number;
   sentences: number;
+  /** A piece of a sentence longer than maxTokens, cut at a word boundary. */
+  cut?: boolean;
 }
 
 export interface SegmentResponse {
@@ -112,9 +116,56 @@ export interface SegmentResponse {
   encoder?: string;
   threshold?: number;
   maxTokens: number;
+  minTokens: number;
   tokenizer: string;
   results: { chunks: SegmentChunk[] }[];
 }
 
 /** Cuts texts into chunks on the server at url. */
 export declare function segment(url: string, texts: string | string[], options?: SegmentOptions): Promise<SegmentResponse>;
+
+/** One document to import: id is its source id, stored on each chunk; properties are copied onto each chunk. */
+export interface ImportDocument {
+  id: string;
+  text: string;
+  properties?: Record<string, unknown>;
+}
+
+/** The options of importDocuments: the segment request's keys, and where the chunks go. */
+export interface ImportOptions extends Omit<SegmentOptions, 'collection' | 'threshold' | 'percentile'> {
+  /** The server that segments: the module's Weaviate or the gateway ("http://localhost:8080"). */
+  url: string;
+  /** Default text. */
+  textProperty?: string;
+  /** Default source_id; text with tokenization field (refused otherwise). */
+  sourceProperty?: string;
+  /** Default start. */
+  startProperty?: string;
+  /** Default end. */
+  endProperty?: string;
+  /** The chunks of one insertMany, 1..1000 (default 100). */
+  batchSize?: number;
+}
+
+/** Longest source id, in UTF-8 bytes. */
+export declare const MAX_ID_BYTES: number;
+
+/** Some documents were not imported; none of them has a chunk left. */
+export declare class ImportDocumentsError extends Error {
+  failures: Record<string, { start: number; end: number; message: string }>;
+  imported: Record<string, string[]>;
+}
+
+/** The uuid5 of the chunk [start, end) (UTF-8 bytes) of document sourceId in collection. */
+export declare function chunkUuid(collection: string, sourceId: string, start: number, end: number): Promise<string>;
+
+/** The calls importDocuments makes on a weaviate-client v3 collection (client.collections.get(name)). */
+export interface ImportCollection {
+  name: string;
+  config: { get(): Promise<{ properties: { name: string; dataType: string; tokenization?: string | null }[] }> };
+  filter: { byProperty(name: any): any };
+  data: { deleteMany(where: any): Promise<{ failed: number }>; insertMany(objects: any[]): Promise<{ errors?: Record<number, { message: string }> }> };
+}
+
+/** Cuts each document on the segment endpoint and writes its chunks to collection; each document's chunk ids. */
+export declare function importDocuments(collection: ImportCollection, documents: ImportDocument[], options: ImportOptions): Promise<Record<string, string[]>>;

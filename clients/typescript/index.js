@@ -257,3 +257,181 @@ export async function segment(url, texts, options = {}) {
   }
   return JSON.parse(raw);
 }
+
+// --- segment at import --------------------------------------------------------
+//
+// importDocuments cuts each document on the segment endpoint and writes its
+// chunks with the caller's own weaviate-client collection, as the Python
+// helper's import_documents and the Go helper's ImportDocuments do
+// (docs/segmentation.md): the same uuid5 ids, so a retry writes the same
+// objects whichever helper made them.
+
+/** The uuid5 namespace of the chunks' ids (the Python and Go helpers' too). */
+const IMPORT_NAMESPACE = '6f1d0c9e-4b7a-5e3f-9a51-2d8c7e0b4f16';
+/** Longest source id, in UTF-8 bytes: a property value and part of every chunk's id. */
+export const MAX_ID_BYTES = 1024;
+// A segment request of an import: a few documents, well under the endpoint's
+// default limits (64 texts, 1 MiB).
+const TEXTS_PER_REQUEST = 16;
+const BYTES_PER_REQUEST = 512 * 1024;
+const utf8 = new TextEncoder();
+
+/**
+ * Some documents were not imported; none of them has a chunk left. failures maps each one's source id to its
+ * first refused chunk ({ start, end, message }); imported maps every other document's id to its chunks' ids.
+ */
+export class ImportDocumentsError extends Error {
+  constructor(failures, imported) {
+    const ids = Object.keys(failures);
+    const { start, end, message } = failures[ids[0]];
+    const more = ids.length > 1 ? ` (and ${ids.length - 1} more documents)` : '';
+    super(`diverse-select: importDocuments: document ${JSON.stringify(ids[0])}: chunk [${start}, ${end}) was refused: ` +
+      `${message}; the document's chunks were removed${more}`);
+    this.name = 'ImportDocumentsError';
+    this.failures = failures;
+    this.imported = imported;
+  }
+}
+
+/**
+ * chunkUuid is the id of the chunk [start, end) (UTF-8 bytes) of document sourceId in collection: a uuid5
+ * (RFC 4122, SHA-1), by the Web Crypto API of Node.js and browsers.
+ * @returns {Promise<string>}
+ */
+export async function chunkUuid(collection, sourceId, start, end) {
+  const ns = Uint8Array.from(IMPORT_NAMESPACE.replace(/-/g, '').match(/../g), (h) => parseInt(h, 16));
+  const name = utf8.encode(`${collection}\0${sourceId}\0${start}\0${end}`);
+  const data = new Uint8Array(ns.length + name.length);
+  data.set(ns);
+  data.set(name, ns.length);
+  const h = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-1', data)).slice(0, 16);
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = Array.from(h, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+function checkDocuments(documents, reserved) {
+  if (!Array.isArray(documents)) throw new TypeError('diverse-select: importDocuments: documents must be an array of { id, text, properties }');
+  const seen = new Map();
+  return documents.map((d, i) => {
+    if (d === null || typeof d !== 'object') throw new TypeError(`diverse-select: importDocuments: documents[${i}] is not an object`);
+    const unknown = Object.keys(d).filter((k) => !['id', 'text', 'properties'].includes(k));
+    if (unknown.length) throw new TypeError(`diverse-select: importDocuments: documents[${i}] has key(s) ${unknown.join(', ')}; allowed: id, text, properties`);
+    const { id, text, properties = {} } = d;
+    if (typeof id !== 'string' || id === '' || utf8.encode(id).length > MAX_ID_BYTES) {
+      throw new TypeError(`diverse-select: importDocuments: documents[${i}].id ${show(id)} must be a non-empty string of at most ${MAX_ID_BYTES} UTF-8 bytes`);
+    }
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new TypeError(`diverse-select: importDocuments: documents[${i}].text must be a string with text in it, not ${show(text)}`);
+    }
+    if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
+      throw new TypeError(`diverse-select: importDocuments: documents[${i}].properties must be an object`);
+    }
+    const clash = Object.keys(properties).find((k) => reserved.includes(k));
+    if (clash !== undefined) {
+      throw new TypeError(`diverse-select: importDocuments: documents[${i}].properties sets ${show(clash)}, which the import writes itself (${reserved.join(', ')})`);
+    }
+    if (seen.has(id)) throw new TypeError(`diverse-select: importDocuments: documents[${seen.get(id)}] and documents[${i}] have the same id ${show(id)}`);
+    seen.set(id, i);
+    return { id, text, properties };
+  });
+}
+
+// The source property must be text with field tokenization: the import finds a document's chunks by equality on
+// it, and word tokenization makes "doc 1" equal to "doc 1 2".
+async function checkSource(collection, name) {
+  const cfg = await collection.config.get();
+  const p = cfg.properties.find((q) => q.name === name);
+  if (!p || p.dataType !== 'text' || p.tokenization !== 'field') {
+    const found = p ? `${p.dataType} with tokenization ${p.tokenization ?? 'none'}` : 'missing';
+    throw new TypeError(`diverse-select: importDocuments: the property ${show(name)} of collection ${show(collection.name)} must be ` +
+      `text with tokenization field (it is ${found}): the import finds a document's chunks by equality on it`);
+  }
+}
+
+async function deleteWhere(collection, where, what) {
+  const res = await collection.data.deleteMany(where);
+  if (res.failed) throw new Error(`diverse-select: importDocuments: ${what}: ${res.failed} objects were not deleted`);
+}
+
+/**
+ * importDocuments cuts each document's text on the segment endpoint at options.url (the module's Weaviate or
+ * the gateway) and writes each chunk to collection (a weaviate-client v3 collection, tenant included) as one
+ * object: its text, the document's id, its UTF-8 byte offsets in the document's text, and the document's
+ * properties. Returns each document's chunk ids, in text order. Idempotent; a document with a refused chunk is
+ * left with no chunk and ImportDocumentsError names it after the others are written.
+ * @param {any} collection
+ * @param {import('./index.js').ImportDocument[]} documents
+ * @param {import('./index.js').ImportOptions} options
+ * @returns {Promise<Record<string, string[]>>}
+ */
+export async function importDocuments(collection, documents, options = {}) {
+  const { url, textProperty = 'text', sourceProperty = 'source_id', startProperty = 'start', endProperty = 'end',
+    batchSize = 100, ...segmentOptions } = options;
+  if (typeof url !== 'string' || url === '') throw new TypeError('diverse-select: importDocuments: options.url (the server that segments) is required');
+  const names = { textProperty, sourceProperty, startProperty, endProperty };
+  for (const [arg, name] of Object.entries(names)) {
+    if (typeof name !== 'string' || name === '') throw new TypeError(`diverse-select: importDocuments: ${arg} must be a property name, not ${show(name)}`);
+  }
+  if (new Set(Object.values(names)).size !== 4) {
+    throw new TypeError(`diverse-select: importDocuments: textProperty, sourceProperty, startProperty and endProperty must be four different names, not ${Object.values(names).join(', ')}`);
+  }
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1000) throw new RangeError(`diverse-select: importDocuments: batchSize ${show(batchSize)} is outside [1, 1000]`);
+  const docs = checkDocuments(documents, Object.values(names));
+  if (docs.length === 0) return {};
+  await checkSource(collection, sourceProperty);
+
+  // Cut every text first: a refused segment request writes nothing.
+  const cuts = [];
+  for (let i = 0; i < docs.length;) {
+    let j = i;
+    let size = 0;
+    while (j < docs.length && j - i < TEXTS_PER_REQUEST && (j === i || size + utf8.encode(docs[j].text).length <= BYTES_PER_REQUEST)) {
+      size += utf8.encode(docs[j].text).length;
+      j++;
+    }
+    const res = await segment(url, docs.slice(i, j).map((d) => d.text), { ...segmentOptions, collection: collection.name });
+    if (res.results.length !== j - i) throw new Error(`diverse-select: importDocuments: the server cut ${res.results.length} texts, ${j - i} were sent`);
+    for (const r of res.results) cuts.push(r.chunks);
+    i = j;
+  }
+
+  const bySource = (id) => collection.filter.byProperty(sourceProperty).equal(id);
+  const ids = {};
+  const objects = [];
+  for (const [k, d] of docs.entries()) {
+    ids[d.id] = await Promise.all(cuts[k].map((c) => chunkUuid(collection.name, d.id, c.start, c.end)));
+    // A re-import converges: the document's chunks the new cut does not hold go first.
+    const stale = ids[d.id].length === 0 ? bySource(d.id)
+      : { operator: 'And', filters: [bySource(d.id), collection.filter.byProperty('_id').containsNone(ids[d.id])], value: null };
+    await deleteWhere(collection, stale, `document ${show(d.id)}: delete the chunks of its previous cut`);
+    cuts[k].forEach((c, n) => objects.push({
+      source: d.id, start: c.start, end: c.end,
+      object: { id: ids[d.id][n], properties: { ...d.properties, [textProperty]: c.text, [sourceProperty]: d.id, [startProperty]: c.start, [endProperty]: c.end } },
+    }));
+  }
+
+  const failures = {};
+  for (let k = 0; k < objects.length; k += batchSize) {
+    const part = objects.slice(k, k + batchSize);
+    let refused;
+    try {
+      const res = await collection.data.insertMany(part.map((p) => p.object));
+      refused = Object.entries(res.errors ?? {}).map(([n, e]) => [Number(n), String(e.message)]);
+    } catch (err) { // the whole slice refused, or the call failed
+      refused = part.map((_, n) => [n, `${err?.name ?? 'Error'}: ${err?.message ?? err}`]);
+    }
+    for (const [n, message] of refused.sort((a, b) => a[0] - b[0])) {
+      const p = part[n];
+      failures[p.source] ??= { start: p.start, end: p.end, message };
+    }
+  }
+  if (Object.keys(failures).length === 0) return ids;
+  // No partial document: a document with a refused chunk loses all of them.
+  for (const [src, f] of Object.entries(failures)) {
+    await deleteWhere(collection, bySource(src), `document ${show(src)}: chunk [${f.start}, ${f.end}) was refused (${f.message}), and removing its chunks`);
+    delete ids[src];
+  }
+  throw new ImportDocumentsError(failures, ids);
+}

@@ -42,11 +42,12 @@ var generatedBlocks = map[string]string{
 	"server-profile-384":  "make bench-server (tools/bench -dims 384)",
 	"server-384":          "make bench-server (tools/bench -dims 384)",
 	// docs/quality.md
-	"make eval":         "make eval (tools/eval)",
-	"make eval cards":   "make eval (tools/eval -mode cards)",
-	"make eval-server":  "make eval-server (tools/eval -mode server)",
-	"make eval-large":   "make eval-large (tools/eval -mode large)",
-	"make eval-segment": "make eval-segment (tools/eval -mode segment)",
+	"make eval":              "make eval (tools/eval)",
+	"make eval cards":        "make eval (tools/eval -mode cards)",
+	"make eval-server":       "make eval-server (tools/eval -mode server)",
+	"make eval-large":        "make eval-large (tools/eval -mode large)",
+	"make eval-segment":      "make eval-segment (tools/eval -mode segment)",
+	"make eval-segment-lean": "make eval-segment-lean (tools/eval -mode segment-lean)",
 }
 
 var (

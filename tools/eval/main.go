@@ -94,11 +94,12 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules) or vectors (fill the minilm vector cache with every text the other modes embed)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules), segment and segment-lean (the chunkers; lean: the part a shared machine finishes in minutes with -minilm) or vectors (fill the minilm vector cache with every text the other modes embed)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
+		minilm = flag.Bool("minilm", false, "segment and segment-lean modes without -neural-url: all-MiniLM-L6-v2 too, its vectors from the vector cache (computed by the neural worker on first use)")
 		encs   = flag.String("encoders", strings.Join(encoderNames, ","), "library, check and tune modes: the sentence vectors to run on, comma-separated ("+strings.Join(encoderNames, ", ")+")")
 	)
 	flag.StringVar(&o.dataDir, "data", "", "shared data folder (default: ../shared/data beside the repo root)")
@@ -163,7 +164,12 @@ func main() {
 		if !flagSet("doc") {
 			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
 		}
-		err = runSegment(ctx, o, os.Stdout, *neural)
+		err = runSegment(ctx, o, os.Stdout, *neural, *minilm)
+	case "segment-lean":
+		if !flagSet("doc") {
+			o.doc = strings.TrimSuffix(o.doc, "quality.md") + "segmentation.md"
+		}
+		err = runSegmentLean(ctx, o, os.Stdout, *minilm)
 	case "vectors":
 		err = runVectors(o)
 	default:

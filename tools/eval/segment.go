@@ -106,17 +106,61 @@ func (l gloveEncoder) Encode(_ context.Context, texts []string) ([][]float32, er
 	return out, nil
 }
 
-// segEncoders are GloVe-SIF and, with -neural-url, the neural encoder.
-func segEncoders(o options, neuralURL string) ([]*segEncoder, error) {
+// cachedNeural is all-MiniLM-L6-v2 through the evaluation's vector cache:
+// a text is embedded once per machine by the neural worker, so a stopped or
+// repeated run (the neural encoder is slow on a shared CPU) only reads.
+type cachedNeural struct{ c *vectorCache }
+
+func (n cachedNeural) Encode(_ context.Context, texts []string) ([][]float32, error) {
+	if err := n.c.ensure(texts); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, err := n.c.vector(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// segEncoders are GloVe-SIF and the neural encoder: at neuralURL when set,
+// else from the vector cache with minilm.
+func segEncoders(o options, neuralURL string, minilm bool) ([]*segEncoder, error) {
 	g, err := embed.LoadGloVe(o.gloveDir)
 	if err != nil {
 		return nil, err
 	}
 	out := []*segEncoder{{name: "glove-sif", base: gloveEncoder{g: g}, vecs: map[string][]float32{}}}
-	if neuralURL != "" {
+	switch {
+	case neuralURL != "":
 		out = append(out, &segEncoder{name: "minilm-l6", base: segment.Remote{URL: neuralURL, Concurrency: segConcurrency}, vecs: map[string][]float32{}})
+	case minilm:
+		c, err := openVectorCache(o.vectorCache, o.python)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &segEncoder{name: "minilm-l6", base: cachedNeural{c}, vecs: map[string][]float32{}})
 	}
 	return out, nil
+}
+
+// prefill embeds every sentence the chunkers will ask for in one call, so
+// the cached neural encoder batches them instead of one document at a time.
+func prefill(ctx context.Context, e *segEncoder, texts []string) error {
+	if _, ok := e.base.(cachedNeural); !ok {
+		return nil
+	}
+	var all []string
+	for _, t := range texts {
+		for _, s := range segment.Sentences(t) {
+			all = append(all, t[s.Start:s.End])
+		}
+	}
+	_, err := e.Encode(ctx, all)
+	return err
 }
 
 // namedChunker is one row of the tables.
@@ -223,7 +267,7 @@ func segTuning(ctx context.Context, b *bytes.Buffer, o options, e *segEncoder, d
 
 // runSegment measures every chunker with every encoder and writes the
 // report into the document's generated block.
-func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) error {
+func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string, minilm bool) error {
 	counter, err := tokens.New(tokens.CL100K)
 	if err != nil {
 		return err
@@ -238,9 +282,27 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 	for _, d := range docs {
 		truth[d.Text] = d.Boundaries
 	}
-	encs, err := segEncoders(o, neuralURL)
+	encs, err := segEncoders(o, neuralURL, minilm)
 	if err != nil {
 		return err
+	}
+	for _, e := range encs {
+		var texts []string
+		for _, d := range append(append([]wikiseg.Document{}, valDocs...), docs...) {
+			texts = append(texts, d.Text)
+		}
+		for _, set := range multiHopSets[:2] {
+			qs, err := loadMultiHop(o.dataDir + "/" + set.File)
+			if err != nil {
+				return err
+			}
+			for _, q := range qs {
+				texts = append(texts, contextDoc(q).text)
+			}
+		}
+		if err := prefill(ctx, e, texts); err != nil {
+			return err
+		}
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Every chunker cuts at most %d and at least %d tokens (cl100k_base) a chunk, unless said otherwise. Held-out documents: %d, each %d consecutive "+
@@ -306,6 +368,9 @@ func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string) e
 			if err := downstream(ctx, &b, o, set, e, chunkers, counter); err != nil {
 				return err
 			}
+		}
+		if _, ok := e.base.(cachedNeural); ok {
+			continue // cached vectors time the cache, not the encoder
 		}
 		sp, err := speedRows(ctx, e, chunkers, docs[:min(segSpeedDocs, len(docs))])
 		if err != nil {

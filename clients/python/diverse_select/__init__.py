@@ -132,20 +132,20 @@ class SegmentError(RuntimeError):
 
 
 def segment(url: str, texts: Union[str, Sequence[str]], *, api_key: Optional[str] = None, method: Optional[str] = None,
-            encoder: Optional[str] = None, max_tokens: Optional[int] = None, threshold: Optional[float] = None,
-            percentile: Optional[float] = None, tokenizer: Optional[str] = None, collection: Optional[str] = None,
+            encoder: Optional[str] = None, max_tokens: Optional[int] = None, min_tokens: Optional[int] = None,
+            threshold: Optional[float] = None, percentile: Optional[float] = None, tokenizer: Optional[str] = None, collection: Optional[str] = None,
             timeout: float = 120.0) -> Dict[str, Any]:
     """Cuts ``texts`` (a string or a list of strings) into chunks on the server at ``url``
     ("http://localhost:8080"). Returns the response: ``results`` holds, per text, its ``chunks``, each
-    with ``text``, ``start`` and ``end`` (UTF-8 byte offsets), ``tokens`` and ``sentences``. The other
+    with ``text``, ``start`` and ``end`` (UTF-8 byte offsets), ``tokens``, ``sentences`` and ``cut`` (a piece of a sentence over ``max_tokens``). The other
     arguments are the request's keys (None: the server's default); ``api_key`` is sent as a bearer
     token. Standard library only."""
     import urllib.error
     import urllib.request
 
     body: Dict[str, Any] = {"texts": [texts] if isinstance(texts, str) else list(texts)}
-    for key, value in (("method", method), ("encoder", encoder), ("maxTokens", max_tokens), ("threshold", threshold),
-                       ("percentile", percentile), ("tokenizer", tokenizer), ("collection", collection)):
+    for key, value in (("method", method), ("encoder", encoder), ("maxTokens", max_tokens), ("minTokens", min_tokens),
+                       ("threshold", threshold), ("percentile", percentile), ("tokenizer", tokenizer), ("collection", collection)):
         if value is not None:
             body[key] = value
     req = urllib.request.Request(url.rstrip("/") + SEGMENT_PATH, data=json.dumps(body).encode("utf-8"), method="POST",

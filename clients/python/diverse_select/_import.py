@@ -123,7 +123,8 @@ def _check_source(collection: "Collection[Any, Any]", name: str) -> None:
 
 def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Union[Document, Mapping[str, Any]]], *,
                      url: Optional[str] = None, api_key: Optional[str] = None, method: Optional[str] = None,
-                     encoder: Optional[str] = None, max_tokens: Optional[int] = None, tokenizer: Optional[str] = None,
+                     encoder: Optional[str] = None, max_tokens: Optional[int] = None, min_tokens: Optional[int] = None,
+                     tokenizer: Optional[str] = None,
                      text_property: str = "text", source_property: str = "source_id", start_property: str = "start",
                      end_property: str = "end", batch_size: int = 100,
                      timeout: float = 120.0) -> Dict[str, List[str]]:
@@ -135,7 +136,7 @@ def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Uni
 
     ``url`` is the server that segments (the module's Weaviate or the gateway; default the collection's own
     connection) and ``api_key`` its bearer token (default the connection's); ``method``, ``encoder``,
-    ``max_tokens`` and ``tokenizer`` are the segment request's keys (None: the server's default). The chunks are
+    ``max_tokens``, ``min_tokens`` and ``tokenizer`` are the segment request's keys (None: the server's default). The chunks are
     written ``batch_size`` at a time. Idempotent: importing the same documents again leaves the same objects; a
     document imported again with another text keeps only its new chunks. A document with a refused chunk is left
     with no chunk at all, and ``ImportDocumentsError`` names it and the chunk after the others are written."""
@@ -176,7 +177,7 @@ def import_documents(collection: "Collection[Any, Any]", documents: Sequence[Uni
             size += len(docs[j].text)
             j += 1
         res = segment(url, [d.text for d in docs[i:j]], api_key=api_key, method=method, encoder=encoder,
-                      max_tokens=max_tokens, tokenizer=tokenizer, collection=collection.name, timeout=timeout)
+                      max_tokens=max_tokens, min_tokens=min_tokens, tokenizer=tokenizer, collection=collection.name, timeout=timeout)
         for r in res["results"]:
             cuts.append([(int(c["start"]), int(c["end"]), str(c["text"])) for c in r["chunks"]])
         i = j

@@ -1,7 +1,7 @@
 import json
 import threading
 import unittest
-from typing import Any, List, Tuple
+from typing import Any, Dict, List, Tuple
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 from diverse_select import SEGMENT_PATH, SegmentError, segment
@@ -38,10 +38,18 @@ class SegmentTest(unittest.TestCase):
         self.server.server_close()
 
     def test_request(self) -> None:
-        _Handler.status, _Handler.reply = 200, {"method": "packed", "results": [{"chunks": []}]}
-        res = segment(self.url, "One. Two.", api_key="k", method="packed", max_tokens=64)
-        self.assertEqual(res["method"], "packed")
-        self.assertEqual(_Handler.seen, [(SEGMENT_PATH, "Bearer k", {"texts": ["One. Two."], "method": "packed", "maxTokens": 64})])
+        cases: List[Tuple[Dict[str, Any], Dict[str, Any]]] = [  # (arguments, the body's keys beside texts)
+            ({"method": "packed", "max_tokens": 64}, {"method": "packed", "maxTokens": 64}),
+            ({"max_tokens": 64, "min_tokens": 16}, {"maxTokens": 64, "minTokens": 16}),
+            ({"min_tokens": 0, "encoder": None}, {"minTokens": 0}),
+        ]
+        for kwargs, keys in cases:
+            with self.subTest(kwargs=kwargs):
+                _Handler.seen = []
+                _Handler.status, _Handler.reply = 200, {"method": "packed", "results": [{"chunks": []}]}
+                res = segment(self.url, "One. Two.", api_key="k", **kwargs)
+                self.assertEqual(res["method"], "packed")
+                self.assertEqual(_Handler.seen, [(SEGMENT_PATH, "Bearer k", {"texts": ["One. Two."], **keys})])
 
     def test_error(self) -> None:
         _Handler.status, _Handler.reply = 413, {"error": [{"message": "exceeds DIVERSE_SELECT_SEGMENT_MAX_BYTES=10"}]}

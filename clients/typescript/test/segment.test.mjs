@@ -13,12 +13,19 @@ function fakeFetch(status, body) {
 }
 
 test('segment sends the texts, the keys set and the API key', async () => {
-  const { fn, calls } = fakeFetch(200, { method: 'packed', results: [{ chunks: [] }] });
-  const res = await segment('http://h:8080/', 'One. Two.', { method: 'packed', maxTokens: 64, encoder: undefined, apiKey: 'k', fetch: fn });
-  assert.equal(res.method, 'packed');
-  assert.equal(calls[0].url, 'http://h:8080' + SEGMENT_PATH);
-  assert.equal(calls[0].init.headers.Authorization, 'Bearer k');
-  assert.deepEqual(JSON.parse(calls[0].init.body), { texts: ['One. Two.'], method: 'packed', maxTokens: 64 });
+  const cases = [ // [options, the body's keys beside texts]
+    [{ method: 'packed', maxTokens: 64, encoder: undefined }, { method: 'packed', maxTokens: 64 }],
+    [{ maxTokens: 64, minTokens: 16 }, { maxTokens: 64, minTokens: 16 }],
+    [{ minTokens: 0 }, { minTokens: 0 }],
+  ];
+  for (const [options, keys] of cases) {
+    const { fn, calls } = fakeFetch(200, { method: 'packed', results: [{ chunks: [] }] });
+    const res = await segment('http://h:8080/', 'One. Two.', { ...options, apiKey: 'k', fetch: fn });
+    assert.equal(res.method, 'packed');
+    assert.equal(calls[0].url, 'http://h:8080' + SEGMENT_PATH);
+    assert.equal(calls[0].init.headers.Authorization, 'Bearer k');
+    assert.deepEqual(JSON.parse(calls[0].init.body), { texts: ['One. Two.'], ...keys });
+  }
 });
 
 test('segment throws the server message with its status', async () => {

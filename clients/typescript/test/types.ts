@@ -2,7 +2,7 @@
 // strategy's factory takes its own parameters and the common settings; a
 // parameter of another strategy, a wrong value or a plain object does not
 // compile (each @ts-expect-error fails tsc when its line compiles).
-import { rerank, explain, Select, Selection, type MMROptions, type Explanation, type WireOptions } from '../index.js';
+import { rerank, explain, Select, Selection, importDocuments, type ImportCollection, type MMROptions, type Explanation, type WireOptions } from '../index.js';
 
 const mmr: Selection<'mmr', MMROptions> = Select.mmr({ lambda: 0.7, tokenBudget: 60, order: 'edges' });
 const lambda: number | undefined = mmr.options.lambda;
@@ -41,4 +41,12 @@ rerank('body', 'statins', { strategy: 'mmr', tokenBudget: 60 });
 // @ts-expect-error: a Selection is read-only
 mmr.options.lambda = 0.2;
 
-export { lambda, strategy, settings, wire, r, plain, gain };
+declare const chunks: ImportCollection;
+const imported: Promise<Record<string, string[]>> = importDocuments(chunks, [{ id: 'notes/1', text: 'One.', properties: { title: 'T' } }],
+  { url: 'http://localhost:8080', method: 'changepoint', maxTokens: 128, minTokens: 32 });
+// @ts-expect-error: the server that segments is required
+importDocuments(chunks, [], {});
+// @ts-expect-error: the import names the collection itself
+importDocuments(chunks, [], { url: 'u', collection: 'Other' });
+
+export { lambda, strategy, settings, wire, r, plain, gain, imported };
