@@ -130,7 +130,7 @@ func articleClass(t testing.TB) {
 // near-copies share their original's title (and no other chunk's), so a
 // title picked twice is a near-copy the selection kept.
 func TestREADMEGraphQL(t *testing.T) {
-	readmeArticle(t)
+	readmeCollection(t, client, "Article")
 	query := readmeGraphQL(t, "Use it from your client")
 	m := reBudget.FindStringSubmatch(query)
 	if m == nil {
@@ -158,13 +158,13 @@ func TestREADMEGraphQL(t *testing.T) {
 	}
 }
 
-// readmeArticle (re)creates the collection the README's programs create:
-// Article with title and body, vectorized by the stack's embedder, holding
-// the demo corpus.
-func readmeArticle(t testing.TB) {
+// readmeCollection (re)creates class through c as the README's programs
+// create Article: title and body, vectorized by the stack's embedder, the
+// reranker with a budget of 600, holding the demo corpus.
+func readmeCollection(t testing.TB, c *weaviate.Client, class string) {
 	t.Helper()
-	createClass(t, &models.Class{
-		Class:      "Article",
+	createOn(t, c, &models.Class{
+		Class:      class,
 		Vectorizer: "text2vec-transformers",
 		ModuleConfig: map[string]any{
 			"reranker-diverse-select": map[string]any{"tokenBudget": 600},
@@ -176,10 +176,10 @@ func readmeArticle(t testing.TB) {
 	})
 	chunks := corpus.Chunks()
 	objs := make([]*models.Object, len(chunks))
-	for i, c := range chunks {
-		objs[i] = &models.Object{Class: "Article", Properties: map[string]any{"title": c.Title, "body": c.Body}}
+	for i, ch := range chunks {
+		objs[i] = &models.Object{Class: class, Properties: map[string]any{"title": ch.Title, "body": ch.Body}}
 	}
-	res, err := client.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx(t))
+	res, err := c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx(t))
 	if err != nil {
 		t.Fatalf("import the demo corpus: %v", err)
 	}

@@ -13,7 +13,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
-	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // TestNewcomerRefusals lists the refusals a newcomer meets on the way in,
@@ -34,8 +33,8 @@ func TestNewcomerRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	newcomerChunks(t, client)
-	newcomerChunks(t, gwClient)
+	readmeCollection(t, client, chunkClass)
+	readmeCollection(t, gwClient, chunkClass)
 	t.Cleanup(func() { deleteClass(t, chunkClass) })
 
 	question := "statins cholesterol heart"
@@ -122,28 +121,6 @@ func TestNewcomerRefusals(t *testing.T) {
 
 // chunkClass is the README's collection under a name of this test.
 const chunkClass = "NewcomerChunk"
-
-// newcomerChunks (re)creates chunkClass through c as the README's programs
-// create Article, with the demo corpus's title and body.
-func newcomerChunks(t *testing.T, c *weaviate.Client) {
-	t.Helper()
-	createOn(t, c, &models.Class{Class: chunkClass, Vectorizer: "text2vec-transformers",
-		Properties:   []*models.Property{{Name: "title", DataType: []string{"text"}}, {Name: "body", DataType: []string{"text"}}},
-		ModuleConfig: map[string]any{"reranker-diverse-select": map[string]any{"tokenBudget": 600}}})
-	var objs []*models.Object
-	for _, ch := range corpus.Chunks() {
-		objs = append(objs, &models.Object{Class: chunkClass, Properties: map[string]any{"title": ch.Title, "body": ch.Body}})
-	}
-	res, err := c.Batch().ObjectsBatcher().WithObjects(objs...).Do(ctx(t))
-	if err != nil {
-		t.Fatalf("import the demo corpus: %v", err)
-	}
-	for _, r := range res {
-		if r.Result != nil && r.Result.Errors != nil {
-			t.Fatalf("import the demo corpus: %v", r.Result.Errors.Error[0].Message)
-		}
-	}
-}
 
 // smallestOfPool is the fewest tokens of a chunk in q's pool: top-k with no
 // budget returns the whole pool, each pick with its tokens.
