@@ -265,23 +265,34 @@ func segTuning(ctx context.Context, b *bytes.Buffer, o options, e *segEncoder, d
 	return best, nil
 }
 
-// runSegment measures every chunker with every encoder and writes the
-// report into the document's generated block.
-func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string, minilm bool) error {
+// loadHeldOutSegments reads what both segmentation measurements (runSegment,
+// runSegmentLean) start from: the token counter, the articles' paragraphs,
+// the held-out documents and each one's true boundaries by text.
+func loadHeldOutSegments(dataDir string) (tokens.Counter, []wikiseg.Paragraph, []wikiseg.Document, map[string][]int, error) {
 	counter, err := tokens.New(tokens.CL100K)
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
-	paras, err := wikiseg.Load(o.dataDir)
+	paras, err := wikiseg.Load(dataDir)
 	if err != nil {
-		return err
+		return nil, nil, nil, nil, err
 	}
 	docs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.HeldOut), segPerDoc)
-	valDocs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.Validation), segPerDoc)
 	truth := map[string][]int{}
 	for _, d := range docs {
 		truth[d.Text] = d.Boundaries
 	}
+	return counter, paras, docs, truth, nil
+}
+
+// runSegment measures every chunker with every encoder and writes the
+// report into the document's generated block.
+func runSegment(ctx context.Context, o options, w io.Writer, neuralURL string, minilm bool) error {
+	counter, paras, docs, truth, err := loadHeldOutSegments(o.dataDir)
+	if err != nil {
+		return err
+	}
+	valDocs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.Validation), segPerDoc)
 	encs, err := segEncoders(o, neuralURL, minilm)
 	if err != nil {
 		return err

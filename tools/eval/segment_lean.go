@@ -5,9 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-
-	"github.com/diverse-select/diverse-select/selectors/tokens"
-	"github.com/diverse-select/diverse-select/tools/internal/wikiseg"
 )
 
 // segLeanPeerDocs is the held-out documents Chonkie's semantic chunker cuts
@@ -25,18 +22,9 @@ const segLeanPeerDocs = 80
 // the paragraphs as given. It prints the tables and writes them into the
 // document's lean block; the full measurement is make eval-segment.
 func runSegmentLean(ctx context.Context, o options, w io.Writer, minilm bool) error {
-	counter, err := tokens.New(tokens.CL100K)
+	counter, _, docs, truth, err := loadHeldOutSegments(o.dataDir)
 	if err != nil {
 		return err
-	}
-	paras, err := wikiseg.Load(o.dataDir)
-	if err != nil {
-		return err
-	}
-	docs := wikiseg.Documents(wikiseg.Of(paras, wikiseg.HeldOut), segPerDoc)
-	truth := map[string][]int{}
-	for _, d := range docs {
-		truth[d.Text] = d.Boundaries
 	}
 	encs, err := segEncoders(o, "", minilm)
 	if err != nil {
