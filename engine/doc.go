@@ -10,8 +10,9 @@
 // The files stand in layers; each uses only its own layer and those under
 // it (TestLayers holds them to it). Read them top-down:
 //
-//   - The gateway's entry: standalone.go and standalone_create.go (the engine outside Weaviate; only
-//     the search and the reads by id are the gateway's).
+//   - The gateway's entry: standalone.go and standalone_create.go (the
+//     engine outside Weaviate; only the search and the reads by id are the
+//     gateway's).
 //   - The stage and the query: stage.go is the entry point of every query
 //     (SelectResults, the "selection-stage" patch); hooks.go holds the result
 //     hooks a query reaches only by a path without the stage. arrivalOf

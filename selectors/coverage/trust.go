@@ -26,10 +26,12 @@ import (
 // Then the head is worth what top-k would give it, and the rest of the
 // budget diversifies. (Taking the head first, in relevance order, was
 // measured and dropped: 3-8 points lower on HotpotQA's both-gold with
-// every encoder, as the density greedy's order also weighs tokens.) When the curve is flat (no drop of DefaultTrustGap standard
-// deviations of the pool's relevance), nothing changes. The drop is read
-// in standard deviations of the pool's own relevance, so the rule is the
-// same for every encoder's cosine scale. Even steps are sqrt(12)/n
+// every encoder, as the density greedy's order also weighs tokens.)
+//
+// When the curve is flat (no drop of DefaultTrustGap standard deviations
+// of the pool's relevance), nothing changes. The drop is read in standard
+// deviations of the pool's own relevance, so the rule is the same for
+// every encoder's cosine scale. Even steps are sqrt(12)/n
 // deviations apart, so a flat curve sets no head apart from 7 candidates
 // up; in smaller pools the head is the first steps, which costs nothing
 // when the budget admits most of the pool anyway.
