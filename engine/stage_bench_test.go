@@ -35,26 +35,7 @@ import (
 // sentences, vectors of 768 dimensions near their topic's.
 func BenchmarkRerankStage(b *testing.B) {
 	for _, n := range benchPools {
-		pool := benchPool(n)
-		class := &models.Class{Class: "Doc", Properties: []*models.Property{
-			{Name: "title", DataType: []string{"text"}}, {Name: "body", DataType: []string{"text"}}},
-			ModuleConfig: map[string]any{RerankerName: map[string]any{"textProperty": "body", "tokenBudget": 1500, "maxResults": 10}}}
-		m := New(func(string) *models.Class { return class })
-		m.multiGet = newStore(pool).multiGet
-		searchPool := func(_ context.Context, p dto.GetParams) ([]search.Result, error) {
-			out := make([]search.Result, min(len(pool), p.Pagination.Limit))
-			for i := range out {
-				out[i] = pool[i]
-				out[i].Schema, out[i].Vector = map[string]any{"id": pool[i].ID}, nil
-			}
-			return out, nil
-		}
-		property := "body"
-		params := dto.GetParams{ClassName: "Doc", Pagination: &filters.Pagination{Limit: n},
-			ModuleParams: map[string]any{"nearText": &nearText.NearTextParams{
-				Values: []string{"What side effects can statins cause, and how are they managed?"}}},
-			Properties:           search.SelectProperties{{Name: "title", IsPrimitive: true}, {Name: "body", IsPrimitive: true}},
-			AdditionalProperties: additionalWith(RerankProperty, &rank.Params{Property: &property})}
+		m, params, searchPool := benchStage(n)
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := processCPU()
@@ -84,6 +65,79 @@ func BenchmarkRerankStage(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// benchStage is BenchmarkRerankStage's engine, query and pool search over
+// a pool of n.
+func benchStage(n int) (*Engine, dto.GetParams, SearchPool) {
+	pool := benchPool(n)
+	class := &models.Class{Class: "Doc", Properties: []*models.Property{
+		{Name: "title", DataType: []string{"text"}}, {Name: "body", DataType: []string{"text"}}},
+		ModuleConfig: map[string]any{RerankerName: map[string]any{"textProperty": "body", "tokenBudget": 1500, "maxResults": 10}}}
+	m := New(func(string) *models.Class { return class })
+	m.multiGet = newStore(pool).multiGet
+	searchPool := func(_ context.Context, p dto.GetParams) ([]search.Result, error) {
+		out := make([]search.Result, min(len(pool), p.Pagination.Limit))
+		for i := range out {
+			out[i] = pool[i]
+			out[i].Schema, out[i].Vector = map[string]any{"id": pool[i].ID}, nil
+		}
+		return out, nil
+	}
+	property := "body"
+	params := dto.GetParams{ClassName: "Doc", Pagination: &filters.Pagination{Limit: n},
+		ModuleParams: map[string]any{"nearText": &nearText.NearTextParams{
+			Values: []string{"What side effects can statins cause, and how are they managed?"}}},
+		Properties:           search.SelectProperties{{Name: "title", IsPrimitive: true}, {Name: "body", IsPrimitive: true}},
+		AdditionalProperties: additionalWith(RerankProperty, &rank.Params{Property: &property})}
+	return m, params, searchPool
+}
+
+// BenchmarkGrowStack is whether growStack pays: BenchmarkRerankStage's
+// query, each on a goroutine of its own as a server serves a call, through
+// SelectResults (grown: growStack first) and through the same steps without
+// growStack (unaided: the runtime grows the stack as the stage goes down).
+// Read runtime.newstack in each way's CPU profile (-cpuprofile, one way a
+// run): on a shared machine the time per query varies more than the
+// difference. growStack stays while grown shows the less.
+func BenchmarkGrowStack(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		m, params, searchPool := benchStage(n)
+		ctx := context.Background()
+		ways := []struct {
+			name string
+			run  func() ([]search.Result, error)
+		}{
+			{"grown", func() ([]search.Result, error) {
+				out, _, err := m.SelectResults(ctx, params, searchPool)
+				return out, err
+			}},
+			{"unaided", func() ([]search.Result, error) {
+				c := m.arrivalOf(ctx, params, nil)
+				c.read = m.multiGet
+				return m.runStage(ctx, c, params, searchPool)
+			}},
+		}
+		for _, w := range ways {
+			b.Run(fmt.Sprintf("N=%d/%s", n, w.name), func(b *testing.B) {
+				cpu := processCPU()
+				done := make(chan error)
+				for b.Loop() {
+					go func() {
+						out, err := w.run()
+						if err == nil && len(out) == 0 {
+							err = fmt.Errorf("nothing selected")
+						}
+						done <- err
+					}()
+					if err := <-done; err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
 	}
 }
 
