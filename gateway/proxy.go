@@ -73,7 +73,9 @@ var streamBoth = &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}
 // them: the caller's messages go up until the caller is done (then the
 // upstream stream is half-closed) or fails (then the upstream call is
 // cancelled); the upstream's come back until it ends the call, whose
-// status and trailer are the caller's.
+// status and trailer are the caller's. grpc-proxy's handler itself is not
+// used: it reads a call from its start, and a search reaches pass with its
+// first message already read (to decide whether the gateway selects).
 func (g *Gateway) pass(srv grpc.ServerStream, method string, first *frame) error {
 	ctx, cancel := context.WithCancel(outgoing(srv.Context()))
 	defer cancel()
