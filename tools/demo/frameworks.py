@@ -43,9 +43,11 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
     from haystack_integrations.components.rankers.pyversity import PyversityRanker
     from langchain_core.embeddings import Embeddings
     from langchain_weaviate import WeaviateVectorStore
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.vector_stores.weaviate import WeaviateVectorStore as LlamaWeaviateVectorStore
     from weaviate.classes.query import MetadataQuery
 
-    import diverse_select as ds
     import diverse_select.haystack as ds_haystack
     import diverse_select.langchain as ds_langchain
     import diverse_select.llamaindex as ds_llamaindex
@@ -59,6 +61,18 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
 
         def embed_documents(self, texts: List[str]) -> List[List[float]]:
             return [embed(t) for t in texts]
+
+    class DemoEmbedding(BaseEmbedding):
+        """The demo's embedder as a LlamaIndex embed model."""
+
+        def _get_query_embedding(self, query: str) -> List[float]:
+            return embed(query)
+
+        async def _aget_query_embedding(self, query: str) -> List[float]:
+            return embed(query)
+
+        def _get_text_embedding(self, text: str) -> List[float]:
+            return embed(text)
 
     @component
     class TextEmbedder:
@@ -109,9 +123,14 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
     lc_topk = db.as_retriever(search_kwargs={"k": k, "alpha": 1})
     lc_mmr = db.as_retriever(search_type="mmr", search_kwargs={"k": k, "fetch_k": pool})
     lc_ours = ds_langchain.DiverseSelectRetriever.from_vector_store(db, token_budget=budget, pool=pool)
-    li_topk = ds_llamaindex.DiverseSelectRetriever(client, cls, text_key=text_key, token_budget=budget, pool=pool,
-                                                   settings=ds.Select.topk())
-    li_ours = ds_llamaindex.DiverseSelectRetriever(client, cls, text_key=text_key, token_budget=budget, pool=pool)
+    # LlamaIndex's Weaviate store has no MMR: it reads only the hybrid mode from the query and sends every
+    # other mode, VectorStoreQueryMode.MMR among them, as the same vector-only search (alpha 1), so
+    # as_retriever(vector_store_query_mode="mmr") would return the top-k row again under another name.
+    li_index = VectorStoreIndex.from_vector_store(
+        LlamaWeaviateVectorStore(weaviate_client=client, index_name=cls, text_key=text_key), embed_model=DemoEmbedding())
+    li_topk = li_index.as_retriever(similarity_top_k=k)
+    li_ours = ds_llamaindex.DiverseSelectRetriever(client, cls, text_key=text_key, token_budget=budget, pool=pool,
+                                                   embed_model=DemoEmbedding())
 
     def lc(r: Any) -> Callable[[str], List[str]]:
         return lambda q: [str(d.metadata["chunkId"]) for d in r.invoke(q)]
@@ -123,7 +142,7 @@ def run(client: weaviate.WeaviateClient, cfg: Dict[str, Any]) -> List[Dict[str, 
         ("LangChain", "top-k: as_retriever(k=%d), vector only" % k, lc(lc_topk)),
         ("LangChain", 'search_type="mmr" (k=%d, fetch_k=%d)' % (k, pool), lc(lc_mmr)),
         ("LangChain", "diverse-select: from_vector_store(token_budget=%d)" % budget, lc(lc_ours)),
-        ("LlamaIndex", "top-k packed to the budget (strategy topk, token_budget=%d)" % budget, li(li_topk)),
+        ("LlamaIndex", "top-k: as_retriever(similarity_top_k=%d), vector only" % k, li(li_topk)),
         ("LlamaIndex", "diverse-select (token_budget=%d)" % budget, li(li_ours)),
         ("Haystack", "top-k: embedding retriever (top_k=%d)" % k, hay(pipeline(VectorRetriever(k)), "s0", False)),
         ("Haystack", "PyversityRanker(top_k=%d), default DPP, diversity 0.5, pool %d" % (k, pool),
