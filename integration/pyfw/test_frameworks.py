@@ -169,6 +169,45 @@ def test_llamaindex_query_engine(client: weaviate.WeaviateClient, demo: Demo) ->
         record("llamaindex/" + q, [n.node.node_id for n in nodes])
 
 
+def test_llamaindex_next_to_vector_store(client: weaviate.WeaviateClient, demo: Demo) -> None:
+    """Next to llama-index-vector-stores-weaviate's WeaviateVectorStore on the same collection with the same
+    embed model (make frameworks' LlamaIndex rows): the store's retriever returns the k nearest, and the
+    component with embed_model= selects from the pool nearest that model's query embedding."""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.vector_stores.weaviate import WeaviateVectorStore
+
+    from diverse_select.llamaindex import DiverseSelectRetriever
+
+    class DemoEmbedding(BaseEmbedding):
+        def _get_query_embedding(self, query: str) -> List[float]:
+            return demo.embed(query)
+
+        async def _aget_query_embedding(self, query: str) -> List[float]:
+            return demo.embed(query)
+
+        def _get_text_embedding(self, text: str) -> List[float]:
+            return demo.embed(text)
+
+    store = WeaviateVectorStore(weaviate_client=client, index_name=COLLECTION, text_key="text")
+    topk = VectorStoreIndex.from_vector_store(store, embed_model=DemoEmbedding()).as_retriever(similarity_top_k=4)
+    retriever = DiverseSelectRetriever(client, COLLECTION, token_budget=200, settings=ds.Select.mmr(lambda_=0.7),
+                                       embed_model=DemoEmbedding())
+    for q in demo.queries:
+        vector = demo.embed(q)
+        # The k nearest up to ties: the demo's near-copies can lie at one distance, in either order.
+        near = client.collections.get(COLLECTION).query.near_vector(vector, limit=12, return_metadata=MetadataQuery(distance=True))
+        dist = {str(o.uuid): float(o.metadata.distance or 0) for o in near.objects}
+        kth = sorted(dist.values())[3]
+        got = [n.node.node_id for n in topk.retrieve(q)]
+        assert len(got) == 4 and all(dist.get(u, 2.0) <= kth + 1e-6 for u in got), (q, got, kth)
+        want = reference(client, q, ds.Select.mmr(lambda_=0.7, token_budget=200), vector=vector)
+        nodes = retriever.retrieve(q)
+        assert [n.node.node_id for n in nodes] == [u for u, _, _ in want], q
+        check_meta("llamaindex embed_model " + q, demo, [{**n.node.metadata["diverse_select"], "chunkId": n.node.metadata["chunkId"]}
+                                                         for n in nodes], want, 200, "mmr")
+
+
 # --- Haystack ----------------------------------------------------------------
 
 def test_haystack_pipeline(client: weaviate.WeaviateClient, demo: Demo) -> None:
