@@ -24,7 +24,7 @@ type Page struct {
 	// one is empty: the pool holds nothing more the strategy would select.
 	// For the default (coverage) under a budget that prices tokens that is
 	// nothing relevant left: no unshown candidate that is not a near-copy
-	// of a shown one, is at least a quarter of the pool's best relevance
+	// of a shown one, is at least a fifth of the pool's best relevance
 	// and fits the budget (selectors/coverage/precision.go); for the others, and
 	// for coverage without the price, the pool is spent.
 	Exhausted bool

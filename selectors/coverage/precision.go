@@ -55,12 +55,16 @@ const (
 	budgetDemandPower = 4.0
 	windowBudgets     = 1.0
 	windowFloor       = 0.55
-	// pageFloor: on make run's demo corpus, budget 100, pools of 25-60
-	// (hash vectors, as the integration stack's), 0.25 leaves about four
-	// of a query's on-topic chunks unshown at the last page and shows about
-	// one chunk of another topic; 0.2 leaves three and shows two, 0.3 five
-	// and under one, 0 none and every other topic's chunk in the pool.
-	pageFloor = 0.25
+	// pageFloor: make run's demo corpus (40 candidates a query from the
+	// integration stack's hash vectors, budget 100, about one chunk a
+	// page), paged until a page is empty, summed over its 5 queries: 0.2
+	// leaves 12 groups of chunks on the query's topic unshown (a group: a
+	// chunk and its near-copies) and shows 11 chunks of other topics in
+	// 67 pages; 0.15 leaves 8 and shows 16, 0.25 leaves 17 and shows 6,
+	// 0.3 leaves 22 and shows 4; 0 leaves 3 and shows 44 (nearly every
+	// other topic's chunk in the pools). Before, the pages ended after 22
+	// pages, leaving 46 and showing none.
+	pageFloor = 0.2
 )
 
 // tightBudget reports whether the constraint is a token budget that admits
