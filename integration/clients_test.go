@@ -344,8 +344,12 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Fatal("the shared stack runs no rerank server")
 	}
 	reranked := rerankedHealth(t) // reranker-transformers: the cross-encoder + selection case
+	demoPagesCollection(t)
+	demoPages, _ := json.Marshal(demoPagesInput())
+	demoPagesFile := filepath.Join(t.TempDir(), "demo-pages.json")
 	cmd := nodeCommand(t, c, []string{"DIVERSE_SELECT_DOCS=" + docsFile, "DIVERSE_SELECT_SETTINGS=" + string(settings),
-		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile, "DIVERSE_SELECT_RERANKED=" + reranked},
+		"DIVERSE_SELECT_BAD_SETTINGS=" + string(bad), "DIVERSE_SELECT_OUT=" + outFile, "DIVERSE_SELECT_RERANKED=" + reranked,
+		"DIVERSE_SELECT_DEMO_PAGES=" + string(demoPages), "DIVERSE_SELECT_DEMO_PAGES_OUT=" + demoPagesFile},
 		"--test", "--test-reporter=spec", "clients.test.mjs")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -357,6 +361,8 @@ func TestTypeScriptClient(t *testing.T) {
 	got := map[string][]string{}
 	readJSON(t, outFile, "the TypeScript test", &got)
 	checkPerQuery(t, got, "default")
+	// The demo corpus's pages at a small budget (issue 42), against the corpus.
+	checkHelperDemoPages(t, "TypeScript", demoPagesFile)
 }
 
 // nodeCommand is node with args in integration/ts, connected to the shared

@@ -9,6 +9,7 @@ import (
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 
 	dsclient "github.com/diverse-select/diverse-select/clients/go"
+	"github.com/diverse-select/diverse-select/internal/corpus"
 )
 
 // pagesFields are the figures of a paged selection.
@@ -247,4 +248,185 @@ func TestGRPCPages(t *testing.T) {
 		offset += len(got)
 	}
 	t.Logf("gRPC pages: %v", keysOf(idx, want))
+}
+
+// demoPagesClass holds make run's demo corpus (readmeCollection) for the
+// paging tests at small budgets.
+const demoPagesClass = "DemoPages"
+
+// demoPagesBudget and demoPagesPool: a budget for one or two of the demo's
+// chunks (62 tokens and more) a page, from make run's pool.
+const (
+	demoPagesBudget = 100
+	demoPagesPool   = 40
+)
+
+func demoPagesCollection(t *testing.T) {
+	ensure(t, demoPagesClass, func(t testing.TB) { readmeCollection(t, client, demoPagesClass) })
+}
+
+// demoPage is one page of a demo query as a helper returned it: the
+// chunks' bodies in order, the page's exhausted and stopReason.
+type demoPage struct {
+	Bodies     []string `json:"bodies"`
+	Exhausted  *bool    `json:"exhausted"`
+	StopReason string   `json:"stopReason"`
+}
+
+// checkDemoPages checks the pages of one demo query at demoPagesBudget,
+// walked until the first empty page (issue 42 point 3): every page before
+// it holds something and is not exhausted but the last, which is; the
+// pages never repeat a chunk or show a near-copy of one shown; they go on
+// past page 2 while the topic is unshown, and end with the pool's chunks
+// on the query's topic shown - at most a third of them left (a chunk
+// with its near-copies counts once) - while most of its chunks of other
+// topics are left. pool is the pool's bodies. (Before, the default's
+// pages ended after 3 to 5 pages with more than half of the topic
+// unshown.)
+func checkDemoPages(t *testing.T, who string, q corpus.Query, pool []string, pages []demoPage) {
+	t.Helper()
+	byBody := map[string]corpus.Chunk{}
+	for _, c := range corpus.Chunks() {
+		byBody[c.Body] = c
+	}
+	if len(pages) == 0 || len(pages[len(pages)-1].Bodies) != 0 {
+		t.Fatalf("%s %s: the pages end without an empty page: %d pages", who, q.ID, len(pages))
+	}
+	shown := map[string]bool{}
+	groups := map[string]bool{}
+	offTopic := 0
+	var sizes []int
+	for k, p := range pages[:len(pages)-1] {
+		sizes = append(sizes, len(p.Bodies))
+		if len(p.Bodies) == 0 {
+			t.Errorf("%s %s: page %d is empty before the last", who, q.ID, k+1)
+		}
+		last := k == len(pages)-2
+		if p.Exhausted == nil || *p.Exhausted != last {
+			t.Errorf("%s %s: page %d of %d: exhausted %v (stop %s)", who, q.ID, k+1, len(pages)-1, p.Exhausted, p.StopReason)
+		}
+		for _, b := range p.Bodies {
+			c, ok := byBody[b]
+			if !ok {
+				t.Fatalf("%s %s: a chunk not in the demo corpus: %.60q", who, q.ID, b)
+			}
+			if shown[b] {
+				t.Errorf("%s %s: %s shown twice", who, q.ID, c.ID)
+			}
+			shown[b] = true
+			if c.DupGroup != "" {
+				if groups[c.DupGroup] {
+					t.Errorf("%s %s: %s is a near-copy of a chunk shown before", who, q.ID, c.ID)
+				}
+				groups[c.DupGroup] = true
+			}
+			if c.Topic != q.Topic {
+				offTopic++
+			}
+		}
+	}
+	if len(sizes) < 3 {
+		t.Errorf("%s %s: %d pages of %v (want the pages to go on past page 2 while the topic is unshown)", who, q.ID, len(sizes), sizes)
+	}
+	// A chunk and its near-copies are one group.
+	group := func(c corpus.Chunk) string {
+		if c.DupGroup != "" {
+			return c.DupGroup
+		}
+		return c.ID
+	}
+	onTopic, others := map[string]bool{}, 0
+	var left []string
+	for _, b := range pool {
+		c := byBody[b]
+		if c.Topic != q.Topic {
+			others++
+			continue
+		}
+		if g := group(c); !onTopic[g] {
+			onTopic[g] = true
+			if !shown[b] && !groups[g] && !slices.Contains(left, g) {
+				left = append(left, g)
+			}
+		}
+	}
+	if 3*len(left) > len(onTopic) {
+		t.Errorf("%s %s: the pages leave %d of the pool's %d groups on the topic unshown: %v", who, q.ID, len(left), len(onTopic), left)
+	}
+	if 2*offTopic > others {
+		t.Errorf("%s %s: the pages show %d of the pool's %d chunks of other topics", who, q.ID, offTopic, others)
+	}
+	t.Logf("%s %s: pages of %v; of other topics %d of %d shown; on the topic %d of %d groups left unshown: %v",
+		who, q.ID, sizes, offTopic, others, len(left), len(onTopic), left)
+}
+
+// demoPool is the bodies of the pool a demo query retrieves (nearText, demoPagesPool).
+func demoPool(t *testing.T, q corpus.Query) []string {
+	t.Helper()
+	hits := get(t, demoPagesClass, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d) { body } } }`,
+		demoPagesClass, q.Text, demoPagesPool), nil)
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Str("body"))
+	}
+	return out
+}
+
+// TestDemoPagesSmallBudget (issue 42 point 3): the default pages make run's
+// demo corpus at a budget of 100 tokens, in GraphQL's field form, until
+// nothing relevant is left (checkDemoPages); the Python and TypeScript
+// helpers' pages are checked the same way (test_demo_pages, the TypeScript
+// client test).
+func TestDemoPagesSmallBudget(t *testing.T) {
+	demoPagesCollection(t)
+	for _, q := range corpus.Queries() {
+		var pages []demoPage
+		for offset := 0; len(pages) <= demoPagesPool; {
+			res := graphql(t, fmt.Sprintf(`{ Get { %s(nearText: {concepts: [%q]}, limit: %d, offset: %d) { body _additional { diverseSelect(tokenBudget: %d, textProperty: "body", query: %q) { exhausted stopReason } } } } }`,
+				demoPagesClass, q.Text, demoPagesPool, offset, demoPagesBudget, q.Text), nil)
+			if len(res.Errors) > 0 {
+				t.Fatalf("%s at offset %d: %s", q.ID, offset, res.errText())
+			}
+			var p demoPage
+			for _, o := range res.Data.Get[demoPagesClass] {
+				p.Bodies = append(p.Bodies, o["body"].(string))
+				ds := o["_additional"].(map[string]any)["diverseSelect"].(map[string]any)
+				if ex, ok := ds["exhausted"].(bool); ok {
+					p.Exhausted = &ex
+				}
+				p.StopReason, _ = ds["stopReason"].(string)
+			}
+			pages = append(pages, p)
+			if len(p.Bodies) == 0 {
+				break
+			}
+			offset += len(p.Bodies)
+		}
+		checkDemoPages(t, "GraphQL", q, demoPool(t, q), pages)
+	}
+}
+
+// demoPagesInput is what a helper's test needs to page the demo queries.
+func demoPagesInput() map[string]any {
+	var queries []map[string]string
+	for _, q := range corpus.Queries() {
+		queries = append(queries, map[string]string{"id": q.ID, "text": q.Text})
+	}
+	return map[string]any{"collection": demoPagesClass, "budget": demoPagesBudget, "pool": demoPagesPool, "queries": queries}
+}
+
+// checkHelperDemoPages reads the demo pages a helper's test wrote (query
+// id -> pages) and checks each query's (checkDemoPages).
+func checkHelperDemoPages(t *testing.T, who, path string) {
+	t.Helper()
+	var got map[string][]demoPage
+	readJSON(t, path, "the "+who+" test", &got)
+	for _, q := range corpus.Queries() {
+		pages, ok := got[q.ID]
+		if !ok {
+			t.Errorf("%s: no pages of %s", who, q.ID)
+			continue
+		}
+		checkDemoPages(t, who, q, demoPool(t, q), pages)
+	}
 }

@@ -26,6 +26,7 @@ var pythonTests = []string{
 	"test_typed_settings_per_query",
 	"test_explanation_typed_fields",
 	"test_pages",
+	"test_demo_pages",
 	"test_cross_encoder_with_selection",
 	"test_generative_with_selection",
 	"test_injection",
@@ -50,6 +51,7 @@ func TestPythonClient(t *testing.T) {
 	}
 	// The collections the Python tests query but do not create (they create Article, as the README does).
 	inText := articleInText(t)
+	demoPagesCollection(t)
 	policyClasses(t)
 	reranked := rerankedHealth(t)
 	ragClasses, checks := ragBackends(t)
@@ -83,10 +85,14 @@ func TestPythonClient(t *testing.T) {
 		"docs": docs, "settings": settings, "badSettings": bads, "injectionFile": injectionFile, "policy": policyRerankCases,
 		"collections": map[string]string{"inText": inText, "reranked": reranked},
 		"rag":         map[string]any{"collections": ragClasses, "dummy": "RagDummy", "runs": pythonRAGRuns, "pool": ragPool},
+		"demoPages":   demoPagesInput(),
 	})
 
 	runPytest(t, "py", pythonTests, fmt.Sprintf("WEAVIATE_HTTP_PORT=%d", srv.HTTPPort),
 		fmt.Sprintf("WEAVIATE_GRPC_PORT=%d", srv.GRPCPort), "DIVERSE_SELECT_PY_INPUT="+input, "DIVERSE_SELECT_PY_OUT="+dir)
+
+	// The demo corpus's pages at a small budget (issue 42), against the corpus.
+	checkHelperDemoPages(t, "Python", filepath.Join(dir, "demo-pages.json"))
 
 	// The per-query selections the Python client got, against the library.
 	got := map[string][]string{}

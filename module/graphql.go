@@ -133,7 +133,8 @@ func additionalField(className string) *graphql.Field {
 				"offset": &graphql.Field{Type: graphql.Int,
 					Description: "results the earlier pages showed: this page continues after them"},
 				"exhausted": &graphql.Field{Type: graphql.Boolean,
-					Description: "with an offset given (even 0): true when the next page is empty, the pool is spent; null without offset"},
+					Description: "with an offset given (even 0): true when the next page is empty - nothing relevant left (coverage under a budget), " +
+						"else the pool is spent; null without offset"},
 			},
 		}),
 	}

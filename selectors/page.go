@@ -22,6 +22,11 @@ type Page struct {
 	Shown int
 	// Exhausted reports, when RunPage was asked, that the page after this
 	// one is empty: the pool holds nothing more the strategy would select.
+	// For the default (coverage) under a budget that prices tokens that is
+	// nothing relevant left: no unshown candidate that is not a near-copy
+	// of a shown one, is at least a fifth of the pool's best relevance
+	// and fits the budget (selectors/coverage/precision.go); for the others, and
+	// for coverage without the price, the pool is spent.
 	Exhausted bool
 }
 

@@ -25,7 +25,7 @@ type Explanation struct {
 	Candidates int    `json:"candidates"` // size of the candidate pool
 	Selected   int    `json:"selected"`   // objects selected on this page
 	Offset     int    `json:"offset"`     // results shown by earlier pages
-	Exhausted  *bool  `json:"exhausted"`  // paged queries: the pool is spent (nil: the query does not page)
+	Exhausted  *bool  `json:"exhausted"`  // paged queries: the next page is empty, nothing relevant left (nil: the query does not page)
 }
 
 const explainPrefix = Version + " "

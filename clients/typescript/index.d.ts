@@ -44,7 +44,7 @@ export interface Explanation {
   selected: number;
   /** results shown by earlier pages */
   offset: number;
-  /** paged queries: whether the pool is spent (null when the query does not page) */
+  /** paged queries: whether the next page is empty - nothing relevant left, or the pool spent (null when the query does not page) */
   exhausted: boolean | null;
 }
 

@@ -233,6 +233,41 @@ def test_pages(client: weaviate.WeaviateClient, data: Input) -> None:
     print("gRPC pages:", [len(p) for p in pages])
 
 
+def test_demo_pages(client: weaviate.WeaviateClient, data: Input) -> None:
+    """Issue 42: the default pages make run's demo corpus at a budget of 100
+    tokens through the helper (its offset setting, over gRPC) until a page is
+    empty; each page's bodies, exhausted and stopReason go to demo-pages.json,
+    which the Go test checks against the corpus (checkDemoPages: the pages go
+    on while the query's topic is unshown)."""
+    demo = data.raw["demoPages"]
+    pages: Dict[str, List[Dict[str, Any]]] = {}
+    for q in demo["queries"]:
+        collection = client.collections.get(demo["collection"])
+        got: List[Dict[str, Any]] = []
+        offset = 0
+        while len(got) <= demo["pool"]:
+            # The helper's offset (the search's offset 0 would be no offset: page 1 would not say whether it is the last).
+            res = collection.query.near_text(
+                q["text"], limit=demo["pool"],
+                rerank=ds.rerank("body", q["text"], ds.Select.coverage(token_budget=demo["budget"], offset=offset)),
+                return_metadata=EXPLAIN)
+            explained = whys(res.objects)
+            page: Dict[str, Any] = {"bodies": [body(o) for o in res.objects], "exhausted": None, "stopReason": ""}
+            if explained:
+                assert len({(w.exhausted, w.stop_reason) for w in explained}) == 1, "one page, one exhausted and stopReason"
+                page["exhausted"], page["stopReason"] = explained[0].exhausted, explained[0].stop_reason
+                assert all(w.offset == offset for w in explained)
+            got.append(page)
+            if not res.objects:
+                break
+            offset += len(res.objects)
+        assert len(got) >= 4, "%s: %d pages at budget %d" % (q["id"], len(got) - 1, demo["budget"])
+        pages[q["id"]] = got
+    with open(out_path("demo-pages.json"), "w", encoding="utf-8") as f:
+        json.dump(pages, f)
+    print("demo pages:", {k: len(v) - 1 for k, v in pages.items()})
+
+
 def test_cross_encoder_with_selection(client: weaviate.WeaviateClient, data: Input) -> None:
     """On a collection whose reranker is a cross-encoder (reranker-transformers,
     the stack's rerank server), the helper's settings make one gRPC search

@@ -10,8 +10,11 @@
 // body, group of near-duplicates, cl100k token count as the module counts
 // it), DIVERSE_SELECT_SETTINGS (per-query options by case name),
 // DIVERSE_SELECT_BAD_SETTINGS (settings the module refuses, as GraphQL
-// arguments and as JSON) and DIVERSE_SELECT_OUT (where the selections per
-// settings go, for the Go test to compare with the library's).
+// arguments and as JSON), DIVERSE_SELECT_OUT (where the selections per
+// settings go, for the Go test to compare with the library's),
+// DIVERSE_SELECT_DEMO_PAGES (the demo corpus's collection, queries, budget
+// and pool) and DIVERSE_SELECT_DEMO_PAGES_OUT (where its pages go, for the
+// Go test to check against the corpus).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -209,4 +212,39 @@ test('a cross-encoder and diverse selection in one gRPC search, as GraphQL does 
     for (const k of ['gain', 'relevance']) assert.ok(Math.abs(why[k] - w[k]) < 1e-9, `${k} ${why[k]} vs ${w[k]}`);
     assert.ok(Math.abs(o.metadata.rerankScore - want[i].rerank[0].score) < 1e-6, 'rerankScore is the cross-encoder\'s');
   });
+});
+
+test('the default pages the demo corpus at a small budget until nothing relevant is left', async () => {
+  // Issue 42: through the helper, its offset setting pages the selection;
+  // each page's bodies, exhausted and stopReason go to the Go test, which
+  // checks them against the corpus (checkDemoPages).
+  const demo = JSON.parse(process.env.DIVERSE_SELECT_DEMO_PAGES);
+  const collection = client.collections.get(demo.collection);
+  const out = {};
+  for (const q of demo.queries) {
+    const pages = [];
+    for (let offset = 0; pages.length <= demo.pool;) {
+      // The helper's offset (the search's offset 0 would be no offset: page 1 would not say whether it is the last).
+      const res = await collection.query.nearText(q.text, {
+        limit: demo.pool,
+        rerank: DiverseSelect.rerank('body', q.text, DiverseSelect.Select.coverage({ tokenBudget: demo.budget, offset })),
+        returnMetadata: ['explainScore'],
+      });
+      const whys = res.objects.map((o) => DiverseSelect.explain(o));
+      const page = { bodies: res.objects.map((o) => o.properties.body), exhausted: null, stopReason: '' };
+      if (whys.length > 0) {
+        assert.equal(new Set(whys.map((w) => `${w.exhausted} ${w.stopReason}`)).size, 1, 'one page, one exhausted and stopReason');
+        page.exhausted = whys[0].exhausted;
+        page.stopReason = whys[0].stopReason;
+        for (const w of whys) assert.equal(w.offset, offset);
+      }
+      pages.push(page);
+      if (res.objects.length === 0) break;
+      offset += res.objects.length;
+    }
+    assert.ok(pages.length >= 4, `${q.id}: ${pages.length - 1} pages at budget ${demo.budget}`);
+    out[q.id] = pages;
+  }
+  writeFileSync(process.env.DIVERSE_SELECT_DEMO_PAGES_OUT, JSON.stringify(out));
+  console.log('demo pages:', Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.length - 1])));
 });

@@ -45,7 +45,9 @@ func bySelection(items []selectors.Item) []int {
 // union of pages 1..p (in order) is the selection with p times the page's
 // limit, and, with equal token costs, p times its budget. The strategies'
 // budget-calibrated terms are fixed or off here (adagres beta, coverage's
-// query coverage, hop and fill): those are calibrated per page.
+// query coverage, hop and fill): those are calibrated per page. Coverage
+// under a budget that prices tokens pages past the run's end while a
+// relevant chunk is left: there the run is the start of the pages.
 func TestPagesContinueOneGreedyRun(t *testing.T) {
 	strategies := []struct {
 		name   string
@@ -87,6 +89,13 @@ func TestPagesContinueOneGreedyRun(t *testing.T) {
 					whole.MaxResults, whole.Budget = c.limit*nPages, c.budget*nPages
 					res, err := s.Run(context.Background(), &whole)
 					require.NoError(t, err)
+					if st.name == "coverage" && c.budget > 0 && len(union) > len(res.Items) {
+						// Under a budget that prices tokens the one run ends
+						// where nothing in its window pays; the pages go on
+						// while an unshown relevant chunk is left (issue 42):
+						// the run is where they start.
+						union = union[:len(res.Items)]
+					}
 					require.Equal(t, bySelection(res.Items), union, "seed %d: pages %v", seed, got)
 				}
 			})

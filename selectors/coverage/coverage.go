@@ -100,7 +100,9 @@
 // from them (the guard compares gains given them). kappa is calibrated for
 // the page's own budget, like the first page's; with queryCoverage, hop
 // and parts 0 it plays no part and, without fill and under maxResults, the
-// pages are one greedy run.
+// pages are one greedy run. Under the price of a token a later page's
+// relevance window counts only what is not shown yet (precision.go), so a
+// later page is empty only when nothing relevant is left.
 //
 // Guarantee: F is monotone submodular (facility location with a
 // non-negative kernel plus weighted coverage): greedy under a cardinality

@@ -123,7 +123,21 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// demand and the relevance window.
 	priced := !s.fill && tightBudget(o.kappa, p)
 	if priced {
-		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor)
+		var shown []bool
+		if len(p.Preselected) > 0 {
+			shown = make([]bool, n)
+			for _, d := range p.Preselected {
+				shown[d] = true
+			}
+			// A near-copy of a shown chunk is never selected (the guard):
+			// it is as good as shown.
+			for d := range shown {
+				if !shown[d] && o.guard.CopyOf(nil, d) {
+					shown[d] = true
+				}
+			}
+		}
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, shown, pageFloor)
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)

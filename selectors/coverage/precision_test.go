@@ -1,9 +1,11 @@
 package coverage
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -87,7 +89,85 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil, pageFloor))
+		})
+	}
+	// A later page: the shown candidates (0 and 1) neither fill the window
+	// nor are marked; its budget part admits only candidates at least
+	// pageFloor of the best.
+	pages := []struct {
+		name      string
+		shown     []bool
+		pageFloor float64
+		want      []bool
+	}{
+		{"the two most relevant unshown fill the window", []bool{true, true, false, false, false, false}, 0,
+			[]bool{false, false, true, false, true, false}},
+		{"below the page floor: out even in the window's budget", []bool{true, true, false, false, false, false}, 0.55,
+			[]bool{false, false, true, false, true, true}},
+		{"all but the least relevant shown", []bool{true, true, true, true, false, true}, 0.25,
+			[]bool{false, false, false, false, true, false}},
+	}
+	for _, tc := range pages {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, outsideWindow(rho, c, 20, 0.55, tc.shown, tc.pageFloor))
+		})
+	}
+}
+
+// pagedPool: six chunks on the query's topic, each on a facet of its own,
+// of falling relevance (scaled: 1 down to 0.43, the last two below
+// windowFloor), and five of another topic, alike and far less relevant
+// (0.14 and under: below pageFloor).
+func pagedPool() []selectors.Candidate {
+	return []selectors.Candidate{
+		cand(0.90, 40, "", 1, 0, 0, 0, 0, 0, 0),
+		cand(0.85, 40, "", 0, 1, 0, 0, 0, 0, 0),
+		cand(0.70, 40, "", 0, 0, 1, 0, 0, 0, 0),
+		cand(0.60, 40, "", 0, 0, 0, 1, 0, 0, 0),
+		cand(0.55, 40, "", 0, 0, 0, 0, 1, 0, 0),
+		cand(0.50, 40, "", 0, 0, 0, 0, 0, 1, 0),
+		cand(0.30, 40, "", 0, 0, 0, 0, 0, 0.3, 1),
+		cand(0.28, 40, "", 0, 0, 0, 0, 0.2, 0, 1),
+		cand(0.26, 40, "", 0, 0, 0.2, 0, 0, 0, 1),
+		cand(0.24, 40, "", 0, 0.2, 0, 0, 0, 0, 1),
+		cand(0.20, 40, "", 0.2, 0, 0, 0, 0, 0, 1),
+	}
+}
+
+// TestPagesUntilNothingRelevant (issue 42): under a budget for one chunk
+// (priced: the window is one chunk), pages continue while a chunk on the
+// query's topic is unshown - also the two below windowFloor, which the
+// first page's window leaves out - and the page after the last of them is
+// empty, the last one exhausted, while the other topic's chunks are left.
+func TestPagesUntilNothingRelevant(t *testing.T) {
+	s, err := selectors.New(Name, nil)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		budget int
+		pages  [][]int
+	}{
+		{"one chunk a page", 50, [][]int{{0}, {1}, {2}, {3}, {4}, {5}}},
+		{"two chunks a page", 80, [][]int{{0, 1}, {2, 3}, {4, 5}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &selectors.Problem{Candidates: pagedPool(), Budget: tc.budget}
+			var got [][]int
+			offset := 0
+			for k := 0; k < 12; k++ {
+				pg, err := s.RunPage(context.Background(), p, offset, true)
+				require.NoError(t, err)
+				if len(pg.Items) == 0 {
+					require.True(t, pg.Exhausted, "an empty page is exhausted")
+					break
+				}
+				got = append(got, pg.Indices())
+				assert.Equal(t, k == len(tc.pages)-1, pg.Exhausted, "page %d of %d: exhausted", k+1, len(tc.pages))
+				offset += len(pg.Items)
+			}
+			assert.Equal(t, tc.pages, got)
 		})
 	}
 }

@@ -20,6 +20,11 @@ import (
 // what the target requires (so a change that narrows the lead over the
 // baselines fails too, even where the target itself is not met), on every
 // encoder; and it fails when the default selects any near-copy pair.
+// Beside the targets it holds the default's figures on the demo suite
+// (make run's corpus: facets covered as a floor; near-copies, paraphrase
+// pairs, off-topic picks and tokens as ceilings, summed over the queries)
+// and on the multi-hop sets' question types (comparison and other
+// questions, all-gold and answer-in-context), issue 42 point 8.
 
 // thresholdFile is the stored floors; see the Comment field of the file.
 type thresholdFile struct {
@@ -35,6 +40,69 @@ type thresholdFile struct {
 type threshold struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"` // in points (percent)
+}
+
+// ceilingPrefix starts the name of a figure where less is better: the
+// check fails when the figure rises above the stored value.
+const ceilingPrefix = "ceiling: "
+
+// isCeiling reports whether a stored figure is a ceiling.
+func isCeiling(name string) bool {
+	_, rest, _ := strings.Cut(name, ": ") // the encoder
+	return strings.HasPrefix(rest, ceilingPrefix)
+}
+
+// demoFigures are the default's figures on the demo suite, summed over
+// its queries per budget: the facets covered (a floor), the near-copies,
+// paraphrase pairs, off-topic picks and off-topic tokens (ceilings).
+func demoFigures(r *results, def string) []threshold {
+	s := r.suite("Demo")
+	if s == nil {
+		return nil
+	}
+	var out []threshold
+	o := r.out[s.Name][def]
+	for ci, c := range s.Constraints {
+		for mi, m := range s.Metrics {
+			sum := 0.0
+			for ii := range s.Insts {
+				sum += o.vals[ci][mi][ii]
+			}
+			name := fmt.Sprintf("Demo %s %s (sum over %d queries)", m, c, len(s.Insts))
+			if lowerIsBetter(m) {
+				out = append(out, threshold{Name: ceilingPrefix + name, Value: sum})
+			} else {
+				out = append(out, threshold{Name: "value: " + name, Value: sum})
+			}
+		}
+	}
+	return out
+}
+
+// typeFigures are the default's all-gold and answer-in-context on
+// HotpotQA's and 2Wiki's own pools split by question type (as the tune
+// mode's printTypes), in points.
+func typeFigures(r *results, def string) []threshold {
+	var out []threshold
+	for _, name := range []string{"HotpotQA", "2Wiki"} {
+		s := r.suite(name)
+		if s == nil {
+			continue
+		}
+		for _, typ := range []struct {
+			name string
+			cmp  bool
+		}{{"comparison", true}, {"other", false}} {
+			keep := func(in *instance) bool { return in.Comparison == typ.cmp }
+			for _, m := range []string{allGoldMetric(name), mAnswer} {
+				for _, c := range s.Constraints {
+					out = append(out, threshold{Name: fmt.Sprintf("value: %s %s questions %s %s", name, typ.name, m, c),
+						Value: 100 * r.value(name, def, m, c, keep)})
+				}
+			}
+		}
+	}
+	return out
 }
 
 // checkFigures are the figures the check guards, in points: the default's
@@ -66,15 +134,33 @@ func checkConfigs(def string) []config {
 	return out
 }
 
-func runCheck(ctx context.Context, o options, w io.Writer, path string, update bool) error {
+// stored is a figure as the thresholds file keeps it: a floor rounded
+// down, a ceiling up, to two decimals.
+func stored(t threshold) float64 {
+	if isCeiling(t.Name) {
+		return math.Ceil(t.Value*100) / 100
+	}
+	return math.Floor(t.Value*100) / 100
+}
+
+// runCheck checks the figures against the floors in path; update rewrites
+// them all from this run, addNew adds those of the figures no floor holds
+// yet and keeps the others.
+func runCheck(ctx context.Context, o options, w io.Writer, path string, update, addNew bool) error {
 	t0 := time.Now()
 	def := dsconfig.DefaultStrategy
 	var got []threshold
 	var copies []string
 	for _, enc := range o.encoders {
-		_, suites, err := loadSuites(o, enc)
+		e, suites, err := loadSuites(o, enc)
 		if err != nil {
 			return err
+		}
+		if enc != encUSE { // the stored USE-Lite vectors hold no demo text
+			suites = append(suites, demoSuite(e))
+			if e.err != nil {
+				return e.err
+			}
 		}
 		r, err := runAll(ctx, suites, checkConfigs(def))
 		if err != nil {
@@ -84,7 +170,10 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 		if err != nil {
 			return err
 		}
-		for _, f := range append(checkFigures(r, def), cards...) {
+		figures := append(checkFigures(r, def), cards...)
+		figures = append(figures, demoFigures(r, def)...)
+		figures = append(figures, typeFigures(r, def)...)
+		for _, f := range figures {
 			got = append(got, threshold{Name: enc + ": " + f.Name, Value: f.Value})
 		}
 		for _, s := range suites {
@@ -105,7 +194,7 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 			Strategy: def, TolerancePoints: 0.5, Floors: got,
 		}
 		for i := range f.Floors {
-			f.Floors[i].Value = math.Floor(f.Floors[i].Value*100) / 100
+			f.Floors[i].Value = stored(f.Floors[i])
 		}
 		raw, err := json.MarshalIndent(f, "", "  ")
 		if err != nil {
@@ -131,16 +220,42 @@ func runCheck(ctx context.Context, o options, w io.Writer, path string, update b
 		byName[g.Name] = g.Value
 	}
 	fails := copies
+	have := map[string]bool{}
 	for _, fl := range f.Floors {
+		have[fl.Name] = true
 		v, ok := byName[fl.Name]
 		switch {
 		case !ok:
 			fails = append(fails, fmt.Sprintf("%s: no longer measured (floor %.2f)", fl.Name, fl.Value))
+		case isCeiling(fl.Name) && v > fl.Value+f.TolerancePoints:
+			fails = append(fails, fmt.Sprintf("%s = %.2f, above the ceiling %.2f (tolerance %.1f)", fl.Name, v, fl.Value, f.TolerancePoints))
+		case isCeiling(fl.Name):
+			fmt.Fprintf(w, "ok    %-75s %7.2f  ceiling %7.2f\n", fl.Name, v, fl.Value)
 		case v < fl.Value-f.TolerancePoints:
 			fails = append(fails, fmt.Sprintf("%s = %.2f, below the floor %.2f (tolerance %.1f)", fl.Name, v, fl.Value, f.TolerancePoints))
 		default:
 			fmt.Fprintf(w, "ok    %-75s %7.2f  floor %7.2f\n", fl.Name, v, fl.Value)
 		}
+	}
+	// A figure measured without a stored floor: listed, and with
+	// addNew stored (the existing floors are left as they are).
+	var added []threshold
+	for _, g := range got {
+		if !have[g.Name] {
+			fmt.Fprintf(w, "new   %-75s %7.2f\n", g.Name, g.Value)
+			added = append(added, threshold{Name: g.Name, Value: stored(g)})
+		}
+	}
+	if addNew && len(added) > 0 {
+		f.Floors = append(f.Floors, added...)
+		raw, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "eval-check: added %d floors to %s, the others unchanged\n", len(added), path)
 	}
 	fmt.Fprintf(w, "eval-check: %d figures of %s checked in %s\n", len(f.Floors), def, time.Since(t0).Round(time.Millisecond))
 	if len(fails) > 0 {

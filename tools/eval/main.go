@@ -96,6 +96,7 @@ func main() {
 		o      options
 		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules), segment and segment-lean (the chunkers; lean: the part a shared machine finishes in minutes with -minilm) or vectors (fill the minilm vector cache with every text the other modes embed)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
+		addNew = flag.Bool("add-new", false, "check mode: check, and add to the thresholds file the figures it holds no floor for yet (the others unchanged)")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
 		pools  = flag.String("pools", "", "large mode: the pool sizes, comma-separated (default 1000,2000)")
 		neural = flag.String("neural-url", "", "segment mode: a text2vec-transformers endpoint serving all-MiniLM-L6-v2 (the embedder's neural mode); empty: GloVe-SIF only")
@@ -153,7 +154,7 @@ func main() {
 	case "server":
 		err = runServer(ctx, o, os.Stdout)
 	case "check":
-		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update)
+		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update, *addNew)
 	case "cards":
 		err = runCards(ctx, o, os.Stdout)
 	case "large":
