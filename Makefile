@@ -288,12 +288,14 @@ bench-server: build
 			$(if $(BENCH_SERVER_SHORT),-short) $(BENCH_SERVER_FLAGS); \
 	done
 
-## eval: every strategy and the baselines on HotpotQA, Perspectrum and PIR (read in place from SHARED_DATA, glove
-## vectors); tables and the budget plot into docs/quality.md and docs/quality-budget.png (about a minute on 2 cores);
-## then HotpotQA answer recall with and without evidence cards (-mode cards, about 30 s)
+## eval: every strategy and the baselines on HotpotQA, MuSiQue, 2Wiki, Perspectrum, PIR and the demo (read in place from
+## SHARED_DATA; GloVe-SIF, USE-Lite and all-MiniLM-L6-v2 vectors); tables and the budget plot into docs/quality.md and
+## docs/quality-budget.png; then HotpotQA answer recall with and without evidence cards (-mode cards), and pyversity's
+## strategies beside the default with their selection times (-mode peers); about half an hour on 2 cores
 eval: eval-vectors
 	$(GO) run ./tools/eval -data "$(SHARED_DATA)" $(EVAL_VEC)
 	$(GO) run ./tools/eval -mode cards -data "$(SHARED_DATA)" $(EVAL_VEC)
+	$(GO) run ./tools/eval -mode peers -data "$(SHARED_DATA)" $(EVAL_VEC)
 
 ## eval-vectors: all-MiniLM-L6-v2's vectors of every text the evaluation embeds, computed once per machine by the
 ## embedder's neural worker into VECTOR_CACHE (outside the repo; keyed by model and text hash); later runs only read

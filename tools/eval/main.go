@@ -94,7 +94,7 @@ func heldOut(in *instance) bool { return in.Half == 1 }
 func main() {
 	var (
 		o      options
-		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules), segment and segment-lean (the chunkers; lean: the part a shared machine finishes in minutes with -minilm) or vectors (fill the minilm vector cache with every text the other modes embed)")
+		mode   = flag.String("mode", "library", "library (tables and plot), cards (evidence cards on HotpotQA), peers (pyversity beside the default on the tune mode's suites), check (CI regression check), server (end to end through Weaviate), large (coverage's targets on pools of 1000 and 2000) tune (the default and -extra against top-k and best-lambda MMR on the multi-hop sets, per half: the fast loop of its rules), segment and segment-lean (the chunkers; lean: the part a shared machine finishes in minutes with -minilm) or vectors (fill the minilm vector cache with every text the other modes embed)")
 		update = flag.Bool("update", false, "check mode: rewrite the thresholds file from this run instead of checking")
 		addNew = flag.Bool("add-new", false, "check mode: check, and add to the thresholds file the figures it holds no floor for yet (the others unchanged)")
 		extra  = flag.String("extra", "", "more configs to evaluate, ';'-separated name:key=value,... (exploration; printed only)")
@@ -157,6 +157,8 @@ func main() {
 		err = runCheck(ctx, o, os.Stdout, o.thresholds, *update, *addNew)
 	case "cards":
 		err = runCards(ctx, o, os.Stdout)
+	case "peers":
+		err = runPeers(ctx, o, os.Stdout)
 	case "large":
 		err = runLarge(ctx, o, os.Stdout)
 	case "tune":
