@@ -137,7 +137,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 				}
 			}
 		}
-		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, shown, pageFloor, o.guard)
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, shown, pageFloor)
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)

@@ -24,11 +24,7 @@ import (
 //     up to windowBudgets budgets, and below windowFloor of the best
 //     relevance, covers nothing (its kernel row is zero): it pays only with
 //     the query terms, parts or second hop it adds - a bridge paragraph
-//     linked by title to a selected chunk still does. A near-copy of a
-//     chunk already in the window adds no tokens to it: it says nothing
-//     new, and in a pool whose top is one passage stored five times, the
-//     copies would fill the window and leave every other facet outside
-//     (make run's solar query ended under budget on its cleaning facet).
+//     linked by title to a selected chunk still does.
 //
 // The greedy stops when no candidate left gains anything: the selection
 // may end under budget (Result.Stop "price").
@@ -82,15 +78,11 @@ func tightBudget(kbar float64, p *selectors.Problem) bool {
 // relevance is below floor times the pool's best; nil when none is. The
 // candidates shown on earlier pages (shown, nil on the first page) neither
 // fill the window nor are marked, and on a later page the window's budget
-// part holds only candidates at least pageFloor of the pool's best. A
-// candidate guard finds a near-copy of one counted before it adds no
-// tokens (guard nil: every candidate counts).
-func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, shown []bool, pageFloor float64,
-	guard *selectors.CopyGuard) []bool {
+// part holds only candidates at least pageFloor of the pool's best.
+func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, shown []bool, pageFloor float64) []bool {
 	order := byRho(rho)
 	var out []bool
 	sum := 0.0
-	var counted []int
 	for _, d := range order {
 		if shown != nil && shown[d] {
 			continue
@@ -100,12 +92,6 @@ func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64,
 				out = make([]bool, len(rho))
 			}
 			out[d] = true
-		}
-		if sum < limit && guard != nil {
-			if guard.CopyOf(counted, d) {
-				continue
-			}
-			counted = append(counted, d)
 		}
 		sum += float64(c[d].Tokens)
 	}

@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,23 +89,9 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil, pageFloor, nil))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil, pageFloor))
 		})
 	}
-	// Near-copies (floor 1: every candidate after the window is out):
-	// candidate 1 is a copy of 0 (the same vector), so it adds no tokens and
-	// the window reaches 3; without the guard the copy fills it.
-	copies := make([]selectors.Candidate, len(rho))
-	for i := range copies {
-		copies[i] = cand(rho[i], 10, "", 0, 0, 0, 0, 0, 0)
-		copies[i].Vector[min(i, len(rho)-1)] = 1
-	}
-	copies[1].Vector = slices.Clone(copies[0].Vector)
-	guard := selectors.NewCopyGuard(&selectors.Problem{Candidates: copies})
-	assert.Equal(t, []bool{false, false, true, true, true, true}, outsideWindow(rho, copies, 20, 1, nil, pageFloor, nil),
-		"without the guard the copy fills the window")
-	assert.Equal(t, []bool{false, false, true, false, true, true}, outsideWindow(rho, copies, 20, 1, nil, pageFloor, guard),
-		"a copy adds no tokens: the window holds 0, its copy and 3")
 	// A later page: the shown candidates (0 and 1) neither fill the window
 	// nor are marked; its budget part admits only candidates at least
 	// pageFloor of the best.
@@ -125,7 +110,7 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range pages {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, 20, 0.55, tc.shown, tc.pageFloor, nil))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, 20, 0.55, tc.shown, tc.pageFloor))
 		})
 	}
 }
