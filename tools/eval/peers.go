@@ -35,16 +35,7 @@ func runPeers(ctx context.Context, o options, w io.Writer) error {
 	}
 	var body strings.Builder
 	for _, enc := range o.encoders {
-		suites, err := loadMultiHopSuites(o, enc)
-		if err != nil {
-			return err
-		}
-		r, err := runAll(ctx, suites, cfgs)
-		if err != nil {
-			return err
-		}
-		r.enc = enc
-		times, err := runPyversity(o.python, r)
+		r, times, err := tuneResults(ctx, o, enc, cfgs, true)
 		if err != nil {
 			return err
 		}

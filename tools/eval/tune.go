@@ -66,6 +66,27 @@ func loadMultiHopSuites(o options, enc string) ([]*suite, error) {
 	return suites, nil
 }
 
+// tuneResults runs cfgs on one encoder's tune suites (loadMultiHopSuites)
+// and, with peers, pyversity's strategies too, with their times per pool.
+func tuneResults(ctx context.Context, o options, enc string, cfgs []config, peers bool) (*results, []peerTime, error) {
+	suites, err := loadMultiHopSuites(o, enc)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := runAll(ctx, suites, cfgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.enc = enc
+	var times []peerTime
+	if peers {
+		if times, err = runPyversity(o.python, r); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, times, nil
+}
+
 func runTune(ctx context.Context, o options, w io.Writer) error {
 	def := dsconfig.DefaultStrategy
 	fill, err := parseConfig(fillBudget)
@@ -85,19 +106,9 @@ func runTune(ctx context.Context, o options, w io.Writer) error {
 	}
 	for _, enc := range o.encoders {
 		t := time.Now()
-		suites, err := loadMultiHopSuites(o, enc)
+		r, _, err := tuneResults(ctx, o, enc, cfgs, o.peers)
 		if err != nil {
 			return err
-		}
-		r, err := runAll(ctx, suites, cfgs)
-		if err != nil {
-			return err
-		}
-		r.enc = enc
-		if o.peers {
-			if _, err := runPyversity(o.python, r); err != nil {
-				return err
-			}
 		}
 		fmt.Fprintf(os.Stderr, "eval: %s: tuned in %s\n", enc, time.Since(t).Round(time.Millisecond))
 		printTune(w, r, labels)
