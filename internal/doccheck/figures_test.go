@@ -44,6 +44,7 @@ var generatedBlocks = map[string]string{
 	// docs/quality.md
 	"make eval":              "make eval (tools/eval)",
 	"make eval cards":        "make eval (tools/eval -mode cards)",
+	"make eval peers":        "make eval (tools/eval -mode peers)",
 	"make eval-server":       "make eval-server (tools/eval -mode server)",
 	"make eval-large":        "make eval-large (tools/eval -mode large)",
 	"make eval-segment":      "make eval-segment (tools/eval -mode segment)",
