@@ -54,7 +54,7 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 		first = make([]float64, n)
 		for d := range c {
 			first[d] = math.NaN()
-			if !out[d] && !math.IsNaN(single[d]) && !o.guard.CopyOf(nil, d) {
+			if !o.shown[d] && !math.IsNaN(single[d]) {
 				first[d] = o.gain(d)
 			}
 		}

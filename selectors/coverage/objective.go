@@ -51,6 +51,10 @@ type objective struct {
 	guard      *selectors.CopyGuard
 	// trusted is how many candidates stand above the relevance gap (trust.go).
 	trusted int
+	// shown marks the earlier pages' items and their near-copies (nil on
+	// the first page): the window skips them and the greedy never picks
+	// them.
+	shown []bool
 	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
 	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
@@ -121,23 +125,10 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// The price of a token, unless the budget is to be filled, under a
 	// budget that leaves most of the pool out (precision.go): the sharper
 	// demand and the relevance window.
+	o.shown = shownOrCopies(p, o.guard)
 	priced := !s.fill && tightBudget(o.kappa, p)
 	if priced {
-		var shown []bool
-		if len(p.Preselected) > 0 {
-			shown = make([]bool, n)
-			for _, d := range p.Preselected {
-				shown[d] = true
-			}
-			// A near-copy of a shown chunk is never selected (the guard):
-			// it is as good as shown.
-			for d := range shown {
-				if !shown[d] && o.guard.CopyOf(nil, d) {
-					shown[d] = true
-				}
-			}
-		}
-		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, shown, pageFloor)
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor)
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)
@@ -183,6 +174,25 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 // to be woken), about what the links of 150 candidates take, so at
 // N = 100 it ran only once the kernel was done and the query waited for it.
 const parallelLinks = 256
+
+// shownOrCopies marks the earlier pages' items (p.Preselected) and the
+// candidates guard finds near-copies of them - never selected, so as good
+// as shown; nil without earlier pages.
+func shownOrCopies(p *selectors.Problem, guard *selectors.CopyGuard) []bool {
+	if len(p.Preselected) == 0 {
+		return nil
+	}
+	shown := make([]bool, len(p.Candidates))
+	for _, d := range p.Preselected {
+		shown[d] = true
+	}
+	for d := range shown {
+		if !shown[d] && guard.CopyOf(nil, d) {
+			shown[d] = true
+		}
+	}
+	return shown
+}
 
 // release returns the objective's pooled memory; o is not used afterwards.
 func (o *objective) release() {
