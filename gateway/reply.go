@@ -43,29 +43,22 @@ func (u *upstreamQuery) reply(ctx context.Context, out []search.Result) (*pb.Sea
 // versions (usually: the stage read the selected objects' properties
 // already, or a query before this one did).
 func (u *upstreamQuery) complete(ctx context.Context, out []search.Result) error {
-	u.mu.Lock()
-	trimmed := u.trimmed
-	u.mu.Unlock()
-	if !trimmed && !objectMetadata(u.req.GetMetadata()) {
-		return nil
-	}
 	var ids []multi.Identifier
+	// The properties the stage chose stay (read keeps the last read's).
+	props := map[strfmt.UUID]*pb.PropertiesResult{}
 	u.mu.Lock()
-	for i := range out {
-		if u.objs[out[i].ID] == nil {
-			ids = append(ids, multi.Identifier{ID: string(out[i].ID), ClassName: u.class})
+	if u.trimmed || objectMetadata(u.req.GetMetadata()) {
+		for i := range out {
+			if id := out[i].ID; u.objs[id] == nil {
+				ids = append(ids, multi.Identifier{ID: string(id), ClassName: u.class})
+				props[id] = u.props[id]
+			}
 		}
 	}
 	u.mu.Unlock()
 	if len(ids) == 0 {
 		return nil
 	}
-	props := make(map[strfmt.UUID]*pb.PropertiesResult, len(ids))
-	u.mu.Lock()
-	for _, id := range ids { // the properties the stage chose stay (read keeps the last read's)
-		props[strfmt.UUID(id.ID)] = u.props[strfmt.UUID(id.ID)]
-	}
-	u.mu.Unlock()
 	if _, err := u.read(ctx, ids, additional.Properties{}, u.req.GetTenant()); err != nil {
 		return withCode(err)
 	}
