@@ -365,22 +365,23 @@ func joinAndCut(text string, us []unit, cs []Chunk, lo, hi int, c tokens.Counter
 		}
 		a, b := min(k, nb), max(k, nb)
 		s, e, old := cs[a].Start, cs[b].End, cs[b].Start
-		best := -1
+		// The word boundaries nearest the old boundary first (ties: the
+		// earlier), so the tokens are counted only until one fits.
+		var at []int
 		for _, w := range words(text[s:e]) {
-			p := s + w.Start
-			if p == s {
-				continue
-			}
-			if best >= 0 && dist(p, old) >= dist(best, old) {
-				continue
-			}
-			if n, m := c.Count(strings.TrimRightFunc(text[s:p], unicode.IsSpace)), c.Count(text[p:e]); n >= lo && n <= hi && m >= lo && m <= hi {
-				best = p
+			if w.Start > 0 {
+				at = append(at, s+w.Start)
 			}
 		}
-		if best < 0 {
+		slices.SortStableFunc(at, func(x, y int) int { return dist(x, old) - dist(y, old) })
+		i := slices.IndexFunc(at, func(p int) bool {
+			n, m := c.Count(strings.TrimRightFunc(text[s:p], unicode.IsSpace)), c.Count(text[p:e])
+			return n >= lo && n <= hi && m >= lo && m <= hi
+		})
+		if i < 0 {
 			continue
 		}
+		best := at[i]
 		left, right := piece(text, us, s, best, c), piece(text, us, best, e, c)
 		cs = append(cs[:a], append([]Chunk{left, right}, cs[b+1:]...)...)
 	}
