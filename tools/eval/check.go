@@ -89,10 +89,7 @@ func typeFigures(r *results, def string) []threshold {
 		if s == nil {
 			continue
 		}
-		for _, typ := range []struct {
-			name string
-			cmp  bool
-		}{{"comparison", true}, {"other", false}} {
+		for _, typ := range questionTypes {
 			keep := func(in *instance) bool { return in.Comparison == typ.cmp }
 			for _, m := range []string{allGoldMetric(name), mAnswer} {
 				for _, c := range s.Constraints {

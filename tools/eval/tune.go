@@ -168,6 +168,13 @@ var tuneHalves = []struct {
 	keep func(*instance) bool
 }{{"tuning", tuning}, {"held-out", heldOut}}
 
+// questionTypes are the per-type splits (comparisonQuestion): the
+// comparison questions and the rest.
+var questionTypes = []struct {
+	name string
+	cmp  bool
+}{{"comparison", true}, {"other", false}}
+
 // printTypes prints, per half, the all-gold and answer-in-context of the
 // labels and the baselines on HotpotQA's and 2Wiki's own pools split by
 // question type (comparisonQuestion).
@@ -182,10 +189,7 @@ func printTypes(w io.Writer, r *results, labels []string) {
 			continue
 		}
 		for _, h := range tuneHalves {
-			for _, typ := range []struct {
-				name string
-				cmp  bool
-			}{{"comparison", true}, {"other", false}} {
+			for _, typ := range questionTypes {
 				keep := func(in *instance) bool { return h.keep(in) && in.Comparison == typ.cmp }
 				fmt.Fprintf(w, "\n%s %s %s, %s questions (%d)\n%-30s", r.enc, name, h.name, typ.name, count(s, keep), "")
 				ms := []string{allGoldMetric(name), mAnswer}
