@@ -76,6 +76,13 @@
 //     best, are worth nothing but their query terms, parts and hop (their
 //     kernel rows are zero), so a pick pays for its tokens only with what
 //     it adds on the query's topic, and the selection may end under budget.
+//     Where the pool's relevance is decisive (its best stands 2.5 standard
+//     deviations above its mean), the query terms and parts a chunk adds
+//     count in proportion to its relevance ((rho_d / best)^3), so a chunk
+//     far down the ranking no longer pays for its tokens with one of the
+//     question's words alone (QC and the part demand stay monotone
+//     submodular: a term's credit is the largest gate among the selected
+//     chunks that have it).
 //
 //   - The trusted head (trust.go, "trustGap"): when the pool's relevance
 //     curve drops by trustGap standard deviations right after its first

@@ -151,25 +151,26 @@ func (pd *partDemand) reset() {
 	}
 }
 
-// gain is PD(S+d) - PD(S).
-func (pd *partDemand) gain(d int) float64 {
+// gain is PD(S+d) - PD(S), d credited with gate (in [0, 1]) of its coverage
+// of each part (precision.go, termGates).
+func (pd *partDemand) gain(d int, gate float64) float64 {
 	if pd == nil {
 		return 0
 	}
 	var g float64
 	for _, pc := range pd.covers(d) {
-		if c := pd.cur[pc.part]; pc.c > c {
-			g += pd.weight[pc.part] * (pc.c - c)
+		if x, c := gate*pc.c, pd.cur[pc.part]; x > c {
+			g += pd.weight[pc.part] * (x - c)
 		}
 	}
 	return g
 }
 
-func (pd *partDemand) add(d int) {
+func (pd *partDemand) add(d int, gate float64) {
 	if pd == nil {
 		return
 	}
 	for _, pc := range pd.covers(d) {
-		pd.cur[pc.part] = max(pd.cur[pc.part], pc.c)
+		pd.cur[pc.part] = max(pd.cur[pc.part], gate*pc.c)
 	}
 }

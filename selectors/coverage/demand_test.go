@@ -53,26 +53,33 @@ func TestPartDemandHandComputed(t *testing.T) {
 	assert.InDelta(t, 1, wE+wT+wL+wB, 1e-12)
 	assert.InDeltaSlice(t, []float64{2 * (wE + wT), 2 * (wL + wB)}, pd.weight, 1e-12)
 	// Stand-alone gains: 2 * (the part's weight it has).
-	assert.InDelta(t, 2*(wE+wT), pd.gain(0), 1e-12)
-	assert.InDelta(t, 2*(wT+wB), pd.gain(1), 1e-12)
-	assert.InDelta(t, 2*(wL+wB), pd.gain(2), 1e-12)
-	assert.InDelta(t, 2*wE, pd.gain(3), 1e-12)
+	assert.InDelta(t, 2*(wE+wT), pd.gain(0, 1), 1e-12)
+	assert.InDelta(t, 2*(wT+wB), pd.gain(1, 1), 1e-12)
+	assert.InDelta(t, 2*(wL+wB), pd.gain(2, 1), 1e-12)
+	assert.InDelta(t, 2*wE, pd.gain(3, 1), 1e-12)
 	// After the Eiffel chunk, "tower bridge" gains only its share of part 1,
 	// the lone "Eiffel" nothing: part 0 is fully covered.
-	pd.add(0)
-	assert.InDelta(t, 2*wB, pd.gain(1), 1e-12)
-	assert.InDelta(t, 2*(wL+wB), pd.gain(2), 1e-12)
-	assert.Zero(t, pd.gain(3))
+	pd.add(0, 1)
+	assert.InDelta(t, 2*wB, pd.gain(1, 1), 1e-12)
+	assert.InDelta(t, 2*(wL+wB), pd.gain(2, 1), 1e-12)
+	assert.Zero(t, pd.gain(3, 1))
 	pd.reset()
-	assert.InDelta(t, 2*wE, pd.gain(3), 1e-12)
+	assert.InDelta(t, 2*wE, pd.gain(3, 1), 1e-12)
+	// A gated chunk is credited with its share (termGates): half of the
+	// Eiffel chunk covers half of part 0, and the lone "Eiffel" at full
+	// credit still adds its share of the rest.
+	assert.InDelta(t, (wE + wT), pd.gain(0, 0.5), 1e-12)
+	pd.add(0, 0.5)
+	assert.InDelta(t, 2*wE-(wE+wT), pd.gain(3, 1), 1e-12)
+	pd.reset()
 
 	// One part is query-term coverage over the same terms: no part demand.
 	p.Query = "Eiffel Tower"
 	has, w, _, ids = queryTerms(p, text.NewAnalyzer(), nil, nil)
 	assert.Nil(t, newPartDemand(p.Query, text.NewAnalyzer(), ids, w, has, 2))
 	var off *partDemand // nil is off
-	assert.Zero(t, off.gain(0))
-	off.add(0)
+	assert.Zero(t, off.gain(0, 1))
+	off.add(0, 1)
 	off.reset()
 }
 
@@ -90,7 +97,7 @@ func TestPartDemandInObjective(t *testing.T) {
 	_, off := build(t, map[string]any{"parts": 0.0}, p)
 	require.Nil(t, off.parts)
 	for d := range p.Candidates {
-		assert.InDelta(t, off.gain(d)+o.parts.gain(d), o.gain(d), 1e-12)
+		assert.InDelta(t, off.gain(d)+o.parts.gain(d, o.gateOf(d)), o.gain(d), 1e-12)
 	}
 	items, _, _, err := o.lazyGreedy(t.Context(), p)
 	require.NoError(t, err)
@@ -143,7 +150,7 @@ func BenchmarkPartDemandBuild(b *testing.B) {
 	for b.Loop() {
 		pd := newPartDemand(p.Query, an, ids, w, has, 1)
 		for d := range has {
-			pd.gain(d)
+			pd.gain(d, 1)
 		}
 	}
 }

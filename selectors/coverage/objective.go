@@ -58,8 +58,11 @@ type objective struct {
 	// State: cur[t] = max_{d in S} s(d,targets[t]); covered[t] for query
 	// terms; hopOn[u] when a selected chunk is linked to u.
 	cur     []float32
-	covered []bool // per query term, whether a selected chunk has it
-	hopOn   []bool
+	covered []float64 // per query term, the largest gate of a selected chunk that has it
+	// gate is each candidate's share of the query-term and part credit
+	// (precision.go, termGates); nil: whole for every candidate.
+	gate  []float64
+	hopOn []bool
 }
 
 func (s strategy) objective(p *selectors.Problem) *objective {
@@ -128,6 +131,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	o.shown = shownOrCopies(p, o.guard)
 	priced := !s.fill && tightBudget(o.kappa, p)
 	if priced {
+		o.gate = termGates(o.rho, c)
 		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor)
 	}
 	if n > 0 {
@@ -206,7 +210,7 @@ func (o *objective) release() {
 // reset empties the selection state.
 func (o *objective) reset() {
 	o.cur = make([]float32, len(o.targets))
-	o.covered = make([]bool, len(o.qw))
+	o.covered = make([]float64, len(o.qw))
 	o.parts.reset()
 	if o.links != nil {
 		o.hopOn = make([]bool, o.n)
@@ -593,16 +597,25 @@ func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d])
 // in the other terms.
 func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.qw != nil {
+		gd := o.gateOf(d)
 		for _, t := range o.terms[d] {
-			if !o.covered[t] {
-				g += o.qw[t]
+			if c := o.covered[t]; gd > c {
+				g += o.qw[t] * (gd - c)
 			}
 		}
 	}
 	if o.hopOn != nil && o.hopOn[d] {
 		g += o.hopW
 	}
-	return g + o.parts.gain(d)
+	return g + o.parts.gain(d, o.gateOf(d))
+}
+
+// gateOf is d's share of the query-term and part credit.
+func (o *objective) gateOf(d int) float64 {
+	if o.gate == nil {
+		return 1
+	}
+	return o.gate[d]
 }
 
 // add puts d into the selection state.
@@ -614,11 +627,12 @@ func (o *objective) add(d int) {
 		}
 	}
 	if o.qw != nil {
+		gd := o.gateOf(d)
 		for _, t := range o.terms[d] {
-			o.covered[t] = true
+			o.covered[t] = max(o.covered[t], gd)
 		}
 	}
-	o.parts.add(d)
+	o.parts.add(d, o.gateOf(d))
 	if o.hopOn != nil {
 		o.hopOn[d] = false // its demand is met
 		for _, u := range o.links[d] {

@@ -213,3 +213,80 @@ func TestStopsWhenNothingPays(t *testing.T) {
 	assert.Len(t, res.Indices(), 4)
 	assert.Equal(t, selectors.StopBudget, res.Stop)
 }
+
+func TestTermGates(t *testing.T) {
+	rels := func(r ...float64) []selectors.Candidate {
+		c := make([]selectors.Candidate, len(r))
+		for i := range r {
+			c[i] = cand(r[i], 10, "")
+		}
+		return c
+	}
+	// One chunk far above nine alike: (1 - 0.2) / 0.24 = 3.0 deviations.
+	decisive := rels(1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2)
+	tests := []struct {
+		name   string
+		c      []selectors.Candidate
+		rho    []float64
+		height float64
+		want   []float64
+	}{
+		{"decisive: credit by relevance share cubed", decisive,
+			[]float64{1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25}, 3,
+			[]float64{1, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.015625}},
+		// Even steps: the best is sqrt(3) (n-1)/sqrt(n^2-1) = 1.57 deviations up.
+		{"flat: whole credit", rels(1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1),
+			[]float64{1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1}, 1.57, nil},
+		{"equal relevance: whole credit", rels(0.5, 0.5, 0.5), []float64{1, 1, 1}, 0, nil},
+		{"no relevance at all: whole credit", decisive, make([]float64, 10), 3, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.InDelta(t, tc.height, headHeight(tc.c), 0.01)
+			got := termGates(tc.rho, tc.c)
+			if tc.want == nil {
+				assert.Nil(t, got)
+				return
+			}
+			assert.InDeltaSlice(t, tc.want, got, 1e-12)
+		})
+	}
+}
+
+// TestDecisivePoolCreditsTermsByRelevance: under a priced budget, a chunk
+// far down a decisive ranking that names the question's rare word outbids,
+// per token, the relevant chunk beside the best on its word alone; with the
+// gate it no longer does and is not selected. In a flat pool its credit is
+// whole.
+func TestDecisivePoolCreditsTermsByRelevance(t *testing.T) {
+	pool := func(rest float64) []selectors.Candidate {
+		c := []selectors.Candidate{
+			cand(0.95, 40, "Alpha river delta facts", 1, 0, 0),
+			cand(0.90, 40, "Alpha river source", 0.9, 0.3, 0),
+			cand(rest, 30, "zygote", 0, 0, 1),
+		}
+		for i := range 17 {
+			c = append(c, cand(rest-0.001*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
+		}
+		return c
+	}
+	p := &selectors.Problem{Candidates: pool(0.2), Budget: 80, Query: "alpha river zygote"}
+	_, o := build(t, nil, p)
+	require.NotNil(t, o.gate, "a decisive pool is gated")
+	o.add(0) // the best goes first either way
+	gated := []float64{o.gain(1) / 40, o.gain(2) / 30}
+	gate := o.gate
+	o.gate = nil
+	whole := []float64{o.gain(1) / 40, o.gain(2) / 30}
+	t.Logf("per token after the best, gated %v, whole %v, gates %v", gated, whole, gate[:3])
+	assert.Greater(t, whole[1], whole[0], "without the gate the rare word outbids per token")
+	assert.Less(t, gated[1], gated[0], "with it the relevant chunk wins")
+	assert.Equal(t, []int{0, 1}, run(t, nil, p).Indices())
+
+	flat := pool(0.2)
+	for i := range flat {
+		flat[i].Relevance = 0.95 - 0.04*float64(i)
+	}
+	_, o = build(t, nil, &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"})
+	assert.Nil(t, o.gate, "a flat pool is not gated")
+}

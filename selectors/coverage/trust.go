@@ -59,13 +59,7 @@ func trustedTop(c []selectors.Candidate, kmax int, minGap float64) []int {
 	if minGap <= 0 || kmax < 2 {
 		return nil
 	}
-	var sum, sq float64
-	for _, x := range c {
-		sum += x.Relevance
-		sq += x.Relevance * x.Relevance
-	}
-	mean := sum / float64(n)
-	sd := math.Sqrt(max(0, sq/float64(n)-mean*mean))
+	mean, sd := relevanceSpread(c)
 	if !(sd > 1e-12*max(1, math.Abs(mean))) {
 		return nil
 	}
