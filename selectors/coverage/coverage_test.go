@@ -87,6 +87,15 @@ func cand(rel float64, tokens int, text string, v ...float32) selectors.Candidat
 	return selectors.Candidate{Relevance: rel, Tokens: tokens, Text: text, Vector: v}
 }
 
+// rels is a pool of 10-token candidates with these relevances.
+func rels(r ...float64) []selectors.Candidate {
+	c := make([]selectors.Candidate, len(r))
+	for i := range r {
+		c[i] = cand(r[i], 10, "")
+	}
+	return c
+}
+
 func TestDenseRelevanceAndKbar(t *testing.T) {
 	c := []selectors.Candidate{cand(0.9, 10, ""), cand(0.5, 30, ""), cand(0.7, 20, "")}
 	assert.InDeltaSlice(t, []float64{1, 0, 0.5}, denseRelevance(c), 1e-12)

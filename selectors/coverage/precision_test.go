@@ -215,13 +215,6 @@ func TestStopsWhenNothingPays(t *testing.T) {
 }
 
 func TestTermGates(t *testing.T) {
-	rels := func(r ...float64) []selectors.Candidate {
-		c := make([]selectors.Candidate, len(r))
-		for i := range r {
-			c[i] = cand(r[i], 10, "")
-		}
-		return c
-	}
 	// One chunk far above nine alike: (1 - 0.2) / 0.24 = 3.0 deviations.
 	decisive := rels(1, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2)
 	tests := []struct {

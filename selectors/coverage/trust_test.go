@@ -10,13 +10,6 @@ import (
 )
 
 func TestTrustedTop(t *testing.T) {
-	rels := func(r ...float64) []selectors.Candidate {
-		c := make([]selectors.Candidate, len(r))
-		for i := range r {
-			c[i] = cand(r[i], 10, "")
-		}
-		return c
-	}
 	tests := []struct {
 		name   string
 		c      []selectors.Candidate
