@@ -596,8 +596,8 @@ func (o *objective) firstGain(d int) float64 { return o.gainBeyond(d, o.base[d])
 // gainBeyond adds to g, d's gain in the facility-location term, its gains
 // in the other terms.
 func (o *objective) gainBeyond(d int, g float64) float64 {
+	gd := o.gateOf(d)
 	if o.qw != nil {
-		gd := o.gateOf(d)
 		for _, t := range o.terms[d] {
 			if c := o.covered[t]; gd > c {
 				g += o.qw[t] * (gd - c)
@@ -607,7 +607,7 @@ func (o *objective) gainBeyond(d int, g float64) float64 {
 	if o.hopOn != nil && o.hopOn[d] {
 		g += o.hopW
 	}
-	return g + o.parts.gain(d, o.gateOf(d))
+	return g + o.parts.gain(d, gd)
 }
 
 // gateOf is d's share of the query-term and part credit.
@@ -626,13 +626,13 @@ func (o *objective) add(d int) {
 			cur[t] = k
 		}
 	}
+	gd := o.gateOf(d)
 	if o.qw != nil {
-		gd := o.gateOf(d)
 		for _, t := range o.terms[d] {
 			o.covered[t] = max(o.covered[t], gd)
 		}
 	}
-	o.parts.add(d, o.gateOf(d))
+	o.parts.add(d, gd)
 	if o.hopOn != nil {
 		o.hopOn[d] = false // its demand is met
 		for _, u := range o.links[d] {
