@@ -102,6 +102,11 @@ type Options struct {
 	// Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram:
 	// weight of source novelty 1/(1+items from the same host).
 	Gamma *float64 `json:"gamma,omitempty"`
+	// Strategy parameter (coverage). coverage: under a token budget: density = the greedy by gain per
+	// token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a
+	// long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).;
+	// allowed: density, both
+	Greedy string `json:"greedy,omitempty"`
 	// Strategy parameter (coverage). coverage: second-hop demand: a chunk linked by title to a selected one
 	// gains this many average query terms (0 = off).
 	Hop *float64 `json:"hop,omitempty"`
@@ -263,6 +268,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Gamma != nil {
 		out = append(out, field{"gamma", *o.Gamma})
+	}
+	if o.Greedy != "" {
+		out = append(out, field{"greedy", o.Greedy})
 	}
 	if o.Hop != nil {
 		out = append(out, field{"hop", *o.Hop})
@@ -649,6 +657,20 @@ const specJSON = `{
       "strategies": [
         "facility",
         "ngram"
+      ]
+    },
+    {
+      "name": "greedy",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "density",
+        "both"
+      ],
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "strategies": [
+        "coverage"
       ]
     },
     {
@@ -1043,6 +1065,17 @@ const specJSON = `{
         "min": 0,
         "max": null,
         "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
+      },
+      {
+        "name": "greedy",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "density",
+          "both"
+        ],
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
       },
       {
         "name": "targets",

@@ -311,6 +311,20 @@ export const spec = {
       ]
     },
     {
+      "name": "greedy",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "density",
+        "both"
+      ],
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "hop",
       "kind": "float",
       "min": null,
@@ -702,6 +716,17 @@ export const spec = {
         "min": 0,
         "max": null,
         "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
+      },
+      {
+        "name": "greedy",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "density",
+          "both"
+        ],
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
       },
       {
         "name": "targets",

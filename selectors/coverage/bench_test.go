@@ -16,7 +16,8 @@ import (
 
 // BenchmarkCoverage: selection only, cold (the default similarity engine
 // builds the cosine matrix) and warm (a precomputed matrix, as a cache
-// supplies it), at d = 384, a budget of 1500 tokens and a query; then warm
+// supplies it), at d = 384, a budget of 1500 tokens and a query, and warm
+// with greedy "both" (the second, plain-gain greedy's cost); then warm
 // on chunks with a title line that other chunks mention (the second-hop
 // demand's links are found and used), with and without the second hop.
 func BenchmarkCoverage(b *testing.B) {
@@ -38,13 +39,22 @@ func BenchmarkCoverage(b *testing.B) {
 		})
 		p.Similarities = nil
 		p.Sims().Matrix()
-		b.Run(fmt.Sprintf("N=%d/warm", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := s.Run(context.Background(), p); err != nil {
-					b.Fatal(err)
+		both, err := selectors.New(Name, map[string]any{"greedy": GreedyBoth})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name string
+			sel  *selectors.Selector
+		}{{"warm", s}, {"warm-greedy-both", both}} {
+			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := v.sel.Run(context.Background(), p); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 		titled := *p
 		titled.Candidates = slices.Clone(p.Candidates)
 		for i := range titled.Candidates {

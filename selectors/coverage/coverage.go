@@ -98,7 +98,9 @@
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
 // guard under a budget, until no candidate left gains anything (Result.Stop
-// says why it ended); with fill (off by default, the behaviour before issue
+// says why it ended). With greedy "both" (off by default) the greedy on
+// the plain gain runs as well and the selection with the larger F is kept
+// (Stats "plainGain" 1 when it was the plain gain's); with fill (off by default, the behaviour before issue
 // 34) the remaining budget is then filled by relevance per token, so the
 // budget is not left unused while a candidate fits.
 //
@@ -113,8 +115,9 @@
 //
 // Guarantee: F is monotone submodular (facility location with a
 // non-negative kernel plus weighted coverage): greedy under a cardinality
-// constraint >= (1-1/e) OPT; density greedy with the best-single guard
-// >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items, which
+// constraint >= (1-1/e) OPT; density greedy with the best-single guard,
+// or the better of the density and the plain-gain greedy (Leskovec et al.
+// 2007), >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items, which
 // never lowers a monotone F.
 //
 // Complexity: one N x M float32 block, M = min(N, targets): the cosines
@@ -128,6 +131,7 @@
 // earlier picks already covered, Item.Relevance the candidate's relevance.
 // Stats: "kappa", "queryTerms" (terms of the query found in the pool),
 // "singleGuard" (1 when the best single item replaced the greedy set),
+// "plainGain" (1 when greedy "both" kept the plain-gain greedy's set),
 // "filled" (items added by the fill phase).
 package coverage
 
@@ -175,6 +179,10 @@ func init() {
 			{Name: "trustGap", Kind: selectors.KindFloat, Default: DefaultTrustGap, Min: 0, Max: inf,
 				Doc: "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart " +
 					"(within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"},
+			{Name: "greedy", Kind: selectors.KindString, Default: GreedyDensity, Enum: []string{GreedyDensity, GreedyBoth},
+				Doc: "under a token budget: " + GreedyDensity + " = the greedy by gain per token; " + GreedyBoth + " = also the greedy by " +
+					"plain gain, keeping the selection with the larger objective (takes a long chunk the query needs " +
+					"ahead of short ones that gain more per token; twice the greedy's work)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -182,7 +190,7 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets"), trustGap: p.Float("trustGap")}, nil
+				targets: p.Int("targets"), trustGap: p.Float("trustGap"), greedy: p.String("greedy")}, nil
 		},
 	})
 }
@@ -209,7 +217,14 @@ type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts, trustGap float64
 	center, fill                                                    bool
 	targets                                                         int
+	greedy                                                          string
 }
+
+// The values of greedy.
+const (
+	GreedyDensity = "density"
+	GreedyBoth    = "both"
+)
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up
 // in the candidates' analysed terms unless both lexical parts are off.
@@ -243,6 +258,15 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	res := &selectors.Result{Stats: map[string]float64{"kappa": o.kappa, "queryTerms": float64(o.queryTerms)}}
 	if o.trusted > 0 {
 		res.Stats["trusted"] = float64(o.trusted)
+	}
+	if p.Budget > 0 && s.greedy == GreedyBoth {
+		var plain bool
+		if items, plain, err = o.plainGainGreedy(ctx, p, items); err != nil {
+			return nil, err
+		}
+		if plain {
+			res.Stats["plainGain"] = 1
+		}
 	}
 	if p.Budget > 0 {
 		var guarded bool

@@ -354,6 +354,7 @@ func TestApproximationGuarantees(t *testing.T) {
 		params["fill"] = false
 		params["minNovelty"] = 0.0
 		params["hop"] = 0.0 // the second-hop demand is not submodular
+		params["greedy"] = []string{GreedyDensity, GreedyBoth}[trial%2]
 		_, o := build(t, params, p)
 		var opt float64
 		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
@@ -363,6 +364,46 @@ func TestApproximationGuarantees(t *testing.T) {
 			ratio /= 2
 		}
 		require.GreaterOrEqual(t, got, ratio*opt-1e-9, "trial %d: F=%v OPT=%v", trial, got, opt)
+	}
+}
+
+// TestGreedyBoth: greedy "both" keeps the plain-gain greedy's selection
+// only when its F is larger. In the pool a long chunk (100 tokens) is the
+// most relevant and four short ones (20 tokens each) gain more per token:
+// the density greedy spends the budget on the short ones, and a budget
+// with room for the long one and one short one lets the plain gain's pair
+// beat both them and the best single chunk.
+func TestGreedyBoth(t *testing.T) {
+	pool := func() []selectors.Candidate {
+		return []selectors.Candidate{
+			cand(1, 100, "", 1, 0, 0, 0, 0, 0),
+			cand(0.3, 20, "", 0, 1, 0, 0, 0, 0), cand(0.3, 20, "", 0, 0, 1, 0, 0, 0),
+			cand(0.3, 20, "", 0, 0, 0, 1, 0, 0), cand(0.3, 20, "", 0, 0, 0, 0, 1, 0),
+			cand(0, 10, "", 0, 0, 0, 0, 0, 1),
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		budget int
+		greedy string
+		want   []int
+		plain  bool
+	}{
+		{"density: the short chunks", 120, GreedyDensity, []int{1, 2, 3, 4}, false},
+		{"both: the long chunk and a short one", 120, GreedyBoth, []int{0, 1}, true},
+		// With room for the long chunk and every short one both greedies
+		// take all five, and the density greedy's set is kept.
+		{"both: the same set", 180, GreedyBoth, []int{1, 2, 3, 4, 0}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &selectors.Problem{Budget: tc.budget, Candidates: pool()}
+			params := map[string]any{"greedy": tc.greedy, "center": false}
+			res := run(t, params, p)
+			assert.Equal(t, tc.want, res.Indices())
+			assert.Equal(t, tc.plain, res.Stats["plainGain"] == 1)
+			_, o := build(t, params, p)
+			assert.InDelta(t, o.value(res.Indices()), res.Objective, 1e-9)
+		})
 	}
 }
 

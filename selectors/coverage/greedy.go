@@ -25,9 +25,14 @@ import (
 // Earlier pages (p.Preselected) are added to the state before the first
 // round, so the greedy continues from them.
 func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items []selectors.Item, single, first []float64, err error) {
+	return o.lazyGreedyBy(ctx, p, p.Budget > 0)
+}
+
+// lazyGreedyBy is lazyGreedy keyed by gain per token (density) or by plain
+// gain.
+func (o *objective) lazyGreedyBy(ctx context.Context, p *selectors.Problem, density bool) (items []selectors.Item, single, first []float64, err error) {
 	c := p.Candidates
 	n, k := len(c), p.K()
-	density := p.Budget > 0
 	key := func(d int, g float64) float64 {
 		if density {
 			return g / float64(c[d].Tokens)
@@ -117,6 +122,35 @@ func (o *objective) lazyGreedy(ctx context.Context, p *selectors.Problem) (items
 	return items, single, first, nil
 }
 
+// plainGainGreedy runs the greedy again from an empty selection, keyed by
+// plain gain, and returns its items when their F is larger than items'
+// (greedy "both": the cost-benefit and the unit-cost greedy of Leskovec et
+// al., KDD 2007, the better of which is within (1-1/e)/2 of the optimum).
+// The density greedy passes over a long chunk for the short ones that gain
+// more per token, even where the long one is what the query needs; the
+// plain-gain greedy takes it first. The objective's state is left as the
+// second run's: fill, the only later reader, rebuilds it from the items.
+func (o *objective) plainGainGreedy(ctx context.Context, p *selectors.Problem, items []selectors.Item) ([]selectors.Item, bool, error) {
+	o.reset()
+	alt, _, _, err := o.lazyGreedyBy(ctx, p, false)
+	if err != nil {
+		return nil, false, err
+	}
+	if !(objectiveOf(alt) > objectiveOf(items)) {
+		return items, false, nil
+	}
+	return alt, true, nil
+}
+
+// objectiveOf is F of a greedy's selection: its marginal gains telescope.
+func objectiveOf(items []selectors.Item) float64 {
+	var f float64
+	for _, it := range items {
+		f += it.Gain
+	}
+	return f
+}
+
 // guardBestSingle returns the best single fitting item instead of the
 // greedy selection when it alone has the larger F (the guard that gives
 // density greedy its (1-1/e)/2 bound), and whether it did.
@@ -130,11 +164,7 @@ func guardBestSingle(c []selectors.Candidate, single []float64, items []selector
 			best, bestF = d, f
 		}
 	}
-	var greedyF float64
-	for _, it := range items {
-		greedyF += it.Gain
-	}
-	if best < 0 || !(bestF > greedyF) {
+	if best < 0 || !(bestF > objectiveOf(items)) {
 		return items, false
 	}
 	return []selectors.Item{{Index: best, Gain: bestF, Relevance: c[best].Relevance, Tokens: c[best].Tokens}}, true

@@ -320,13 +320,18 @@ func loadSuites(o options, enc string) (*env, []*suite, error) {
 // precision summary shows it beside the default.
 const fillBudget = "coverage:fill=true"
 
+// greedyBoth keeps the better of the density and the plain-gain greedy
+// (issue 42): the precision summary shows it beside the default.
+const greedyBoth = "coverage:greedy=both"
+
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
 // kept, the fill of the budget (the default before issue 34), the targets
 // settings around the default (the exact objective and fewer targets, on
 // the library's own pools: docs/performance.md, "What coverage's targets
-// cost in quality") and the AdaGReS fixes discussed there.
+// cost in quality"), the better of the density and the plain-gain greedy
+// and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -346,6 +351,7 @@ var ablations = []string{
 	"coverage:minNovelty=0.1",
 	"coverage:minNovelty=0.2",
 	fillBudget,
+	greedyBoth,
 	"coverage:targets=0",
 	"coverage:targets=16",
 	"coverage:targets=8",

@@ -324,6 +324,20 @@ SPEC = json.loads(r'''{
       ]
     },
     {
+      "name": "greedy",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "density",
+        "both"
+      ],
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "hop",
       "kind": "float",
       "min": null,
@@ -717,6 +731,17 @@ SPEC = json.loads(r'''{
         "doc": "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"
       },
       {
+        "name": "greedy",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "density",
+          "both"
+        ],
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
+      },
+      {
         "name": "targets",
         "kind": "int",
         "min": 0,
@@ -963,6 +988,7 @@ FIELDS = {
     "fit": "fit",
     "g": "g",
     "gamma": "gamma",
+    "greedy": "greedy",
     "hop": "hop",
     "k": "k",
     "kernel": "kernel",
@@ -1115,6 +1141,9 @@ class CoverageSelection(Selection):
     trust_gap: trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head
         apart (within the items the budget admits): the head ranks with the best and its chunks cover none of
         each other (0 = off); allowed: [0, inf)
+    greedy: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain,
+        keeping the selection with the larger objective (takes a long chunk the query needs ahead of short
+        ones that gain more per token; twice the greedy's work); allowed: density, both
     targets: the facility-location term sums over this many most relevant candidates (0 = the whole pool);
         allowed: [0, 16384]
     """
@@ -1130,6 +1159,7 @@ class CoverageSelection(Selection):
     hop: Optional[float] = None
     parts: Optional[float] = None
     trust_gap: Optional[float] = None
+    greedy: Optional[Literal["density", "both"]] = None
     targets: Optional[int] = None
 
 
@@ -1358,6 +1388,7 @@ class Select:
         hop: Optional[float] = None,
         parts: Optional[float] = None,
         trust_gap: Optional[float] = None,
+        greedy: Optional[Literal["density", "both"]] = None,
         targets: Optional[int] = None,
         token_budget: Optional[int] = None,
         max_results: Optional[int] = None,
