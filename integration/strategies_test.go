@@ -608,4 +608,42 @@ func testCoverage(t *testing.T) {
 	if fmt.Sprint(g) != "[301 302 303]" {
 		t.Errorf("coverage groups %v, want one pick per cluster", g)
 	}
+	t.Run("greedy both", testCoverageGreedyBoth)
+}
+
+// testCoverageGreedyBoth: greedy "both" reaches the strategy. On the Health
+// pool the library's two settings select differently at some budget (the
+// query's words are off, so the library, which has no query text, runs what
+// the module runs); at that budget the module selects what the library
+// selects, with either setting.
+func testCoverageGreedyBoth(t *testing.T) {
+	c := health(t)
+	const n = 19
+	const words = `lexicalWeight: 0, queryCoverage: 0, parts: 0, hop: 0`
+	pool := fetchPool(t, c, healthNear(n), "body", "")
+	lib := func(greedy string, budget int) []string {
+		ids, _ := libraryRun{strategy: "coverage", budget: budget, tokensOf: bodyTokens(t), params: map[string]any{
+			"greedy": greedy, "lexicalWeight": 0.0, "queryCoverage": 0.0, "parts": 0.0, "hop": 0.0}}.run(t, pool)
+		return ids
+	}
+	budget := 0
+	for b := 30; b <= 600 && budget == 0; b += 5 {
+		if fmt.Sprint(lib("density", b)) != fmt.Sprint(lib("both", b)) {
+			budget = b
+		}
+	}
+	if budget == 0 {
+		t.Fatal("scenario broken: the two greedies select alike on the Health pool at every budget from 30 to 600")
+	}
+	for _, greedy := range []string{"density", "both"} {
+		hits := get(t, c, sel(c, healthNear(n), fmt.Sprintf(`tokenBudget: %d, candidates: %d, greedy: %q, %s`, budget, n, greedy, words), "body"), nil)
+		checkSelection(t, hits, budget, true)
+		got := make([]string, len(hits))
+		for i, h := range hits {
+			got[i] = h.ID
+		}
+		if want := lib(greedy, budget); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("greedy %q, budget %d: the module selects %v, the library %v", greedy, budget, got, want)
+		}
+	}
 }
