@@ -623,13 +623,6 @@ func testCoverageGreedyBoth(t *testing.T) {
 		checkSelection(t, hits, budget, true)
 		return hits
 	}
-	ids := func(hits []Hit) []string {
-		out := make([]string, len(hits))
-		for i, h := range hits {
-			out[i] = h.ID
-		}
-		return out
-	}
 	var both []Hit
 	budget := 0
 	for b := 30; b <= 600 && budget == 0; b += 5 {
