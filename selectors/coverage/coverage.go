@@ -98,11 +98,11 @@
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
 // guard under a budget, until no candidate left gains anything (Result.Stop
-// says why it ended). With greedy "both" (off by default) the greedy on
-// the plain gain runs as well and the selection with the larger F is kept
-// (Stats "plainGain" 1 when it was the plain gain's); with fill (off by default, the behaviour before issue
-// 34) the remaining budget is then filled by relevance per token, so the
-// budget is not left unused while a candidate fits.
+// says why it ended). With greedy "both" (off by default) the greedy on the
+// plain gain runs as well under a budget, and the selection with the larger
+// F is kept. With fill (off by default, the behaviour before issue 34) the
+// remaining budget is then filled by relevance per token, so the budget is
+// not left unused while a candidate fits.
 //
 // Pages (Problem.Preselected): the earlier pages' items are in the state
 // before the first round, so the greedy, the guard and the fill continue
@@ -117,8 +117,8 @@
 // non-negative kernel plus weighted coverage): greedy under a cardinality
 // constraint >= (1-1/e) OPT; density greedy with the best-single guard,
 // or the better of the density and the plain-gain greedy (Leskovec et al.
-// 2007), >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items, which
-// never lowers a monotone F.
+// 2007), >= (1-1/e)/2 OPT under a knapsack. The fill phase only adds items,
+// which never lowers a monotone F.
 //
 // Complexity: one N x M float32 block, M = min(N, targets): the cosines
 // of every candidate with the targets (the most relevant candidates), made
