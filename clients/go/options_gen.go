@@ -104,8 +104,9 @@ type Options struct {
 	Gamma *float64 `json:"gamma,omitempty"`
 	// Strategy parameter (coverage). coverage: under a token budget: density = the greedy by gain per
 	// token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a
-	// long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).;
-	// allowed: density, both
+	// long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work);
+	// auto = density, and both (inside the relevance window) only when the density greedy left out the most
+	// relevant chunk and it is long (at least a fifth of the budget).; allowed: auto, density, both
 	Greedy string `json:"greedy,omitempty"`
 	// Strategy parameter (coverage). coverage: second-hop demand: a chunk linked by title to a selected one
 	// gains this many average query terms (0 = off).
@@ -665,10 +666,11 @@ const specJSON = `{
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "density",
         "both"
       ],
-      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget).",
       "strategies": [
         "coverage"
       ]
@@ -1072,10 +1074,11 @@ const specJSON = `{
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "density",
           "both"
         ],
-        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
       },
       {
         "name": "targets",

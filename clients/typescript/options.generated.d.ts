@@ -85,8 +85,8 @@ export interface CoverageOptions extends CommonOptions {
   parts?: number;
   /** trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart (within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off); allowed: [0, inf) */
   trustGap?: number;
-  /** under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); allowed: density, both */
-  greedy?: 'density' | 'both';
+  /** under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget); allowed: auto, density, both */
+  greedy?: 'auto' | 'density' | 'both';
   /** the facility-location term sums over this many most relevant candidates (0 = the whole pool); allowed: [0, 16384] */
   targets?: number;
 }
@@ -205,8 +205,8 @@ export interface WireOptions extends CommonOptions {
   g?: number;
   /** Strategy parameter (facility, ngram). facility: relevance scale inside log(1 + gamma*r). ngram: weight of source novelty 1/(1+items from the same host). */
   gamma?: number;
-  /** Strategy parameter (coverage). coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).; allowed: density, both */
-  greedy?: 'density' | 'both';
+  /** Strategy parameter (coverage). coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget).; allowed: auto, density, both */
+  greedy?: 'auto' | 'density' | 'both';
   /** Strategy parameter (coverage). coverage: second-hop demand: a chunk linked by title to a selected one gains this many average query terms (0 = off). */
   hop?: number;
   /** Strategy parameter (ngram). ngram: most items selected (caps maxResults). */

@@ -316,10 +316,11 @@ export const spec = {
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "density",
         "both"
       ],
-      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget).",
       "strategies": [
         "coverage"
       ]
@@ -723,10 +724,11 @@ export const spec = {
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "density",
           "both"
         ],
-        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
       },
       {
         "name": "targets",

@@ -17,7 +17,8 @@ import (
 // BenchmarkCoverage: selection only, cold (the default similarity engine
 // builds the cosine matrix) and warm (a precomputed matrix, as a cache
 // supplies it), at d = 384, a budget of 1500 tokens and a query, and warm
-// with greedy "both" (the second, plain-gain greedy's cost); then warm
+// with greedy "density" (the default before "auto") and "both" (the
+// second, plain-gain greedy's cost); then warm
 // on chunks with a title line that other chunks mention (the second-hop
 // demand's links are found and used), with and without the second hop.
 func BenchmarkCoverage(b *testing.B) {
@@ -39,6 +40,10 @@ func BenchmarkCoverage(b *testing.B) {
 		})
 		p.Similarities = nil
 		p.Sims().Matrix()
+		density, err := selectors.New(Name, map[string]any{"greedy": GreedyDensity})
+		if err != nil {
+			b.Fatal(err)
+		}
 		both, err := selectors.New(Name, map[string]any{"greedy": GreedyBoth})
 		if err != nil {
 			b.Fatal(err)
@@ -57,7 +62,7 @@ func BenchmarkCoverage(b *testing.B) {
 			name string
 			sel  *selectors.Selector
 			p    *selectors.Problem
-		}{{"warm", s, p}, {"warm-greedy-both", both, p}, {"warm-titled", s, &titled}, {"warm-titled-hop0", noHop, &titled}} {
+		}{{"warm", s, p}, {"warm-greedy-density", density, p}, {"warm-greedy-both", both, p}, {"warm-titled", s, &titled}, {"warm-titled-hop0", noHop, &titled}} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
 				for b.Loop() {
 					if _, err := v.sel.Run(context.Background(), v.p); err != nil {

@@ -98,9 +98,10 @@
 // Algorithm: lazy density greedy (gain / tokens) under a token budget,
 // lazy greedy on the gain under maxResults alone, with the best-single
 // guard under a budget, until no candidate left gains anything (Result.Stop
-// says why it ended). With greedy "both" (off by default) the greedy on the
-// plain gain runs as well under a budget, and the selection with the larger
-// F is kept. With fill (off by default, the behaviour before issue 34) the
+// says why it ended). With greedy "both" the greedy on the plain gain runs
+// as well under a budget, and the selection with the larger F is kept; by
+// default ("auto") only where the density greedy passed over a long chunk
+// that is the most relevant (greedy.go, passedOverLong). With fill (off by default, the behaviour before issue 34) the
 // remaining budget is then filled by relevance per token, so the budget is
 // not left unused while a candidate fits.
 //
@@ -131,7 +132,7 @@
 // earlier picks already covered, Item.Relevance the candidate's relevance.
 // Stats: "kappa", "queryTerms" (terms of the query found in the pool),
 // "singleGuard" (1 when the best single item replaced the greedy set),
-// "plainGain" (1 when greedy "both" kept the plain-gain greedy's set),
+// "plainGain" (1 when the plain-gain greedy's set was kept),
 // "filled" (items added by the fill phase).
 package coverage
 
@@ -179,10 +180,12 @@ func init() {
 			{Name: "trustGap", Kind: selectors.KindFloat, Default: DefaultTrustGap, Min: 0, Max: inf,
 				Doc: "trust the ranking when a drop of this many standard deviations of the pool's relevance sets its head apart " +
 					"(within the items the budget admits): the head ranks with the best and its chunks cover none of each other (0 = off)"},
-			{Name: "greedy", Kind: selectors.KindString, Default: GreedyDensity, Enum: []string{GreedyDensity, GreedyBoth},
+			{Name: "greedy", Kind: selectors.KindString, Default: GreedyAuto, Enum: []string{GreedyAuto, GreedyDensity, GreedyBoth},
 				Doc: "under a token budget: " + GreedyDensity + " = the greedy by gain per token; " + GreedyBoth + " = also the greedy by " +
 					"plain gain, keeping the selection with the larger objective (takes a long chunk the query needs " +
-					"ahead of short ones that gain more per token; twice the greedy's work)"},
+					"ahead of short ones that gain more per token; twice the greedy's work); " + GreedyAuto + " = " + GreedyDensity +
+					", and " + GreedyBoth + " (inside the relevance window) only when the density greedy left out the most relevant " +
+					"chunk and it is long (at least a fifth of the budget)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -222,6 +225,7 @@ type strategy struct {
 
 // The values of greedy.
 const (
+	GreedyAuto    = "auto"
 	GreedyDensity = "density"
 	GreedyBoth    = "both"
 )
@@ -259,9 +263,9 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	if o.trusted > 0 {
 		res.Stats["trusted"] = float64(o.trusted)
 	}
-	if p.Budget > 0 && s.greedy == GreedyBoth {
+	if p.Budget > 0 && (s.greedy == GreedyBoth || (s.greedy == GreedyAuto && o.passedOverLong(p, items))) {
 		var plain bool
-		if items, plain, err = o.plainGainGreedy(ctx, p, items); err != nil {
+		if items, plain, err = o.plainGainGreedy(ctx, p, items, s.greedy == GreedyAuto); err != nil {
 			return nil, err
 		}
 		if plain {

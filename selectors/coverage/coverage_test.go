@@ -257,6 +257,7 @@ func TestLazyEqualsNaiveGreedy(t *testing.T) {
 		p := randomProblem(rng)
 		params := randomParams(rng)
 		params["fill"] = false
+		params["greedy"] = GreedyDensity // the lazy greedy alone, no second one
 		_, o := build(t, params, p)
 		want := naiveGreedy(p, o)
 		o.reset()
@@ -354,7 +355,7 @@ func TestApproximationGuarantees(t *testing.T) {
 		params["fill"] = false
 		params["minNovelty"] = 0.0
 		params["hop"] = 0.0 // the second-hop demand is not submodular
-		params["greedy"] = []string{GreedyDensity, GreedyBoth}[trial%2]
+		params["greedy"] = []string{GreedyAuto, GreedyDensity, GreedyBoth}[trial%3]
 		_, o := build(t, params, p)
 		var opt float64
 		testprob.Subsets(p, func(idx []int) { opt = max(opt, o.value(idx)) })
@@ -394,6 +395,10 @@ func TestGreedyBoth(t *testing.T) {
 		// With room for the long chunk and every short one both greedies
 		// take all five, and the density greedy's set is kept.
 		{"both: the same set", 180, GreedyBoth, []int{1, 2, 3, 4, 0}, false},
+		// The default runs the plain gain only where the density greedy
+		// left the long, most relevant chunk out.
+		{"auto: the long chunk left out, as both", 120, GreedyAuto, []int{0, 1}, true},
+		{"auto: the long chunk taken, as density", 180, GreedyAuto, []int{1, 2, 3, 4, 0}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &selectors.Problem{Budget: tc.budget, Candidates: pool()}
@@ -403,6 +408,41 @@ func TestGreedyBoth(t *testing.T) {
 			assert.Equal(t, tc.plain, res.Stats["plainGain"] == 1)
 			_, o := build(t, params, p)
 			assert.InDelta(t, o.value(res.Indices()), res.Objective, 1e-9)
+		})
+	}
+}
+
+// TestPassedOverLong: the default's trigger for the plain-gain greedy - the
+// most relevant candidate that fits the budget alone and is not shown yet
+// is left out of the density greedy's items, and it is at least longChunk
+// of the budget.
+func TestPassedOverLong(t *testing.T) {
+	pool := []selectors.Candidate{{Relevance: 0.9, Tokens: 300}, {Relevance: 0.8, Tokens: 40},
+		{Relevance: 0.7, Tokens: 15}, {Relevance: 0.6, Tokens: 30}}
+	for _, tc := range []struct {
+		name   string
+		budget int
+		shown  []bool
+		items  []int
+		want   bool
+	}{
+		{"the long top chunk left out", 400, nil, []int{2, 3}, true},
+		{"the top chunk taken", 400, nil, []int{0, 2}, false},
+		{"the top chunk under a fifth of the budget", 1600, nil, []int{2, 3}, false},
+		{"exactly a fifth", 1500, nil, []int{2, 3}, true},
+		{"the top chunk does not fit: the next one", 150, nil, []int{2, 3}, true},
+		{"the top chunk shown on an earlier page: the next one", 200, []bool{true, false, false, false}, []int{2, 3}, true},
+		{"the next one taken", 200, []bool{true, false, false, false}, []int{1}, false},
+		{"nothing fits", 10, nil, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &selectors.Problem{Budget: tc.budget, Candidates: pool}
+			items := make([]selectors.Item, len(tc.items))
+			for i, d := range tc.items {
+				items[i] = selectors.Item{Index: d}
+			}
+			o := &objective{shown: tc.shown}
+			assert.Equal(t, tc.want, o.passedOverLong(p, items))
 		})
 	}
 }

@@ -324,14 +324,18 @@ const fillBudget = "coverage:fill=true"
 // (issue 42): the precision summary shows it beside the default.
 const greedyBoth = "coverage:greedy=both"
 
+// greedyDensity is the density greedy alone, the default before greedy
+// "auto" (issue 42): the precision summary shows it beside the default.
+const greedyDensity = "coverage:greedy=density"
+
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
 // kept, the fill of the budget (the default before issue 34), the targets
 // settings around the default (the exact objective and fewer targets, on
 // the library's own pools: docs/performance.md, "What coverage's targets
-// cost in quality"), the better of the density and the plain-gain greedy
-// and the AdaGReS fixes discussed there.
+// cost in quality"), the density greedy alone and the better of the density
+// and the plain-gain greedy, and the AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -351,6 +355,7 @@ var ablations = []string{
 	"coverage:minNovelty=0.1",
 	"coverage:minNovelty=0.2",
 	fillBudget,
+	greedyDensity,
 	greedyBoth,
 	"coverage:targets=0",
 	"coverage:targets=16",

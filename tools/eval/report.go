@@ -197,6 +197,7 @@ const precisionIntro = "Each question's pool is its own paragraphs plus every pa
 	"context as in the tables above, on the mixed pool (the answer counts in the question's own paragraphs only). Best-lambda " +
 	"MMR takes, for each column, the lambda that is best on that column (for the precision columns the lowest). The summary " +
 	"gives, per dataset and half, the default, the default before issue 34 that fills the budget (`" + fillBudget + "`), " +
+	"the density greedy alone, the default before greedy `auto` (`" + greedyDensity + "`), " +
 	"the better of the density and the plain-gain greedy (`" + greedyBoth + "`), " +
 	"top-k and best-lambda MMR: all-gold and answer in context on the question's own pool and on the mixed pool, and the two " +
 	"precision measures on the mixed pool.\n\n"
@@ -224,7 +225,7 @@ func precisionSummary(r *results, def string) string {
 			keep func(*instance) bool
 		}{{"tuning", tuning}, {"held-out", heldOut}} {
 			labels := []string{def}
-			for _, v := range []string{fillBudget, greedyBoth} {
+			for _, v := range []string{fillBudget, greedyDensity, greedyBoth} {
 				if _, ok := r.out[own.Name][v]; ok {
 					labels = append(labels, v)
 				}

@@ -329,10 +329,11 @@ SPEC = json.loads(r'''{
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "density",
         "both"
       ],
-      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work).",
+      "doc": "coverage: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget).",
       "strategies": [
         "coverage"
       ]
@@ -736,10 +737,11 @@ SPEC = json.loads(r'''{
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "density",
           "both"
         ],
-        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work)"
+        "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
       },
       {
         "name": "targets",
@@ -1143,7 +1145,9 @@ class CoverageSelection(Selection):
         each other (0 = off); allowed: [0, inf)
     greedy: under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain,
         keeping the selection with the larger objective (takes a long chunk the query needs ahead of short
-        ones that gain more per token; twice the greedy's work); allowed: density, both
+        ones that gain more per token; twice the greedy's work); auto = density, and both (inside the
+        relevance window) only when the density greedy left out the most relevant chunk and it is long (at
+        least a fifth of the budget); allowed: auto, density, both
     targets: the facility-location term sums over this many most relevant candidates (0 = the whole pool);
         allowed: [0, 16384]
     """
@@ -1159,7 +1163,7 @@ class CoverageSelection(Selection):
     hop: Optional[float] = None
     parts: Optional[float] = None
     trust_gap: Optional[float] = None
-    greedy: Optional[Literal["density", "both"]] = None
+    greedy: Optional[Literal["auto", "density", "both"]] = None
     targets: Optional[int] = None
 
 
@@ -1388,7 +1392,7 @@ class Select:
         hop: Optional[float] = None,
         parts: Optional[float] = None,
         trust_gap: Optional[float] = None,
-        greedy: Optional[Literal["density", "both"]] = None,
+        greedy: Optional[Literal["auto", "density", "both"]] = None,
         targets: Optional[int] = None,
         token_budget: Optional[int] = None,
         max_results: Optional[int] = None,
