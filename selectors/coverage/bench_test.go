@@ -22,14 +22,18 @@ import (
 // on chunks with a title line that other chunks mention (the second-hop
 // demand's links are found and used), with and without the second hop.
 func BenchmarkCoverage(b *testing.B) {
+	newSel := func(params map[string]any) *selectors.Selector {
+		sel, err := selectors.New(Name, params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return sel
+	}
 	for _, n := range []int{100, 500, 1000, 2000} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
 		p := textprob.Random(rng, textprob.Options{N: n, Dim: 384, MaxTokens: 300, MaxWords: 60, Budget: 1500,
 			Query: "statin muscle pain risk"})
-		s, err := selectors.New(Name, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := newSel(nil)
 		b.Run(fmt.Sprintf("N=%d/cold", n), func(b *testing.B) {
 			for b.Loop() {
 				p.Similarities = nil
@@ -40,29 +44,23 @@ func BenchmarkCoverage(b *testing.B) {
 		})
 		p.Similarities = nil
 		p.Sims().Matrix()
-		density, err := selectors.New(Name, map[string]any{"greedy": GreedyDensity})
-		if err != nil {
-			b.Fatal(err)
-		}
-		both, err := selectors.New(Name, map[string]any{"greedy": GreedyBoth})
-		if err != nil {
-			b.Fatal(err)
-		}
 		titled := *p
 		titled.Candidates = slices.Clone(p.Candidates)
 		for i := range titled.Candidates {
 			other := strings.Fields(p.Candidates[(i*7+1)%n].Text)
 			titled.Candidates[i].Text = strings.Join(other[:min(2, len(other))], " ") + "\n" + p.Candidates[i].Text
 		}
-		noHop, err := selectors.New(Name, map[string]any{"hop": 0.0})
-		if err != nil {
-			b.Fatal(err)
-		}
 		for _, v := range []struct {
 			name string
 			sel  *selectors.Selector
 			p    *selectors.Problem
-		}{{"warm", s, p}, {"warm-greedy-density", density, p}, {"warm-greedy-both", both, p}, {"warm-titled", s, &titled}, {"warm-titled-hop0", noHop, &titled}} {
+		}{
+			{"warm", s, p},
+			{"warm-greedy-density", newSel(map[string]any{"greedy": GreedyDensity}), p},
+			{"warm-greedy-both", newSel(map[string]any{"greedy": GreedyBoth}), p},
+			{"warm-titled", s, &titled},
+			{"warm-titled-hop0", newSel(map[string]any{"hop": 0.0}), &titled},
+		} {
 			b.Run(fmt.Sprintf("N=%d/%s", n, v.name), func(b *testing.B) {
 				for b.Loop() {
 					if _, err := v.sel.Run(context.Background(), v.p); err != nil {

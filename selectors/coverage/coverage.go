@@ -101,9 +101,10 @@
 // says why it ended). With greedy "both" the greedy on the plain gain runs
 // as well under a budget, and the selection with the larger F is kept; by
 // default ("auto") only where the density greedy passed over a long chunk
-// that is the most relevant (greedy.go, passedOverLong). With fill (off by default, the behaviour before issue 34) the
-// remaining budget is then filled by relevance per token, so the budget is
-// not left unused while a candidate fits.
+// that is the most relevant (greedy.go, passedOverLong). With fill (off by
+// default, the behaviour before issue 34) the remaining budget is then
+// filled by relevance per token, so the budget is not left unused while a
+// candidate fits.
 //
 // Pages (Problem.Preselected): the earlier pages' items are in the state
 // before the first round, so the greedy, the guard and the fill continue
@@ -263,9 +264,10 @@ func (s strategy) Select(ctx context.Context, p *selectors.Problem) (*selectors.
 	if o.trusted > 0 {
 		res.Stats["trusted"] = float64(o.trusted)
 	}
-	if p.Budget > 0 && (s.greedy == GreedyBoth || (s.greedy == GreedyAuto && o.passedOverLong(p, items))) {
+	auto := s.greedy == GreedyAuto
+	if p.Budget > 0 && (s.greedy == GreedyBoth || (auto && passedOverLong(p.Candidates, p.Budget, first, items))) {
 		var plain bool
-		if items, plain, err = o.plainGainGreedy(ctx, p, items, s.greedy == GreedyAuto); err != nil {
+		if items, plain, err = o.plainGainGreedy(ctx, p, items, auto); err != nil {
 			return nil, err
 		}
 		if plain {

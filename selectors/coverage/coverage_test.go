@@ -413,36 +413,35 @@ func TestGreedyBoth(t *testing.T) {
 }
 
 // TestPassedOverLong: the default's trigger for the plain-gain greedy - the
-// most relevant candidate that fits the budget alone and is not shown yet
-// is left out of the density greedy's items, and it is at least longChunk
-// of the budget.
+// most relevant candidate with a first-round gain (NaN when it does not fit
+// the budget alone or was shown on an earlier page) is left out of the
+// density greedy's items, and it is at least longChunk of the budget.
 func TestPassedOverLong(t *testing.T) {
 	pool := []selectors.Candidate{{Relevance: 0.9, Tokens: 300}, {Relevance: 0.8, Tokens: 40},
 		{Relevance: 0.7, Tokens: 15}, {Relevance: 0.6, Tokens: 30}}
+	all, noTop, none := []float64{1, 1, 1, 1}, []float64{math.NaN(), 1, 1, 1}, []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 	for _, tc := range []struct {
 		name   string
 		budget int
-		shown  []bool
+		first  []float64
 		items  []int
 		want   bool
 	}{
-		{"the long top chunk left out", 400, nil, []int{2, 3}, true},
-		{"the top chunk taken", 400, nil, []int{0, 2}, false},
-		{"the top chunk under a fifth of the budget", 1600, nil, []int{2, 3}, false},
-		{"exactly a fifth", 1500, nil, []int{2, 3}, true},
-		{"the top chunk does not fit: the next one", 150, nil, []int{2, 3}, true},
-		{"the top chunk shown on an earlier page: the next one", 200, []bool{true, false, false, false}, []int{2, 3}, true},
-		{"the next one taken", 200, []bool{true, false, false, false}, []int{1}, false},
-		{"nothing fits", 10, nil, nil, false},
+		{"the long top chunk left out", 400, all, []int{2, 3}, true},
+		{"the top chunk taken", 400, all, []int{0, 2}, false},
+		{"the top chunk under a fifth of the budget", 1600, all, []int{2, 3}, false},
+		{"exactly a fifth", 1500, all, []int{2, 3}, true},
+		{"the top chunk does not fit: the next one", 150, noTop, []int{2, 3}, true},
+		{"the top chunk shown on an earlier page: the next one", 200, noTop, []int{2, 3}, true},
+		{"the next one taken", 200, noTop, []int{1}, false},
+		{"nothing fits", 10, none, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &selectors.Problem{Budget: tc.budget, Candidates: pool}
 			items := make([]selectors.Item, len(tc.items))
 			for i, d := range tc.items {
 				items[i] = selectors.Item{Index: d}
 			}
-			o := &objective{shown: tc.shown}
-			assert.Equal(t, tc.want, o.passedOverLong(p, items))
+			assert.Equal(t, tc.want, passedOverLong(pool, tc.budget, tc.first, items))
 		})
 	}
 }

@@ -164,17 +164,18 @@ func (o *objective) plainGainGreedy(ctx context.Context, p *selectors.Problem, i
 const longChunk = 0.2
 
 // passedOverLong reports whether the density greedy's items leave out the
-// most relevant candidate not shown yet that fits the budget on its own,
-// and that candidate is long: at least longChunk of the budget.
-func (o *objective) passedOverLong(p *selectors.Problem, items []selectors.Item) bool {
-	c := p.Candidates
+// most relevant candidate with a first-round gain (first, as lazyGreedy
+// returns it: NaN for a candidate that does not fit the budget on its own
+// or was shown on an earlier page, as for guardBestSingle), and that
+// candidate is long: at least longChunk of the budget.
+func passedOverLong(c []selectors.Candidate, budget int, first []float64, items []selectors.Item) bool {
 	top := -1
-	for d := range c {
-		if (o.shown == nil || !o.shown[d]) && p.Fits(0, c[d].Tokens) && (top < 0 || selectors.Better(c, d, top)) {
+	for d, f := range first {
+		if !math.IsNaN(f) && (top < 0 || selectors.Better(c, d, top)) {
 			top = d
 		}
 	}
-	if top < 0 || float64(c[top].Tokens) < longChunk*float64(p.Budget) {
+	if top < 0 || float64(c[top].Tokens) < longChunk*float64(budget) {
 		return false
 	}
 	return !slices.ContainsFunc(items, func(it selectors.Item) bool { return it.Index == top })
