@@ -135,6 +135,12 @@ type Options struct {
 	// Strategy parameter (mmr). mmr: relevance normalisation before scoring.; allowed: none, minmax,
 	// zsigmoid
 	Normalize string `json:"normalize,omitempty"`
+	// Strategy parameter (coverage). coverage: under the price of a token, what a chunk outside the
+	// relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak
+	// encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the
+	// best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant
+	// ones).; allowed: whole, relevance
+	OutsideTerms string `json:"outsideTerms,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the question's parts (clauses, conjoined phrases)
 	// as demand, in units of kbar (0 = off).
 	Parts *float64 `json:"parts,omitempty"`
@@ -302,6 +308,9 @@ func (o *Options) fields() []field {
 	}
 	if o.Normalize != "" {
 		out = append(out, field{"normalize", o.Normalize})
+	}
+	if o.OutsideTerms != "" {
+		out = append(out, field{"outsideTerms", o.OutsideTerms})
 	}
 	if o.Parts != nil {
 		out = append(out, field{"parts", *o.Parts})
@@ -787,6 +796,20 @@ const specJSON = `{
       ]
     },
     {
+      "name": "outsideTerms",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "whole",
+        "relevance"
+      ],
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "parts",
       "kind": "float",
       "min": null,
@@ -1079,6 +1102,17 @@ const specJSON = `{
           "both"
         ],
         "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
+      },
+      {
+        "name": "outsideTerms",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "whole",
+          "relevance"
+        ],
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
       },
       {
         "name": "targets",

@@ -437,6 +437,20 @@ export const spec = {
       ]
     },
     {
+      "name": "outsideTerms",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "whole",
+        "relevance"
+      ],
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "parts",
       "kind": "float",
       "min": null,
@@ -729,6 +743,17 @@ export const spec = {
           "both"
         ],
         "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
+      },
+      {
+        "name": "outsideTerms",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "whole",
+          "relevance"
+        ],
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
       },
       {
         "name": "targets",

@@ -187,6 +187,11 @@ func init() {
 					"ahead of short ones that gain more per token; twice the greedy's work); " + GreedyAuto + " = " + GreedyDensity +
 					", and " + GreedyBoth + " (inside the relevance window) only when the density greedy left out the most relevant " +
 					"chunk and it is long (at least a fifth of the budget)"},
+			{Name: "outsideTerms", Kind: selectors.KindString, Default: OutsideTermsWhole, Enum: []string{OutsideTermsWhole, OutsideTermsRelevance},
+				Doc: "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: " +
+					OutsideTermsWhole + " = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); " +
+					OutsideTermsRelevance + " = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the " +
+					"question's words ahead of the relevant ones)"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -194,7 +199,8 @@ func init() {
 			return strategy{lexical: p.Float("lexicalWeight"), power: p.Float("similarityPower"),
 				queryCoverage: p.Float("queryCoverage"), center: p.Bool("center"), fill: p.Bool("fill"),
 				minNovelty: p.Float("minNovelty"), hop: p.Float("hop"), parts: p.Float("parts"),
-				targets: p.Int("targets"), trustGap: p.Float("trustGap"), greedy: p.String("greedy")}, nil
+				targets: p.Int("targets"), trustGap: p.Float("trustGap"), greedy: p.String("greedy"),
+				outsideTerms: p.String("outsideTerms")}, nil
 		},
 	})
 }
@@ -221,7 +227,7 @@ type strategy struct {
 	lexical, power, queryCoverage, minNovelty, hop, parts, trustGap float64
 	center, fill                                                    bool
 	targets                                                         int
-	greedy                                                          string
+	greedy, outsideTerms                                            string
 }
 
 // The values of greedy.
@@ -229,6 +235,12 @@ const (
 	GreedyAuto    = "auto"
 	GreedyDensity = "density"
 	GreedyBoth    = "both"
+)
+
+// The values of outsideTerms.
+const (
+	OutsideTermsWhole     = "whole"
+	OutsideTermsRelevance = "relevance"
 )
 
 // UsesTerms implements selectors.TermsUser: the query's terms are looked up

@@ -133,6 +133,9 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if priced {
 		o.gate = termGates(o.rho, c)
 		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor)
+		if s.outsideTerms == OutsideTermsRelevance {
+			o.gate = outsideGates(o.gate, o.rho, o.outside)
+		}
 	}
 	if n > 0 {
 		o.targets = topTargets(o.rho, s.targets)

@@ -40,6 +40,15 @@ import (
 // distractors are chosen to share the question's words). Where relevance
 // is flat, the words are what tells the chunks apart, and nothing changes.
 //
+// With outsideTerms "relevance" (issue 42, an option) the same share
+// applies in every priced pool to the candidates outside the window
+// (outsideGates): with all-MiniLM-L6-v2 a short chunk far down names one
+// of the question's words ("wonder" of "Wonderful" in "Wonder Woman") and
+// buys it per token ahead of the relevant chunk that names it too, and in
+// the mixed pools it buys other questions' paragraphs. It is not the
+// default: GloVe-SIF and USE-Lite find MuSiQue's third hop, far down their
+// rankings, by its words alone, and lose it with the share.
+//
 // Pages (issue 42): on a later page the window counts only the candidates
 // not shown yet - neither the earlier pages' items nor their near-copies,
 // which the guard never selects, fill it or are marked - and its budget
@@ -138,6 +147,30 @@ func termGates(rho []float64, c []selectors.Candidate) []float64 {
 		g[d] = math.Pow(max(0, r)/best, termGatePower)
 	}
 	return g
+}
+
+// outsideGates returns gate (termGates' shares, nil when whole) with each
+// candidate outside the window given at most (rho_d / best)^termGatePower
+// of the query-term and part credit (outsideTerms "relevance"): the
+// decisive pools' gate, for the chunks the window leaves out, in every
+// priced pool. gate is returned as it is when no candidate is outside.
+func outsideGates(gate, rho []float64, outside []bool) []float64 {
+	best := slices.Max(rho)
+	if outside == nil || !(best > 0) {
+		return gate
+	}
+	if gate == nil {
+		gate = make([]float64, len(rho))
+		for d := range gate {
+			gate[d] = 1
+		}
+	}
+	for d, out := range outside {
+		if out {
+			gate[d] = min(gate[d], math.Pow(max(0, rho[d])/best, termGatePower))
+		}
+	}
+	return gate
 }
 
 // headHeight is how far the pool's best relevance stands above its mean,

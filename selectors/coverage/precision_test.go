@@ -283,3 +283,62 @@ func TestDecisivePoolCreditsTermsByRelevance(t *testing.T) {
 	_, o = build(t, nil, &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"})
 	assert.Nil(t, o.gate, "a flat pool is not gated")
 }
+
+func TestOutsideGates(t *testing.T) {
+	rho := []float64{1, 0.8, 0.5, 0.25}
+	out := []bool{false, false, true, true}
+	tests := []struct {
+		name      string
+		gate, rho []float64
+		outside   []bool
+		want      []float64
+	}{
+		{"outside: relevance share cubed", nil, rho, out, []float64{1, 1, 0.125, 0.015625}},
+		{"a decisive pool's smaller gate stays", []float64{1, 0.512, 0.1, 0.5}, rho, out, []float64{1, 0.512, 0.1, 0.015625}},
+		{"nothing outside: as given", nil, rho, nil, nil},
+		{"no relevance at all: as given", nil, make([]float64, 4), out, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := outsideGates(tc.gate, tc.rho, tc.outside)
+			if tc.want == nil {
+				assert.Nil(t, got)
+				return
+			}
+			assert.InDeltaSlice(t, tc.want, got, 1e-12)
+		})
+	}
+}
+
+// TestOutsideTermsRelevance: in a flat pool under a priced budget, a short
+// chunk outside the relevance window that names the question's rare word
+// buys it per token ahead of the relevant chunk beside the best (its words
+// whole, the default); with outsideTerms "relevance" it earns a share of
+// the word by its relevance, and the relevant chunk is selected instead.
+func TestOutsideTermsRelevance(t *testing.T) {
+	c := []selectors.Candidate{
+		cand(0.95, 40, "Alpha river delta facts", 1, 0, 0),
+		cand(0.90, 40, "Alpha river source", 0.9, 0.3, 0),
+		cand(0.30, 20, "zygote", 0, 0, 1),
+	}
+	for i := range 17 {
+		c = append(c, cand(0.85-0.03*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
+	}
+	p := &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
+	_, o := build(t, nil, p)
+	require.Nil(t, o.gate, "a flat pool: no decisive gate")
+	require.True(t, o.outside[2], "the short chunk is outside the window")
+	tests := []struct {
+		outsideTerms string
+		want         []int
+	}{
+		{OutsideTermsWhole, []int{0, 2}},
+		{OutsideTermsRelevance, []int{0, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.outsideTerms, func(t *testing.T) {
+			res := run(t, map[string]any{"outsideTerms": tc.outsideTerms}, p)
+			assert.ElementsMatch(t, tc.want, res.Indices())
+		})
+	}
+}

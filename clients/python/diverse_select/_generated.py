@@ -450,6 +450,20 @@ SPEC = json.loads(r'''{
       ]
     },
     {
+      "name": "outsideTerms",
+      "kind": "string",
+      "min": null,
+      "max": null,
+      "enum": [
+        "whole",
+        "relevance"
+      ],
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "strategies": [
+        "coverage"
+      ]
+    },
+    {
       "name": "parts",
       "kind": "float",
       "min": null,
@@ -744,6 +758,17 @@ SPEC = json.loads(r'''{
         "doc": "under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget)"
       },
       {
+        "name": "outsideTerms",
+        "kind": "string",
+        "min": null,
+        "max": null,
+        "enum": [
+          "whole",
+          "relevance"
+        ],
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
+      },
+      {
         "name": "targets",
         "kind": "int",
         "min": 0,
@@ -1001,6 +1026,7 @@ FIELDS = {
     "multiplier": "multiplier",
     "nnz": "nnz",
     "normalize": "normalize",
+    "outside_terms": "outsideTerms",
     "parts": "parts",
     "pool_size": "poolSize",
     "power": "power",
@@ -1148,6 +1174,10 @@ class CoverageSelection(Selection):
         ones that gain more per token; twice the greedy's work); auto = density, and both (inside the
         relevance window) only when the density greedy left out the most relevant chunk and it is long (at
         least a fifth of the budget); allowed: auto, density, both
+    outside_terms: under the price of a token, what a chunk outside the relevance window earns for the query terms and
+        parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its
+        words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down
+        chunk buys the question's words ahead of the relevant ones); allowed: whole, relevance
     targets: the facility-location term sums over this many most relevant candidates (0 = the whole pool);
         allowed: [0, 16384]
     """
@@ -1164,6 +1194,7 @@ class CoverageSelection(Selection):
     parts: Optional[float] = None
     trust_gap: Optional[float] = None
     greedy: Optional[Literal["auto", "density", "both"]] = None
+    outside_terms: Optional[Literal["whole", "relevance"]] = None
     targets: Optional[int] = None
 
 
@@ -1393,6 +1424,7 @@ class Select:
         parts: Optional[float] = None,
         trust_gap: Optional[float] = None,
         greedy: Optional[Literal["auto", "density", "both"]] = None,
+        outside_terms: Optional[Literal["whole", "relevance"]] = None,
         targets: Optional[int] = None,
         token_budget: Optional[int] = None,
         max_results: Optional[int] = None,
