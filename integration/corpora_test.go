@@ -92,7 +92,7 @@ func health(t testing.TB) string {
 
 // ---- Planted: vectorizer none, explicit vectors with planted relevances ----
 
-const plantedDims = 32
+const plantedDims = 64
 
 // axis returns the unit vector along dimension i.
 func axis(i int) []float64 {
@@ -147,6 +147,7 @@ const (
 	scenCliff    = 1
 	scenRelcost  = 2
 	scenClusters = 3
+	scenOutside  = 4
 )
 
 // cliffRelevances: a sharp drop after the 4th item (0.90 -> 0.50, 44%) and
@@ -188,8 +189,38 @@ func plantedDocs() []Doc {
 				Props: map[string]any{"scen": scenClusters}, Vector: planted(r, dir)})
 		}
 	}
+	// Words bought far down (outsideTerms): three relevant chunks of the
+	// query's topic, fifteen less relevant ones without its words, and two
+	// short ones far down, each naming one of its rarer words.
+	for i, body := range outsideRelevant {
+		docs = append(docs, Doc{Key: "out-rel" + itoa(i), Group: 400 + i, Body: body,
+			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.95-0.02*float64(i), next())})
+	}
+	for i := range 15 {
+		docs = append(docs, Doc{Key: "out-fill" + itoa(i), Group: 410 + i, Body: "Filler paragraph " + itoa(i) + ": " + outsideFiller,
+			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.62-0.015*float64(i), next())})
+	}
+	for i, body := range []string{"A zygote, in brief.", "A quasar, in brief."} {
+		docs = append(docs, Doc{Key: "out-word" + itoa(i), Group: 430 + i, Body: body,
+			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.2, next())})
+	}
 	return docs
 }
+
+// outsideQuery is the query text of the outsideTerms scenario.
+const outsideQuery = "alpha river zygote quasar"
+
+// outsideRelevant are its relevant chunks: the first two name the rarer
+// words too.
+var outsideRelevant = []string{
+	"The Alpha river rises in the northern hills and runs south for two hundred miles; surveys of its delta list a zygote stage in the life of every fish that spawns there each spring.",
+	"Along the Alpha river the night sky is dark enough that amateur astronomers log a distant quasar from the old ferry landing, and the river club keeps their notes in its small library.",
+	"The Alpha river floods most years in late spring, when snow melts in the hills; the towns along its banks built levees after the great flood and still keep them in good repair.",
+}
+
+// outsideFiller is the text of its less relevant chunks.
+const outsideFiller = "the county keeps records of roads, schools, markets and parks, with the budgets of each year, " +
+	"the names of the council members and the minutes of every meeting since the hall was built."
 
 var plantedAll = plantedDocs()
 

@@ -609,6 +609,87 @@ func testCoverage(t *testing.T) {
 		t.Errorf("coverage groups %v, want one pick per cluster", g)
 	}
 	t.Run("greedy both", testCoverageGreedyBoth)
+	t.Run("outsideTerms relevance", testCoverageOutsideTerms)
+}
+
+// testCoverageOutsideTerms: outsideTerms "relevance" reaches the strategy
+// through the module. On the Planted scenario of words bought far down, at
+// some budget it selects other chunks than the default ("whole"), and what
+// it leaves out is less relevant than what it takes instead: a short chunk
+// outside the relevance window no longer buys one of the query's words
+// ahead of a relevant chunk that names it too.
+func testCoverageOutsideTerms(t *testing.T) {
+	c := plantedClass(t)
+	query := func(budget int, outsideTerms string) []Hit {
+		hits := get(t, c, sel(c, scenario(scenOutside), fmt.Sprintf(`tokenBudget: %d, query: %q, outsideTerms: %q`,
+			budget, outsideQuery, outsideTerms), "body"), nil)
+		checkSelection(t, hits, budget, true)
+		return hits
+	}
+	for b := 40; b <= 200; b += 5 {
+		whole, rel := query(b, "whole"), query(b, "relevance")
+		if fmt.Sprint(ids(whole)) == fmt.Sprint(ids(rel)) {
+			continue
+		}
+		left, taken := only(whole, rel), only(rel, whole)
+		if len(left) == 0 || len(taken) == 0 {
+			t.Fatalf("budget %d: outsideTerms \"relevance\" reorders the default's selection %v as %v", b, ids(whole), ids(rel))
+		}
+		if !(maxDistance(left) > maxDistance(taken)) {
+			t.Errorf("budget %d: \"relevance\" leaves out %v (farthest %.3f) for %v (farthest %.3f): not less relevant",
+				b, plantedKeys(left), maxDistance(left), plantedKeys(taken), maxDistance(taken))
+		}
+		t.Logf("budget %d: \"whole\" %v, \"relevance\" %v", b, plantedKeys(whole), plantedKeys(rel))
+		return
+	}
+	t.Fatal("scenario broken: outsideTerms \"relevance\" selects as the default at every budget from 40 to 200")
+}
+
+// plantedKeys returns the Planted keys of hits.
+func plantedKeys(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = plantedIdx[h.ID].Key
+	}
+	return out
+}
+
+// healthCoverage selects with the default strategy from the whole Health
+// pool (19 chunks) under budget, with these more settings, and checks the
+// selection's contract.
+func healthCoverage(t *testing.T, budget int, settings string) []Hit {
+	t.Helper()
+	const n = 19
+	c := health(t)
+	hits := get(t, c, sel(c, healthNear(n), fmt.Sprintf(`tokenBudget: %d, candidates: %d, %s`, budget, n, settings), "body"), nil)
+	checkSelection(t, hits, budget, true)
+	return hits
+}
+
+// only returns the hits of a whose IDs b lacks.
+func only(a, b []Hit) []Hit {
+	in := map[string]bool{}
+	for _, h := range b {
+		in[h.ID] = true
+	}
+	var out []Hit
+	for _, h := range a {
+		if !in[h.ID] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// maxDistance is the largest query distance among hits.
+func maxDistance(hits []Hit) float64 {
+	d := 0.0
+	for _, h := range hits {
+		if h.Distance != nil {
+			d = max(d, *h.Distance)
+		}
+	}
+	return d
 }
 
 // testCoverageGreedyBoth: greedy "both" reaches the strategy and keeps its
@@ -616,12 +697,8 @@ func testCoverage(t *testing.T) {
 // plain-gain greedy's selection is kept (Stats "plainGain"); there it is
 // not the density greedy's selection, and its objective is the larger.
 func testCoverageGreedyBoth(t *testing.T) {
-	c := health(t)
-	const n = 19
 	query := func(greedy string, budget int) []Hit {
-		hits := get(t, c, sel(c, healthNear(n), fmt.Sprintf(`tokenBudget: %d, candidates: %d, greedy: %q`, budget, n, greedy), "body"), nil)
-		checkSelection(t, hits, budget, true)
-		return hits
+		return healthCoverage(t, budget, fmt.Sprintf(`greedy: %q`, greedy))
 	}
 	var both []Hit
 	budget := 0
