@@ -42,10 +42,11 @@ import (
 //
 // With outsideTerms "relevance" (issue 42, an option) the same share
 // applies in every priced pool to the candidates outside the window
-// (outsideGates): with all-MiniLM-L6-v2 a short chunk far down names one
-// of the question's words ("wonder" of "Wonderful" in "Wonder Woman") and
-// buys it per token ahead of the relevant chunk that names it too, and in
-// the mixed pools it buys other questions' paragraphs. It is not the
+// (outsideGates): with all-MiniLM-L6-v2 a chunk far down names one of the
+// question's words ("Cincinnati" in a paragraph on a suburb of it) and buys
+// it per token ahead of the relevant chunk that names it too (the list of
+// the state's area codes), and in the mixed pools it buys other questions'
+// paragraphs. It is not the
 // default: GloVe-SIF and USE-Lite find MuSiQue's third hop, far down their
 // rankings, by its words alone, and lose it with the share.
 //

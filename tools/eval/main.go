@@ -328,6 +328,11 @@ const greedyBoth = "coverage:greedy=both"
 // "auto" (issue 42): the precision summary shows it beside the default.
 const greedyDensity = "coverage:greedy=density"
 
+// outsideRelevance credits the query words of a chunk outside the
+// relevance window by its relevance (issue 42, the option for strong
+// encoders): the precision summary shows it beside the default.
+const outsideRelevance = "coverage:outsideTerms=relevance"
+
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
 // default was chosen from, the novelty floors that were measured and not
@@ -335,7 +340,8 @@ const greedyDensity = "coverage:greedy=density"
 // settings around the default (the exact objective and fewer targets, on
 // the library's own pools: docs/performance.md, "What coverage's targets
 // cost in quality"), the density greedy alone and the better of the density
-// and the plain-gain greedy, and the AdaGReS fixes discussed there.
+// and the plain-gain greedy, the outside chunks' words by relevance, and the
+// AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
 	"coverage:similarityPower=1.5",
@@ -357,6 +363,7 @@ var ablations = []string{
 	fillBudget,
 	greedyDensity,
 	greedyBoth,
+	outsideRelevance,
 	"coverage:targets=0",
 	"coverage:targets=16",
 	"coverage:targets=8",
