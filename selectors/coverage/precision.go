@@ -46,9 +46,9 @@ import (
 // question's words ("Cincinnati" in a paragraph on a suburb of it) and buys
 // it per token ahead of the relevant chunk that names it too (the list of
 // the state's area codes), and in the mixed pools it buys other questions'
-// paragraphs. It is not the
-// default: GloVe-SIF and USE-Lite find MuSiQue's third hop, far down their
-// rankings, by its words alone, and lose it with the share.
+// paragraphs. It is not the default: GloVe-SIF and USE-Lite find MuSiQue's
+// later hops, far down their rankings, by their words alone, and lose them
+// with the share.
 //
 // Pages (issue 42): on a later page the window counts only the candidates
 // not shown yet - neither the earlier pages' items nor their near-copies,
@@ -156,8 +156,11 @@ func termGates(rho []float64, c []selectors.Candidate) []float64 {
 // decisive pools' gate, for the chunks the window leaves out, in every
 // priced pool. gate is returned as it is when no candidate is outside.
 func outsideGates(gate, rho []float64, outside []bool) []float64 {
+	if outside == nil {
+		return gate
+	}
 	best := slices.Max(rho)
-	if outside == nil || !(best > 0) {
+	if !(best > 0) {
 		return gate
 	}
 	if gate == nil {

@@ -296,6 +296,7 @@ func TestOutsideGates(t *testing.T) {
 		{"outside: relevance share cubed", nil, rho, out, []float64{1, 1, 0.125, 0.015625}},
 		{"a decisive pool's smaller gate stays", []float64{1, 0.512, 0.1, 0.5}, rho, out, []float64{1, 0.512, 0.1, 0.015625}},
 		{"nothing outside: as given", nil, rho, nil, nil},
+		{"an empty pool: as given", nil, nil, nil, nil},
 		{"no relevance at all: as given", nil, make([]float64, 4), out, nil},
 	}
 	for _, tc := range tests {
