@@ -614,7 +614,7 @@ func testCoverage(t *testing.T) {
 
 // testCoverageOutsideTerms: outsideTerms "relevance" reaches the strategy
 // through the module. On the Planted scenario of words bought far down, at
-// some budget it selects other chunks than the default ("whole"), and what
+// some budget it selects other chunks than "whole", and what
 // it leaves out is less relevant than what it takes instead: a short chunk
 // outside the relevance window no longer buys one of the query's words
 // ahead of a relevant chunk that names it too.
@@ -633,7 +633,7 @@ func testCoverageOutsideTerms(t *testing.T) {
 		}
 		left, taken := only(whole, rel), only(rel, whole)
 		if len(left) == 0 || len(taken) == 0 {
-			t.Fatalf("budget %d: outsideTerms \"relevance\" reorders the default's selection %v as %v", b, ids(whole), ids(rel))
+			t.Fatalf("budget %d: outsideTerms \"relevance\" reorders \"whole\"'s selection %v as %v", b, ids(whole), ids(rel))
 		}
 		if !(maxDistance(left) > maxDistance(taken)) {
 			t.Errorf("budget %d: \"relevance\" leaves out %v (farthest %.3f) for %v (farthest %.3f): not less relevant",
@@ -642,7 +642,7 @@ func testCoverageOutsideTerms(t *testing.T) {
 		t.Logf("budget %d: \"whole\" %v, \"relevance\" %v", b, plantedKeys(whole), plantedKeys(rel))
 		return
 	}
-	t.Fatal("scenario broken: outsideTerms \"relevance\" selects as the default at every budget from 40 to 200")
+	t.Fatal("scenario broken: outsideTerms \"relevance\" selects as \"whole\" at every budget from 40 to 200")
 }
 
 // plantedKeys returns the Planted keys of hits.

@@ -137,9 +137,10 @@ type Options struct {
 	Normalize string `json:"normalize,omitempty"`
 	// Strategy parameter (coverage). coverage: under the price of a token, what a chunk outside the
 	// relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak
-	// encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the
-	// best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant
-	// ones).; allowed: whole, relevance
+	// encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3
+	// (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance
+	// where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool
+	// wider than the query's topic), whole elsewhere.; allowed: auto, whole, relevance
 	OutsideTerms string `json:"outsideTerms,omitempty"`
 	// Strategy parameter (coverage). coverage: weight of the question's parts (clauses, conjoined phrases)
 	// as demand, in units of kbar (0 = off).
@@ -801,10 +802,11 @@ const specJSON = `{
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "whole",
         "relevance"
       ],
-      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere.",
       "strategies": [
         "coverage"
       ]
@@ -1109,10 +1111,11 @@ const specJSON = `{
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "whole",
           "relevance"
         ],
-        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere"
       },
       {
         "name": "targets",

@@ -87,8 +87,8 @@ export interface CoverageOptions extends CommonOptions {
   trustGap?: number;
   /** under a token budget: density = the greedy by gain per token; both = also the greedy by plain gain, keeping the selection with the larger objective (takes a long chunk the query needs ahead of short ones that gain more per token; twice the greedy's work); auto = density, and both (inside the relevance window) only when the density greedy left out the most relevant chunk and it is long (at least a fifth of the budget); allowed: auto, density, both */
   greedy?: 'auto' | 'density' | 'both';
-  /** under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones); allowed: whole, relevance */
-  outsideTerms?: 'whole' | 'relevance';
+  /** under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere; allowed: auto, whole, relevance */
+  outsideTerms?: 'auto' | 'whole' | 'relevance';
   /** the facility-location term sums over this many most relevant candidates (0 = the whole pool); allowed: [0, 16384] */
   targets?: number;
 }
@@ -229,8 +229,8 @@ export interface WireOptions extends CommonOptions {
   nnz?: number;
   /** Strategy parameter (mmr). mmr: relevance normalisation before scoring.; allowed: none, minmax, zsigmoid */
   normalize?: 'none' | 'minmax' | 'zsigmoid';
-  /** Strategy parameter (coverage). coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).; allowed: whole, relevance */
-  outsideTerms?: 'whole' | 'relevance';
+  /** Strategy parameter (coverage). coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere.; allowed: auto, whole, relevance */
+  outsideTerms?: 'auto' | 'whole' | 'relevance';
   /** Strategy parameter (coverage). coverage: weight of the question's parts (clauses, conjoined phrases) as demand, in units of kbar (0 = off). */
   parts?: number;
   /** Strategy parameter (adagres). adagres: calibrate on the top-n candidates by relevance only; 0 = the whole pool. */

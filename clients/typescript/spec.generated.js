@@ -442,10 +442,11 @@ export const spec = {
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "whole",
         "relevance"
       ],
-      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere.",
       "strategies": [
         "coverage"
       ]
@@ -750,10 +751,11 @@ export const spec = {
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "whole",
           "relevance"
         ],
-        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere"
       },
       {
         "name": "targets",

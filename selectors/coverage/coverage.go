@@ -187,11 +187,14 @@ func init() {
 					"ahead of short ones that gain more per token; twice the greedy's work); " + GreedyAuto + " = " + GreedyDensity +
 					", and " + GreedyBoth + " (inside the relevance window) only when the density greedy left out the most relevant " +
 					"chunk and it is long (at least a fifth of the budget)"},
-			{Name: "outsideTerms", Kind: selectors.KindString, Default: OutsideTermsWhole, Enum: []string{OutsideTermsWhole, OutsideTermsRelevance},
+			{Name: "outsideTerms", Kind: selectors.KindString, Default: OutsideTermsAuto,
+				Enum: []string{OutsideTermsAuto, OutsideTermsWhole, OutsideTermsRelevance},
 				Doc: "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: " +
-					OutsideTermsWhole + " = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); " +
-					OutsideTermsRelevance + " = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the " +
-					"question's words ahead of the relevant ones)"},
+					OutsideTermsWhole + " = their whole credit (a weak encoder ranks a later hop low, and its words find it); " +
+					OutsideTermsRelevance + " = a share, (relevance / the best)^3 (no short, far-down chunk buys the " +
+					"question's words ahead of the relevant ones); " + OutsideTermsAuto + " = " + OutsideTermsRelevance +
+					" where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool " +
+					"wider than the query's topic), " + OutsideTermsWhole + " elsewhere"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},
@@ -239,6 +242,7 @@ const (
 
 // The values of outsideTerms.
 const (
+	OutsideTermsAuto      = "auto"
 	OutsideTermsWhole     = "whole"
 	OutsideTermsRelevance = "relevance"
 )

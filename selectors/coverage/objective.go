@@ -111,6 +111,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			}
 		}
 	}
+	// The price of a token applies unless the budget is to be filled,
+	// under a budget that leaves most of the pool out (precision.go).
+	priced := !s.fill && tightBudget(o.kappa, p)
+	// Whether the dense ranking agrees with the query's words, read before
+	// they are mixed into it (outsideTerms auto, precision.go).
+	agreeing := priced && s.outsideTerms == OutsideTermsAuto && lex != nil && rankAgreement(o.rho, lex) >= wordsAgree
 	if lex != nil && s.lexical > 0 {
 		for i := range o.rho {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
@@ -125,15 +131,12 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 			o.rho[d] = best
 		}
 	}
-	// The price of a token, unless the budget is to be filled, under a
-	// budget that leaves most of the pool out (precision.go): the sharper
-	// demand and the relevance window.
+	// The price of a token: the sharper demand and the relevance window.
 	o.shown = shownOrCopies(p, o.guard)
-	priced := !s.fill && tightBudget(o.kappa, p)
 	if priced {
 		o.gate = termGates(o.rho, c)
 		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor)
-		if s.outsideTerms == OutsideTermsRelevance {
+		if s.outsideTerms == OutsideTermsRelevance || agreeing {
 			o.gate = outsideGates(o.gate, o.rho, o.outside)
 		}
 	}

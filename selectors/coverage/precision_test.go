@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/diverse-select/diverse-select/selectors"
+	"github.com/diverse-select/diverse-select/selectors/text"
 )
 
 // offTopicPool: six chunks on the query's topic (three facets, each said
@@ -280,7 +281,11 @@ func TestDecisivePoolCreditsTermsByRelevance(t *testing.T) {
 	for i := range flat {
 		flat[i].Relevance = 0.95 - 0.04*float64(i)
 	}
-	_, o = build(t, nil, &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"})
+	// The decisive gate alone: in this flat pool the ranking agrees with the
+	// query's words, and outsideTerms auto would gate the chunks outside
+	// the window (TestOutsideTerms).
+	wholeTerms := map[string]any{"outsideTerms": OutsideTermsWhole}
+	_, o = build(t, wholeTerms, &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"})
 	assert.Nil(t, o.gate, "a flat pool is not gated")
 }
 
@@ -311,34 +316,61 @@ func TestOutsideGates(t *testing.T) {
 	}
 }
 
-// TestOutsideTermsRelevance: in a flat pool under a priced budget, a short
-// chunk outside the relevance window that names the question's rare word
-// buys it per token ahead of the relevant chunk beside the best (its words
-// whole, the default); with outsideTerms "relevance" it earns a share of
-// the word by its relevance, and the relevant chunk is selected instead.
-func TestOutsideTermsRelevance(t *testing.T) {
-	c := []selectors.Candidate{
-		cand(0.95, 40, "Alpha river delta facts", 1, 0, 0),
-		cand(0.90, 40, "Alpha river source", 0.9, 0.3, 0),
-		cand(0.30, 20, "zygote", 0, 0, 1),
+// TestOutsideTerms: under a priced budget, a short chunk outside the
+// relevance window that names the question's rare word buys it per token
+// ahead of the relevant chunk beside the best when its words count whole;
+// with "relevance" it earns a share of the word by its relevance, and the
+// relevant chunk is selected instead. "auto" (the default) does the latter
+// only where the dense ranking agrees with the query's words: in a pool
+// whose other chunks, without the query's words, rank below the short one
+// (a pool wider than the query's topic), not where they rank above it (every
+// chunk on the topic, the words telling them apart).
+func TestOutsideTerms(t *testing.T) {
+	// flat: seventeen chunks without the query's words rank above the short
+	// one (dense ranking and words disagree); wide: four naming "river" rank
+	// above it and thirteen without the query's words below it (they agree).
+	pool := func(wide bool) *selectors.Problem {
+		c := []selectors.Candidate{
+			cand(0.95, 40, "Alpha river delta facts", 1, 0, 0),
+			cand(0.90, 40, "Alpha river source", 0.9, 0.3, 0),
+			cand(0.30, 20, "zygote", 0, 0, 1),
+		}
+		if !wide {
+			for i := range 17 {
+				c = append(c, cand(0.85-0.03*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
+			}
+			return &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
+		}
+		for i := range 4 {
+			c = append(c, cand(0.7-0.01*float64(i), 40, "river notes", 0, 0.1*float32(i%5), 1))
+		}
+		for i := range 13 {
+			c = append(c, cand(0.25-0.01*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
+		}
+		return &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
 	}
-	for i := range 17 {
-		c = append(c, cand(0.85-0.03*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
-	}
-	p := &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
-	_, o := build(t, nil, p)
-	require.Nil(t, o.gate, "a flat pool: no decisive gate")
-	require.True(t, o.outside[2], "the short chunk is outside the window")
 	tests := []struct {
+		name         string
+		p            *selectors.Problem
+		agree        bool
 		outsideTerms string
 		want         []int
 	}{
-		{OutsideTermsWhole, []int{0, 2}},
-		{OutsideTermsRelevance, []int{0, 1}},
+		{"flat pool, whole", pool(false), false, OutsideTermsWhole, []int{0, 2}},
+		{"flat pool, relevance", pool(false), false, OutsideTermsRelevance, []int{0, 1}},
+		{"flat pool, auto", pool(false), false, OutsideTermsAuto, []int{0, 2}},
+		{"wide pool, whole", pool(true), true, OutsideTermsWhole, []int{0, 2}},
+		{"wide pool, relevance", pool(true), true, OutsideTermsRelevance, []int{0, 1}},
+		{"wide pool, auto", pool(true), true, OutsideTermsAuto, []int{0, 1}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.outsideTerms, func(t *testing.T) {
-			res := run(t, map[string]any{"outsideTerms": tc.outsideTerms}, p)
+		t.Run(tc.name, func(t *testing.T) {
+			_, o := build(t, map[string]any{"outsideTerms": OutsideTermsWhole}, tc.p)
+			require.Nil(t, o.gate, "no decisive gate")
+			require.True(t, o.outside[2], "the short chunk is outside the window")
+			_, _, lex, _ := queryTerms(tc.p, text.NewAnalyzer(), nil, nil)
+			require.Equal(t, tc.agree, rankAgreement(denseRelevance(tc.p.Candidates), lex) >= wordsAgree)
+			res := run(t, map[string]any{"outsideTerms": tc.outsideTerms}, tc.p)
 			assert.ElementsMatch(t, tc.want, res.Indices())
 		})
 	}

@@ -328,10 +328,14 @@ const greedyBoth = "coverage:greedy=both"
 // "auto" (issue 42): the precision summary shows it beside the default.
 const greedyDensity = "coverage:greedy=density"
 
-// outsideRelevance credits the query words of a chunk outside the
-// relevance window by its relevance (issue 42, the option for strong
-// encoders): the precision summary shows it beside the default.
-const outsideRelevance = "coverage:outsideTerms=relevance"
+// outsideWhole and outsideRelevance credit the query words of a chunk
+// outside the relevance window whole (the default before outsideTerms
+// "auto") and by its relevance in every priced pool (issue 42): the
+// precision summary shows them beside the default.
+const (
+	outsideWhole     = "coverage:outsideTerms=whole"
+	outsideRelevance = "coverage:outsideTerms=relevance"
+)
 
 // ablations are the variants of the default reported in docs/quality.md:
 // each part switched off, the similarity powers and second-hop weights the
@@ -340,7 +344,7 @@ const outsideRelevance = "coverage:outsideTerms=relevance"
 // settings around the default (the exact objective and fewer targets, on
 // the library's own pools: docs/performance.md, "What coverage's targets
 // cost in quality"), the density greedy alone and the better of the density
-// and the plain-gain greedy, the outside chunks' words by relevance, and the
+// and the plain-gain greedy, the outside chunks' words whole and by relevance, and the
 // AdaGReS fixes discussed there.
 var ablations = []string{
 	"coverage:similarityPower=1",
@@ -363,6 +367,7 @@ var ablations = []string{
 	fillBudget,
 	greedyDensity,
 	greedyBoth,
+	outsideWhole,
 	outsideRelevance,
 	"coverage:targets=0",
 	"coverage:targets=16",

@@ -199,7 +199,8 @@ const precisionIntro = "Each question's pool is its own paragraphs plus every pa
 	"gives, per dataset and half, the default, the default before issue 34 that fills the budget (`" + fillBudget + "`), " +
 	"the density greedy alone, the default before greedy `auto` (`" + greedyDensity + "`), " +
 	"the better of the density and the plain-gain greedy (`" + greedyBoth + "`), " +
-	"the words of a chunk outside the relevance window credited by its relevance (`" + outsideRelevance + "`), " +
+	"the words of a chunk outside the relevance window credited whole, the default before outsideTerms `auto` (`" + outsideWhole + "`), " +
+	"and by its relevance in every priced pool (`" + outsideRelevance + "`), " +
 	"top-k and best-lambda MMR: all-gold and answer in context on the question's own pool and on the mixed pool, and the two " +
 	"precision measures on the mixed pool.\n\n"
 
@@ -226,7 +227,7 @@ func precisionSummary(r *results, def string) string {
 			keep func(*instance) bool
 		}{{"tuning", tuning}, {"held-out", heldOut}} {
 			labels := []string{def}
-			for _, v := range []string{fillBudget, greedyDensity, greedyBoth, outsideRelevance} {
+			for _, v := range []string{fillBudget, greedyDensity, greedyBoth, outsideWhole, outsideRelevance} {
 				if _, ok := r.out[own.Name][v]; ok {
 					labels = append(labels, v)
 				}

@@ -455,10 +455,11 @@ SPEC = json.loads(r'''{
       "min": null,
       "max": null,
       "enum": [
+        "auto",
         "whole",
         "relevance"
       ],
-      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones).",
+      "doc": "coverage: under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere.",
       "strategies": [
         "coverage"
       ]
@@ -763,10 +764,11 @@ SPEC = json.loads(r'''{
         "min": null,
         "max": null,
         "enum": [
+          "auto",
           "whole",
           "relevance"
         ],
-        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down chunk buys the question's words ahead of the relevant ones)"
+        "doc": "under the price of a token, what a chunk outside the relevance window earns for the query terms and parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere"
       },
       {
         "name": "targets",
@@ -1175,9 +1177,11 @@ class CoverageSelection(Selection):
         relevance window) only when the density greedy left out the most relevant chunk and it is long (at
         least a fifth of the budget); allowed: auto, density, both
     outside_terms: under the price of a token, what a chunk outside the relevance window earns for the query terms and
-        parts it adds: whole = their whole credit (a weak encoder ranks the bridge paragraph low, and its
-        words find it); relevance = a share, (relevance / the best)^3 (a strong encoder: no short, far-down
-        chunk buys the question's words ahead of the relevant ones); allowed: whole, relevance
+        parts it adds: whole = their whole credit (a weak encoder ranks a later hop low, and its words find
+        it); relevance = a share, (relevance / the best)^3 (no short, far-down chunk buys the question's
+        words ahead of the relevant ones); auto = relevance where the pool's dense ranking agrees with the
+        query's words (rank correlation at least 0.62: a pool wider than the query's topic), whole elsewhere;
+        allowed: auto, whole, relevance
     targets: the facility-location term sums over this many most relevant candidates (0 = the whole pool);
         allowed: [0, 16384]
     """
@@ -1194,7 +1198,7 @@ class CoverageSelection(Selection):
     parts: Optional[float] = None
     trust_gap: Optional[float] = None
     greedy: Optional[Literal["auto", "density", "both"]] = None
-    outside_terms: Optional[Literal["whole", "relevance"]] = None
+    outside_terms: Optional[Literal["auto", "whole", "relevance"]] = None
     targets: Optional[int] = None
 
 
@@ -1424,7 +1428,7 @@ class Select:
         parts: Optional[float] = None,
         trust_gap: Optional[float] = None,
         greedy: Optional[Literal["auto", "density", "both"]] = None,
-        outside_terms: Optional[Literal["whole", "relevance"]] = None,
+        outside_terms: Optional[Literal["auto", "whole", "relevance"]] = None,
         targets: Optional[int] = None,
         token_budget: Optional[int] = None,
         max_results: Optional[int] = None,
