@@ -141,6 +141,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/diverse-select/diverse-select/selectors"
 )
@@ -193,8 +194,8 @@ func init() {
 					OutsideTermsWhole + " = their whole credit (a weak encoder ranks a later hop low, and its words find it); " +
 					OutsideTermsRelevance + " = a share, (relevance / the best)^3 (no short, far-down chunk buys the " +
 					"question's words ahead of the relevant ones); " + OutsideTermsAuto + " = " + OutsideTermsRelevance +
-					" where the pool's dense ranking agrees with the query's words (rank correlation at least 0.62: a pool " +
-					"wider than the query's topic), " + OutsideTermsWhole + " elsewhere"},
+					" where the pool's dense ranking agrees with the query's words (rank correlation at least " +
+					strconv.FormatFloat(wordsAgree, 'f', -1, 64) + ": a pool wider than the query's topic), " + OutsideTermsWhole + " elsewhere"},
 			{Name: "targets", Kind: selectors.KindInt, Default: DefaultTargets, Min: 0, Max: MaxPool,
 				Doc: "the facility-location term sums over this many most relevant candidates (0 = the whole pool)"},
 		},

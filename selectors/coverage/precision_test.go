@@ -284,8 +284,10 @@ func TestDecisivePoolCreditsTermsByRelevance(t *testing.T) {
 	// The decisive gate alone: in this flat pool the ranking agrees with the
 	// query's words, and outsideTerms auto would gate the chunks outside
 	// the window (TestOutsideTerms).
-	wholeTerms := map[string]any{"outsideTerms": OutsideTermsWhole}
-	_, o = build(t, wholeTerms, &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"})
+	fp := &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"}
+	_, _, lex, _ := queryTerms(fp, text.NewAnalyzer(), nil, nil)
+	require.GreaterOrEqual(t, rankAgreement(denseRelevance(flat), lex), wordsAgree, "the flat pool's ranking agrees with its words")
+	_, o = build(t, map[string]any{"outsideTerms": OutsideTermsWhole}, fp)
 	assert.Nil(t, o.gate, "a flat pool is not gated")
 }
 
@@ -335,17 +337,18 @@ func TestOutsideTerms(t *testing.T) {
 			cand(0.90, 40, "Alpha river source", 0.9, 0.3, 0),
 			cand(0.30, 20, "zygote", 0, 0, 1),
 		}
-		if !wide {
+		switch {
+		case wide:
+			for i := range 4 {
+				c = append(c, cand(0.7-0.01*float64(i), 40, "river notes", 0, 0.1*float32(i%5), 1))
+			}
+			for i := range 13 {
+				c = append(c, cand(0.25-0.01*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
+			}
+		default:
 			for i := range 17 {
 				c = append(c, cand(0.85-0.03*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
 			}
-			return &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
-		}
-		for i := range 4 {
-			c = append(c, cand(0.7-0.01*float64(i), 40, "river notes", 0, 0.1*float32(i%5), 1))
-		}
-		for i := range 13 {
-			c = append(c, cand(0.25-0.01*float64(i), 40, "other things", 0, 0.1*float32(i%5), 1))
 		}
 		return &selectors.Problem{Candidates: c, Budget: 80, Query: "alpha river zygote"}
 	}
