@@ -135,7 +135,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	o.shown = shownOrCopies(p, o.guard)
 	if priced {
 		o.gate = termGates(o.rho, c)
-		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor)
+		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor, o.guard)
 		if s.outsideTerms == OutsideTermsRelevance || agreeing {
 			o.gate = outsideGates(o.gate, o.rho, o.outside)
 		}

@@ -25,7 +25,11 @@ import (
 //     up to windowBudgets budgets, and below windowFloor of the best
 //     relevance, covers nothing (its kernel row is zero): it pays only with
 //     the query terms, parts or second hop it adds - a bridge paragraph
-//     linked by title to a selected chunk still does.
+//     linked by title to a selected chunk still does. A near-copy of a
+//     chunk the window holds adds no tokens to it (issue 42): in make run's
+//     demo corpus five copies of one solar-cleaning chunk filled the window
+//     of a budget of 600 tokens, and the selection ended with 3 of the
+//     query's 8 facets.
 //
 // The greedy stops when no candidate left gains anything: the selection
 // may end under budget (Result.Stop "price").
@@ -128,13 +132,17 @@ func tightBudget(kbar float64, p *selectors.Problem) bool {
 
 // outsideWindow marks the candidates after the most relevant ones whose
 // tokens add up to limit (the window holds the one that reaches it) whose
-// relevance is below floor times the pool's best; nil when none is. The
-// candidates shown on earlier pages (shown, nil on the first page) neither
-// fill the window nor are marked, and on a later page the window's budget
-// part holds only candidates at least pageFloor of the pool's best.
-func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, shown []bool, pageFloor float64) []bool {
+// relevance is below floor times the pool's best; nil when none is. A
+// near-copy (guard; nil: none is looked for) of a candidate the window
+// counted adds no tokens: the guard never selects both, so copies would
+// fill the window with one chunk's worth of content. The candidates shown
+// on earlier pages (shown, nil on the first page) neither fill the window
+// nor are marked, and on a later page the window's budget part holds only
+// candidates at least pageFloor of the pool's best.
+func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, shown []bool, pageFloor float64, guard *selectors.CopyGuard) []bool {
 	order := byRho(rho)
 	var out []bool
+	var counted []int // the window's candidates whose tokens were added
 	sum := 0.0
 	for _, d := range order {
 		if shown != nil && shown[d] {
@@ -145,6 +153,12 @@ func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64,
 				out = make([]bool, len(rho))
 			}
 			out[d] = true
+		}
+		if sum < limit && guard != nil {
+			if guard.CopyOf(counted, d) {
+				continue
+			}
+			counted = append(counted, d)
 		}
 		sum += float64(c[d].Tokens)
 	}

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,9 +91,22 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil, pageFloor))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, tc.limit, tc.floor, nil, pageFloor, nil))
 		})
 	}
+	// Near-copies: a copy of a candidate the window counted adds no tokens,
+	// so the window reaches one candidate further down.
+	texts := []string{"alpha beta gamma delta", "alpha beta gamma delta", "epsilon zeta eta theta", "iota kappa lambda mu",
+		"nu xi omicron pi", "rho sigma tau upsilon"}
+	copies := slices.Clone(c)
+	for i := range copies {
+		copies[i].Text = texts[i]
+	}
+	guard := selectors.NewCopyGuard(&selectors.Problem{Candidates: copies})
+	assert.Equal(t, []bool{false, false, true, true, true, true}, outsideWindow(rho, copies, 20, 1, nil, pageFloor, nil),
+		"without the guard the copy fills the window")
+	assert.Equal(t, []bool{false, false, true, false, true, true}, outsideWindow(rho, copies, 20, 1, nil, pageFloor, guard),
+		"with it the window holds the best, its copy and the next")
 	// A later page: the shown candidates (0 and 1) neither fill the window
 	// nor are marked; its budget part admits only candidates at least
 	// pageFloor of the best.
@@ -111,7 +125,7 @@ func TestOutsideWindow(t *testing.T) {
 	}
 	for _, tc := range pages {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, outsideWindow(rho, c, 20, 0.55, tc.shown, tc.pageFloor))
+			assert.Equal(t, tc.want, outsideWindow(rho, c, 20, 0.55, tc.shown, tc.pageFloor, nil))
 		})
 	}
 }
