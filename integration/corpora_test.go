@@ -92,7 +92,7 @@ func health(t testing.TB) string {
 
 // ---- Planted: vectorizer none, explicit vectors with planted relevances ----
 
-const plantedDims = 64
+const plantedDims = 96
 
 // axis returns the unit vector along dimension i.
 func axis(i int) []float64 {
@@ -148,6 +148,9 @@ const (
 	scenRelcost  = 2
 	scenClusters = 3
 	scenOutside  = 4
+	// scenOutsideWide: words bought far down in a pool whose ranking agrees
+	// with the query's words.
+	scenOutsideWide = 5
 )
 
 // cliffRelevances: a sharp drop after the 4th item (0.90 -> 0.50, 44%) and
@@ -200,12 +203,37 @@ func plantedDocs() []Doc {
 		docs = append(docs, Doc{Key: "out-fill" + itoa(i), Group: 410 + i, Body: "Filler paragraph " + itoa(i) + ": " + outsideFiller,
 			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.62-0.015*float64(i), next())})
 	}
-	for i, body := range []string{"A zygote, in brief.", "A quasar, in brief."} {
+	for i, body := range outsideWords {
 		docs = append(docs, Doc{Key: "out-word" + itoa(i), Group: 430 + i, Body: body,
 			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.2, next())})
 	}
+	// The same words bought far down in a pool wider than the query's topic,
+	// where its ranking agrees with its words (outsideTerms "auto" reads
+	// which): the three relevant chunks, four less relevant ones naming the
+	// river, the two short ones, and eleven without the query's words below
+	// them.
+	for i, body := range outsideRelevant {
+		docs = append(docs, Doc{Key: "wide-rel" + itoa(i), Group: 440 + i, Body: body,
+			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.95-0.02*float64(i), next())})
+	}
+	for i := range 4 {
+		docs = append(docs, Doc{Key: "wide-river" + itoa(i), Group: 450 + i, Body: "River notes " + itoa(i) + ": " + outsideFiller,
+			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.62-0.015*float64(i), next())})
+	}
+	for i, body := range outsideWords {
+		docs = append(docs, Doc{Key: "wide-word" + itoa(i), Group: 460 + i, Body: body,
+			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.5, next())})
+	}
+	for i := range 11 {
+		docs = append(docs, Doc{Key: "wide-fill" + itoa(i), Group: 470 + i, Body: "Filler paragraph " + itoa(i) + ": " + outsideFiller,
+			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.45-0.015*float64(i), next())})
+	}
 	return docs
 }
+
+// outsideWords are the short chunks far down of the outsideTerms
+// scenarios, each naming one of the query's rarer words.
+var outsideWords = []string{"A zygote, in brief.", "A quasar, in brief."}
 
 // outsideQuery is the query text of the outsideTerms scenario.
 const outsideQuery = "alpha river zygote quasar"

@@ -609,40 +609,61 @@ func testCoverage(t *testing.T) {
 		t.Errorf("coverage groups %v, want one pick per cluster", g)
 	}
 	t.Run("greedy both", testCoverageGreedyBoth)
-	t.Run("outsideTerms relevance", testCoverageOutsideTerms)
+	t.Run("outsideTerms", testCoverageOutsideTerms)
 }
 
-// testCoverageOutsideTerms: outsideTerms "relevance" reaches the strategy
-// through the module. On the Planted scenario of words bought far down, at
-// some budget it selects other chunks than "whole", and what
-// it leaves out is less relevant than what it takes instead: a short chunk
-// outside the relevance window no longer buys one of the query's words
-// ahead of a relevant chunk that names it too.
+// testCoverageOutsideTerms: outsideTerms reaches the strategy through the
+// module. On the Planted scenarios of words bought far down, at some budget
+// "relevance" selects other chunks than "whole", and what it leaves out is
+// less relevant than what it takes instead: a short chunk outside the
+// relevance window no longer buys one of the query's words ahead of a
+// relevant chunk that names it too. The default, "auto", selects as
+// "whole" where the pool's ranking disagrees with its words (scenOutside:
+// the chunks that name them are at the top and at the bottom) and as
+// "relevance" where it agrees (scenOutsideWide).
 func testCoverageOutsideTerms(t *testing.T) {
 	c := plantedClass(t)
-	query := func(budget int, outsideTerms string) []Hit {
-		hits := get(t, c, sel(c, scenario(scenOutside), fmt.Sprintf(`tokenBudget: %d, query: %q, outsideTerms: %q`,
-			budget, outsideQuery, outsideTerms), "body"), nil)
-		checkSelection(t, hits, budget, true)
-		return hits
+	for _, tc := range []struct {
+		name  string
+		scen  int
+		agree bool
+	}{
+		{"ranking and words disagree", scenOutside, false},
+		{"ranking and words agree", scenOutsideWide, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			query := func(budget int, outsideTerms string) []Hit {
+				hits := get(t, c, sel(c, scenario(tc.scen), fmt.Sprintf(`tokenBudget: %d, query: %q, outsideTerms: %q`,
+					budget, outsideQuery, outsideTerms), "body"), nil)
+				checkSelection(t, hits, budget, true)
+				return hits
+			}
+			for b := 40; b <= 200; b += 5 {
+				whole, rel := query(b, "whole"), query(b, "relevance")
+				if fmt.Sprint(ids(whole)) == fmt.Sprint(ids(rel)) {
+					continue
+				}
+				left, taken := only(whole, rel), only(rel, whole)
+				if len(left) == 0 || len(taken) == 0 {
+					t.Fatalf("budget %d: outsideTerms \"relevance\" reorders \"whole\"'s selection %v as %v", b, ids(whole), ids(rel))
+				}
+				if !(maxDistance(left) > maxDistance(taken)) {
+					t.Errorf("budget %d: \"relevance\" leaves out %v (farthest %.3f) for %v (farthest %.3f): not less relevant",
+						b, plantedKeys(left), maxDistance(left), plantedKeys(taken), maxDistance(taken))
+				}
+				want, wantName := whole, "whole"
+				if tc.agree {
+					want, wantName = rel, "relevance"
+				}
+				if auto := query(b, "auto"); fmt.Sprint(ids(auto)) != fmt.Sprint(ids(want)) {
+					t.Errorf("budget %d: \"auto\" selects %v, want \"%s\"'s %v", b, plantedKeys(auto), wantName, plantedKeys(want))
+				}
+				t.Logf("budget %d: \"whole\" %v, \"relevance\" %v", b, plantedKeys(whole), plantedKeys(rel))
+				return
+			}
+			t.Fatal("scenario broken: outsideTerms \"relevance\" selects as \"whole\" at every budget from 40 to 200")
+		})
 	}
-	for b := 40; b <= 200; b += 5 {
-		whole, rel := query(b, "whole"), query(b, "relevance")
-		if fmt.Sprint(ids(whole)) == fmt.Sprint(ids(rel)) {
-			continue
-		}
-		left, taken := only(whole, rel), only(rel, whole)
-		if len(left) == 0 || len(taken) == 0 {
-			t.Fatalf("budget %d: outsideTerms \"relevance\" reorders \"whole\"'s selection %v as %v", b, ids(whole), ids(rel))
-		}
-		if !(maxDistance(left) > maxDistance(taken)) {
-			t.Errorf("budget %d: \"relevance\" leaves out %v (farthest %.3f) for %v (farthest %.3f): not less relevant",
-				b, plantedKeys(left), maxDistance(left), plantedKeys(taken), maxDistance(taken))
-		}
-		t.Logf("budget %d: \"whole\" %v, \"relevance\" %v", b, plantedKeys(whole), plantedKeys(rel))
-		return
-	}
-	t.Fatal("scenario broken: outsideTerms \"relevance\" selects as \"whole\" at every budget from 40 to 200")
 }
 
 // plantedKeys returns the Planted keys of hits.
