@@ -107,6 +107,19 @@ func TestOutsideWindow(t *testing.T) {
 		"without the guard the copy fills the window")
 	assert.Equal(t, []bool{false, false, true, false, true, true}, outsideWindow(rho, copies, 20, 1, nil, pageFloor, guard),
 		"with it the window holds the best, its copy and the next")
+	// The guard is asked about the windowCopyScan most relevant candidates
+	// only: in a pool of copies of the best, the ones after them fill the
+	// window again.
+	n := windowCopyScan + 16
+	same := make([]selectors.Candidate, n)
+	desc := make([]float64, n)
+	for i := range same {
+		same[i] = selectors.Candidate{Text: "alpha beta gamma delta", Tokens: 10}
+		desc[i] = 1 - float64(i)/float64(n)
+	}
+	out := outsideWindow(desc, same, 100, 1, nil, pageFloor, selectors.NewCopyGuard(&selectors.Problem{Candidates: same}))
+	first := slices.Index(out, true)
+	assert.Equal(t, windowCopyScan+9, first, "the window: the best, then nine after the scan")
 	// A later page: the shown candidates (0 and 1) neither fill the window
 	// nor are marked; its budget part admits only candidates at least
 	// pageFloor of the best.
