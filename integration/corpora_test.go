@@ -195,40 +195,57 @@ func plantedDocs() []Doc {
 	// Words bought far down (outsideTerms): three relevant chunks of the
 	// query's topic, fifteen less relevant ones without its words, and two
 	// short ones far down, each naming one of its rarer words.
-	for i, body := range outsideRelevant {
-		docs = append(docs, Doc{Key: "out-rel" + itoa(i), Group: 400 + i, Body: body,
-			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.95-0.02*float64(i), next())})
-	}
-	for i := range 15 {
-		docs = append(docs, Doc{Key: "out-fill" + itoa(i), Group: 410 + i, Body: "Filler paragraph " + itoa(i) + ": " + outsideFiller,
-			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.62-0.015*float64(i), next())})
-	}
-	for i, body := range outsideWords {
-		docs = append(docs, Doc{Key: "out-word" + itoa(i), Group: 430 + i, Body: body,
-			Props: map[string]any{"scen": scenOutside}, Vector: planted(0.2, next())})
-	}
+	docs = append(docs, outsideScenario(scenOutside, 400, next,
+		outsideLayer{"out-rel", outsideRelevant, falling(0.95, 0.02)},
+		outsideLayer{"out-fill", numbered("Filler paragraph", 15), falling(0.62, 0.015)},
+		outsideLayer{"out-word", outsideWords, falling(0.2, 0)})...)
 	// The same words bought far down in a pool wider than the query's topic,
 	// where its ranking agrees with its words (outsideTerms "auto" reads
 	// which): the three relevant chunks, four less relevant ones naming the
 	// river, the two short ones, and eleven without the query's words below
 	// them.
-	for i, body := range outsideRelevant {
-		docs = append(docs, Doc{Key: "wide-rel" + itoa(i), Group: 440 + i, Body: body,
-			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.95-0.02*float64(i), next())})
-	}
-	for i := range 4 {
-		docs = append(docs, Doc{Key: "wide-river" + itoa(i), Group: 450 + i, Body: "River notes " + itoa(i) + ": " + outsideFiller,
-			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.62-0.015*float64(i), next())})
-	}
-	for i, body := range outsideWords {
-		docs = append(docs, Doc{Key: "wide-word" + itoa(i), Group: 460 + i, Body: body,
-			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.5, next())})
-	}
-	for i := range 11 {
-		docs = append(docs, Doc{Key: "wide-fill" + itoa(i), Group: 470 + i, Body: "Filler paragraph " + itoa(i) + ": " + outsideFiller,
-			Props: map[string]any{"scen": scenOutsideWide}, Vector: planted(0.45-0.015*float64(i), next())})
+	docs = append(docs, outsideScenario(scenOutsideWide, 440, next,
+		outsideLayer{"wide-rel", outsideRelevant, falling(0.95, 0.02)},
+		outsideLayer{"wide-river", numbered("River notes", 4), falling(0.62, 0.015)},
+		outsideLayer{"wide-word", outsideWords, falling(0.5, 0)},
+		outsideLayer{"wide-fill", numbered("Filler paragraph", 11), falling(0.45, 0.015)})...)
+	return docs
+}
+
+// outsideLayer is one band of an outsideTerms scenario's ranking: its
+// chunks' keys (key plus position), texts and relevances.
+type outsideLayer struct {
+	key    string
+	bodies []string
+	rel    func(i int) float64
+}
+
+// outsideScenario is the Planted documents of one outsideTerms scenario,
+// its layers in order, each document a group of its own from group on.
+func outsideScenario(scen, group int, next func() []float64, layers ...outsideLayer) []Doc {
+	var docs []Doc
+	for _, l := range layers {
+		for i, body := range l.bodies {
+			docs = append(docs, Doc{Key: l.key + itoa(i), Group: group, Body: body,
+				Props: map[string]any{"scen": scen}, Vector: planted(l.rel(i), next())})
+			group++
+		}
 	}
 	return docs
+}
+
+// falling is the relevance top - step*i of the i-th chunk of a layer.
+func falling(top, step float64) func(int) float64 {
+	return func(i int) float64 { return top - step*float64(i) }
+}
+
+// numbered is n chunks of outsideFiller headed "<head> <i>: ".
+func numbered(head string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = head + " " + itoa(i) + ": " + outsideFiller
+	}
+	return out
 }
 
 // outsideWords are the short chunks far down of the outsideTerms
