@@ -144,10 +144,10 @@ const windowCopyScan = 64
 // near-copy (guard; nil: none is looked for) of a candidate the window
 // counted adds no tokens, among the windowCopyScan most relevant: the guard
 // never selects both, so copies would fill the window with one chunk's
-// worth of content. The candidates shown
-// on earlier pages (shown, nil on the first page) neither fill the window
-// nor are marked, and on a later page the window's budget part holds only
-// candidates at least pageFloor of the pool's best.
+// worth of content. The candidates shown on earlier pages (shown, nil on
+// the first page) neither fill the window nor are marked, and on a later
+// page the window's budget part holds only candidates at least pageFloor of
+// the pool's best.
 func outsideWindow(rho []float64, c []selectors.Candidate, limit, floor float64, shown []bool, pageFloor float64, guard *selectors.CopyGuard) []bool {
 	order := byRho(rho)
 	var out []bool

@@ -312,8 +312,7 @@ func TestDecisivePoolCreditsTermsByRelevance(t *testing.T) {
 	// query's words, and outsideTerms auto would gate the chunks outside
 	// the window (TestOutsideTerms).
 	fp := &selectors.Problem{Candidates: flat, Budget: 80, Query: "alpha river zygote"}
-	_, _, lex, _ := queryTerms(fp, text.NewAnalyzer(), nil, nil)
-	require.GreaterOrEqual(t, rankAgreement(denseRelevance(flat), lex), wordsAgree, "the flat pool's ranking agrees with its words")
+	require.GreaterOrEqual(t, poolAgreement(fp), wordsAgree, "the flat pool's ranking agrees with its words")
 	_, o = build(t, map[string]any{"outsideTerms": OutsideTermsWhole}, fp)
 	assert.Nil(t, o.gate, "a flat pool is not gated")
 }
@@ -398,10 +397,16 @@ func TestOutsideTerms(t *testing.T) {
 			_, o := build(t, map[string]any{"outsideTerms": OutsideTermsWhole}, tc.p)
 			require.Nil(t, o.gate, "no decisive gate")
 			require.True(t, o.outside[2], "the short chunk is outside the window")
-			_, _, lex, _ := queryTerms(tc.p, text.NewAnalyzer(), nil, nil)
-			require.Equal(t, tc.agree, rankAgreement(denseRelevance(tc.p.Candidates), lex) >= wordsAgree)
+			require.Equal(t, tc.agree, poolAgreement(tc.p) >= wordsAgree)
 			res := run(t, map[string]any{"outsideTerms": tc.outsideTerms}, tc.p)
 			assert.ElementsMatch(t, tc.want, res.Indices())
 		})
 	}
+}
+
+// poolAgreement is the rank agreement outsideTerms auto reads from p: its
+// dense relevance against its lexical match with the query.
+func poolAgreement(p *selectors.Problem) float64 {
+	_, _, lex, _ := queryTerms(p, text.NewAnalyzer(), nil, nil)
+	return rankAgreement(denseRelevance(p.Candidates), lex)
 }
