@@ -113,9 +113,13 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// The price of a token applies unless the budget is to be filled,
 	// under a budget that leaves most of the pool out (precision.go).
 	priced := !s.fill && tightBudget(o.kappa, p)
-	// Whether the dense ranking agrees with the query's words, read before
-	// they are mixed into it (outsideTerms auto, precision.go).
-	agreeing := priced && s.outsideTerms == OutsideTermsAuto && lex != nil && rankAgreement(o.rho, lex) >= wordsAgree
+	// Whether the dense ranking agrees with the query's words is read from
+	// the relevance before they are mixed into it (outsideTerms auto,
+	// precision.go), and only once a candidate is outside the window.
+	var dense []float64
+	if priced && s.outsideTerms == OutsideTermsAuto && lex != nil {
+		dense = slices.Clone(o.rho)
+	}
 	if lex != nil && s.lexical > 0 {
 		for i := range o.rho {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
@@ -135,7 +139,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if priced {
 		o.gate = termGates(o.rho, c)
 		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor, o.guard)
-		if s.outsideTerms == OutsideTermsRelevance || agreeing {
+		if o.outside != nil && (s.outsideTerms == OutsideTermsRelevance || dense != nil && rankAgreement(dense, lex) >= wordsAgree) {
 			o.gate = outsideGates(o.gate, o.rho, o.outside)
 		}
 	}

@@ -1,7 +1,9 @@
 package coverage
 
 import (
+	"cmp"
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -409,4 +411,22 @@ func TestOutsideTerms(t *testing.T) {
 func poolAgreement(p *selectors.Problem) float64 {
 	_, _, lex, _ := queryTerms(p, text.NewAnalyzer(), nil, nil)
 	return rankAgreement(denseRelevance(p.Candidates), lex)
+}
+
+// TestByRho: decreasing relevance, ties in pool order, as a stable sort
+// gives them - on random pools with many ties, against sorting indices.
+func TestByRho(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for n := range 200 {
+		rho := make([]float64, n)
+		for i := range rho {
+			rho[i] = float64(rng.IntN(5)) / 4
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(rho[b], rho[a]) })
+		require.Equal(t, want, byRho(rho), "pool of %d", n)
+	}
 }
