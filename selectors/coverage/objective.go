@@ -113,13 +113,10 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	// The price of a token applies unless the budget is to be filled,
 	// under a budget that leaves most of the pool out (precision.go).
 	priced := !s.fill && tightBudget(o.kappa, p)
-	// Whether the dense ranking agrees with the query's words is read from
-	// the relevance before they are mixed into it (outsideTerms auto,
-	// precision.go), and only once a candidate is outside the window.
-	var dense []float64
-	if priced && s.outsideTerms == OutsideTermsAuto && lex != nil {
-		dense = slices.Clone(o.rho)
-	}
+	// outsideTerms auto reads whether the dense ranking agrees with the
+	// query's words (precision.go): from the dense relevance, not the mix
+	// below, and only once a candidate is outside the window.
+	auto := priced && s.outsideTerms == OutsideTermsAuto && lex != nil
 	if lex != nil && s.lexical > 0 {
 		for i := range o.rho {
 			o.rho[i] = (1-s.lexical)*o.rho[i] + s.lexical*lex[i]
@@ -139,7 +136,7 @@ func (s strategy) objective(p *selectors.Problem) *objective {
 	if priced {
 		o.gate = termGates(o.rho, c)
 		o.outside = outsideWindow(o.rho, c, windowBudgets*float64(p.Budget), windowFloor, o.shown, pageFloor, o.guard)
-		if o.outside != nil && (s.outsideTerms == OutsideTermsRelevance || dense != nil && rankAgreement(dense, lex) >= wordsAgree) {
+		if o.outside != nil && (s.outsideTerms == OutsideTermsRelevance || auto && rankAgreement(denseRelevance(c), lex) >= wordsAgree) {
 			o.gate = outsideGates(o.gate, o.rho, o.outside)
 		}
 	}

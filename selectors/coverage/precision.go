@@ -269,7 +269,10 @@ func relevanceSpread(c []selectors.Candidate) (mean, sd float64) {
 
 // byRho is the candidates by decreasing relevance (ties: pool order).
 func byRho(rho []float64) []int {
-	v := indexed(rho)
+	v := make([]valued, len(rho))
+	for i, r := range rho {
+		v[i] = valued{r, int32(i)}
+	}
 	slices.SortFunc(v, func(a, b valued) int {
 		if c := cmp.Compare(b.x, a.x); c != 0 {
 			return c
@@ -289,13 +292,4 @@ func byRho(rho []float64) []int {
 type valued struct {
 	x float64
 	i int32
-}
-
-// indexed returns x's values with their indices.
-func indexed(x []float64) []valued {
-	v := make([]valued, len(x))
-	for i, e := range x {
-		v[i] = valued{e, int32(i)}
-	}
-	return v
 }
