@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -127,28 +128,34 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// FreePort returns a TCP port that was free on 127.0.0.1 a moment ago.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// FreePort returns a TCP port that was free on every interface a moment
+// ago. It lies below the kernel's ephemeral range: a port from that range
+// can be taken, between this call and the server's bind, as the local port
+// of any outgoing connection on the machine (a Weaviate that binds its gRPC
+// port seconds after it starts lost it that way), while a port below it is
+// only ever taken by a process that asks for it.
+func FreePort() (int, error) { return FreePortBlock(1) }
 
 // FreePortBlock returns the first of n consecutive ports that were all free
 // a moment ago, on every interface (Weaviate binds some of them to the
-// host's address, not to 127.0.0.1). The block lies below the kernel's
-// ephemeral range, where FreePort and outgoing connections take their
-// ports, so that processes started at the same time (a cluster and a single
-// node, two test packages) do not pick a port inside each other's block.
+// host's address, not to 127.0.0.1), below the kernel's ephemeral range
+// (FreePort says why). The block is chosen at random, so that processes
+// started at the same time (a cluster and a single node, two test packages)
+// seldom pick the same one, and never holds a port this process handed out
+// before: a port handed out stays free until its server binds it, and a
+// second draw could land on it.
 func FreePortBlock(n int) (int, error) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	lo, hi := 10000, ephemeralLow()
 	for try := 0; try < 200; try++ {
 		first := lo + rand.IntN(hi-lo-n)
 		ok := true
 		for p := first; p < first+n && ok; p++ {
+			if handedOut.ports[p] {
+				ok = false
+				continue
+			}
 			l, err := net.Listen("tcp", fmt.Sprintf(":%d", p))
 			if err != nil {
 				ok = false
@@ -157,11 +164,20 @@ func FreePortBlock(n int) (int, error) {
 			l.Close()
 		}
 		if ok {
+			for p := first; p < first+n; p++ {
+				handedOut.ports[p] = true
+			}
 			return first, nil
 		}
 	}
 	return 0, errors.New("no block of free ports found")
 }
+
+// handedOut holds the ports FreePortBlock returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
 
 // ephemeralLow is the first port of the kernel's ephemeral range (Linux;
 // 32768 elsewhere or when unreadable).
