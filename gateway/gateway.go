@@ -217,12 +217,22 @@ var connectParams = grpc.ConnectParams{
 }
 
 // upstreamTransport is the HTTP transport to the upstream's REST API: the
-// default one, with idle connections kept for the selecting searches' reads.
+// default one, with idle connections kept for the selecting searches' reads
+// and closed after upstreamIdle.
 func upstreamTransport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = 64
+	t.IdleConnTimeout = upstreamIdle
 	return t
 }
+
+// upstreamIdle is how long an idle connection to the upstream is kept: less
+// than Weaviate's own idle timeout (its --cleanup-timeout, 10 s by default),
+// so that the gateway never sends a request on a connection Weaviate is
+// closing. A POST sent into that race fails once its headers are out (write:
+// broken pipe) and is not retried: a batch import through the gateway lost
+// objects that way under load, with the transport's default of 90 s.
+const upstreamIdle = 5 * time.Second
 
 // GRPCServer is the gateway's gRPC server: every method is the
 // pass-through but Weaviate's Search, which selects when asked to.
