@@ -19,12 +19,14 @@ import (
 	"github.com/kljensen/snowball/english"
 )
 
-func isWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+// asciiWord marks the ASCII letters and digits: one load per byte in the
+// tokenizer's loop, where almost every byte is ASCII.
+var asciiWord = func() (w [utf8.RuneSelf]bool) {
+	for c := range w {
+		w[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 	}
-	return unicode.IsLetter(r) || unicode.IsDigit(r)
-}
+	return w
+}()
 
 // Tokens yields the lower-cased word tokens of s: maximal runs of Unicode
 // letters and digits (combining marks are kept inside a word, so decomposed
@@ -34,27 +36,31 @@ func Tokens(s string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		start, lower := -1, true
 		for i := 0; i <= len(s); {
-			r, size := utf8.RuneError, 1
+			inWord, size := false, 1
 			if i < len(s) {
-				if r = rune(s[i]); r >= utf8.RuneSelf {
+				if c := s[i]; c < utf8.RuneSelf { // ASCII: no decoding, never a mark
+					inWord = asciiWord[c]
+					if inWord && 'A' <= c && c <= 'Z' {
+						lower = false
+					}
+				} else {
+					var r rune
 					r, size = utf8.DecodeRuneInString(s[i:])
+					inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && unicode.Is(unicode.M, r))
+					if inWord && unicode.ToLower(r) != r {
+						lower = false
+					}
 				}
 			}
-			inWord := i < len(s) && (isWordRune(r) || (start >= 0 && unicode.Is(unicode.M, r)))
 			switch {
 			case inWord && start < 0:
-				start, lower = i, true
-				fallthrough
-			case inWord:
-				if lower && ('A' <= r && r <= 'Z' || r >= utf8.RuneSelf && unicode.ToLower(r) != r) {
-					lower = false
-				}
-			case start >= 0:
+				start = i
+			case !inWord && start >= 0:
 				tok := s[start:i]
 				if !lower {
 					tok = strings.ToLower(tok)
 				}
-				start = -1
+				start, lower = -1, true
 				if !yield(tok) {
 					return
 				}
@@ -144,31 +150,37 @@ func Bigrams(dst []string, terms []string) []string {
 	return dst
 }
 
-// Analyzer extracts terms with a stem cache: a pool of chunks on one topic
-// repeats most words, and stemming dominates extraction. It is not safe
-// for concurrent use; use one per selection run.
+// Analyzer extracts terms with a cache of each token's term: a pool of
+// chunks on one topic repeats most words, and stemming and the stopword
+// look-up dominate extraction. It is not safe for concurrent use; use one
+// per selection run.
 type Analyzer struct {
-	stems map[string]string
+	terms map[string]string // token -> its term, "" when dropped (keep; Stem never gives "", FuzzTerms checks)
 }
 
-// NewAnalyzer returns an Analyzer with an empty stem cache.
-func NewAnalyzer() *Analyzer { return &Analyzer{stems: make(map[string]string)} }
+// NewAnalyzer returns an Analyzer with an empty cache.
+func NewAnalyzer() *Analyzer { return &Analyzer{terms: make(map[string]string)} }
 
-func (a *Analyzer) stem(tok string) string {
-	if s, ok := a.stems[tok]; ok {
-		return s
+// term is tok's term, or "" when tok is not one (keep): one map look-up
+// for a token seen before.
+func (a *Analyzer) term(tok string) string {
+	if t, ok := a.terms[tok]; ok {
+		return t
 	}
-	s := Stem(tok)
+	t := ""
+	if keep(tok) {
+		t = Stem(tok)
+	}
 	// Clone the key: tok may be a substring of a large text we must not retain.
-	a.stems[strings.Clone(tok)] = s
-	return s
+	a.terms[strings.Clone(tok)] = t
+	return t
 }
 
 // Terms appends the terms of s to dst, like the package function Terms.
 func (a *Analyzer) Terms(dst []string, s string) []string {
 	for tok := range Tokens(s) {
-		if keep(tok) {
-			dst = append(dst, a.stem(tok))
+		if t := a.term(tok); t != "" {
+			dst = append(dst, t)
 		}
 	}
 	return dst
@@ -178,8 +190,8 @@ func (a *Analyzer) Terms(dst []string, s string) []string {
 // terms into d.
 func (a *Analyzer) TermIDs(dst []int32, d *Dict, s string) []int32 {
 	for tok := range Tokens(s) {
-		if keep(tok) {
-			dst = append(dst, d.Term(a.stem(tok)))
+		if t := a.term(tok); t != "" {
+			dst = append(dst, d.Term(t))
 		}
 	}
 	return dst

@@ -2,7 +2,10 @@ package text
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -127,11 +130,55 @@ func splitSpaces(s string) []string {
 	return out
 }
 
+// tokensByRune is Tokens as first written, rune by rune: the reference the
+// ASCII path must agree with.
+func tokensByRune(s string) []string {
+	var out []string
+	start, lower := -1, true
+	for i := 0; i <= len(s); {
+		r, size := utf8.RuneError, 1
+		if i < len(s) {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		inWord := i < len(s) && (unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && unicode.Is(unicode.M, r)))
+		switch {
+		case inWord && start < 0:
+			start, lower = i, true
+			fallthrough
+		case inWord:
+			if unicode.ToLower(r) != r {
+				lower = false
+			}
+		case start >= 0:
+			tok := s[start:i]
+			if !lower {
+				tok = strings.ToLower(tok)
+			}
+			start = -1
+			out = append(out, tok)
+		}
+		i += size
+	}
+	return out
+}
+
+// FuzzTerms: Tokens agrees with tokensByRune, an Analyzer's terms (from its
+// cache too) with the package function's, and TermIDs with both.
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"", "The quick brown fox", "ab\xffcd\u0301", "''''", "東京 タワー"} {
+	for _, s := range []string{"", "The quick brown fox", "ab\xffcd\u0301", "''''", "東京 タワー",
+		"The QUICK brown fox's 42x", "cafe\u0301s CAFE\u0301 Ünïcode", "a\u0301 \u0301b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collect(s), tokensByRune(s); !slices.Equal(got, want) {
+			t.Fatalf("Tokens(%q) = %q, want %q", s, got, want)
+		}
+		a := NewAnalyzer()
+		for range 2 { // the second pass reads the cache
+			if got, want := a.Terms(nil, s), Terms(nil, s); !slices.Equal(got, want) {
+				t.Fatalf("Analyzer.Terms(%q) = %q, want %q", s, got, want)
+			}
+		}
 		d := NewDict(WordHint(len(s)), 3)
 		ids := NewAnalyzer().TermIDs(nil, d, s)
 		set := d.NGrams(nil, ids, 3)
