@@ -15,8 +15,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
 )
 
 // asciiWord marks the ASCII letters and digits: one load per byte in the
@@ -69,9 +67,6 @@ func Tokens(s string) iter.Seq[string] {
 		}
 	}
 }
-
-// Stem returns the Snowball (Porter2) English stem of a lower-case word.
-func Stem(w string) string { return english.Stem(w, true) }
 
 // keep reports whether a lower-cased token is a term candidate: not a
 // stopword and at least two characters (runes, not bytes) long.
