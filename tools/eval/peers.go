@@ -46,8 +46,8 @@ func runPeers(ctx context.Context, o options, w io.Writer) error {
 		fmt.Fprintf(&body, "### %s\n\n```\n", encoderLabel(enc))
 		printTune(&body, r, []string{def})
 		printTypes(&body, r, []string{def})
-		fmt.Fprintf(&body, "```\n\nMean selection time per pool on these pools (ours on one goroutine, pyversity in one Python process; pyversity's call orders the whole pool, "+
-			"which the packing into a budget needs; ours at B = %d):\n\n| strategy | per pool |\n|---|---:|\n", leadBudget)
+		fmt.Fprintf(&body, "```\n\nMean selection time per pool on these pools (ours on one goroutine, its stem cache warm from the quality runs as in a process serving "+
+			"one corpus; pyversity in one Python process; pyversity's call orders the whole pool, which the packing into a budget needs; ours at B = %d):\n\n| strategy | per pool |\n|---|---:|\n", leadBudget)
 		fmt.Fprintf(&body, "| `%s` (ours, default) | %s |\n", def, own.Round(time.Microsecond))
 		for _, t := range times {
 			fmt.Fprintf(&body, "| pyversity %s, diversity %.1f | %s |\n", t.Strategy, pyversityDefault, t.PerPool.Round(time.Microsecond))
