@@ -70,7 +70,7 @@ func (sh *stemShard) add(w, s string) {
 		sh.old, sh.cur = sh.cur, nil
 	}
 	if sh.cur == nil {
-		sh.cur = make(map[string]string, stemsPerShard)
+		sh.cur = make(map[string]string)
 	}
 	sh.cur[w] = s
 }
