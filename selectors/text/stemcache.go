@@ -20,7 +20,9 @@ func Stem(w string) string {
 	if s, ok := sh.get(w); ok {
 		return s
 	}
-	s := english.Stem(w, true)
+	// Both cloned: w may be a substring of a large text, and the stemmer
+	// returns a short word as it is, so s may be one too.
+	s := strings.Clone(english.Stem(w, true))
 	sh.put(strings.Clone(w), s)
 	return s
 }

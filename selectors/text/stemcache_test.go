@@ -2,8 +2,10 @@ package text
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -60,4 +62,25 @@ func BenchmarkStem(b *testing.B) {
 			english.Stem(words[i%len(words)], true)
 		}
 	})
+}
+
+// TestStemKeepsNoText: the cache keeps no reference into the text a word
+// was cut from, for a word the stemmer returns as it is ("ab") and one it
+// changes.
+func TestStemKeepsNoText(t *testing.T) {
+	text := strings.Repeat("z", 1<<16) + " qj qjings"
+	for _, w := range []string{text[len(text)-9 : len(text)-7], text[len(text)-6:]} {
+		Stem(w)
+		sh := &stems[TermHash(w)%stemShards]
+		sh.mu.Lock()
+		s, ok := sh.cur[w]
+		sh.mu.Unlock()
+		if !ok {
+			t.Fatalf("%q not cached", w)
+		}
+		lo, hi := uintptr(unsafe.Pointer(unsafe.StringData(text))), uintptr(unsafe.Pointer(unsafe.StringData(text)))+uintptr(len(text))
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p >= lo && p < hi {
+			t.Errorf("the stem of %q points into the text", w)
+		}
+	}
 }
