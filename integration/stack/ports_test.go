@@ -17,8 +17,8 @@ func TestFreePortBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		for p := first; p < first+n; p++ {
-			if p < 10000 || p >= ephemeralLow() {
-				t.Fatalf("port %d outside [10000, %d)", p, ephemeralLow())
+			if p < lowestPort || p >= ephemeralLow() {
+				t.Fatalf("port %d outside [%d, %d)", p, lowestPort, ephemeralLow())
 			}
 			if seen[p] {
 				t.Fatalf("port %d handed out twice", p)

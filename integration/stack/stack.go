@@ -147,7 +147,7 @@ func FreePort() (int, error) { return FreePortBlock(1) }
 func FreePortBlock(n int) (int, error) {
 	handedOut.Lock()
 	defer handedOut.Unlock()
-	lo, hi := 10000, ephemeralLow()
+	lo, hi := lowestPort, ephemeralLow()
 	for try := 0; try < 200; try++ {
 		first := lo + rand.IntN(hi-lo-n)
 		ok := true
@@ -172,6 +172,10 @@ func FreePortBlock(n int) (int, error) {
 	}
 	return 0, errors.New("no block of free ports found")
 }
+
+// lowestPort is the first port FreePortBlock draws: below it lie the
+// well-known and registered services' ports.
+const lowestPort = 10000
 
 // handedOut holds the ports FreePortBlock returned in this process.
 var handedOut = struct {

@@ -146,9 +146,10 @@ func Bigrams(dst []string, terms []string) []string {
 }
 
 // Analyzer extracts terms with a cache of each token's term: a pool of
-// chunks on one topic repeats most words, and stemming and the stopword
-// look-up dominate extraction. It is not safe for concurrent use; use one
-// per selection run.
+// chunks on one topic repeats most words, and a token seen before costs one
+// look-up in a map of its own instead of the stopword look-up and the
+// shared stem cache's (behind a lock). It is not safe for concurrent use;
+// use one per selection run.
 type Analyzer struct {
 	terms map[string]string // token -> its term, "" when dropped (keep; Stem never gives "", FuzzTerms checks)
 }
